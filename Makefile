@@ -1,0 +1,63 @@
+# kube-hpa: the two commands a newcomer needs are `make run` and `make test`.
+
+SHELL := /usr/bin/env bash
+GO ?= go
+# Unit tests that need no API server; every package under pkg/ and api/.
+UNIT_PKGS := ./api/... ./pkg/... ./cmd/...
+
+.PHONY: all
+all: build
+
+.PHONY: build
+build:
+	$(GO) build ./...
+
+## test: everything CI runs: verify, then the unit tests.
+.PHONY: test
+test: verify unit
+
+.PHONY: unit
+unit:
+	$(GO) test -race -count=1 $(UNIT_PKGS)
+
+## verify: formatting, vet, generated code and CRD drift, go.mod tidiness.
+.PHONY: verify
+verify: verify-gofmt verify-vet verify-codegen verify-tidy
+
+.PHONY: verify-gofmt
+verify-gofmt:
+	hack/verify-gofmt.sh
+
+.PHONY: verify-vet
+verify-vet:
+	$(GO) vet ./...
+
+.PHONY: verify-codegen
+verify-codegen:
+	hack/verify-codegen.sh
+
+.PHONY: verify-tidy
+verify-tidy:
+	hack/verify-tidy.sh
+
+## update: regenerate deepcopy code and the CRD from the Go types.
+.PHONY: update
+update:
+	hack/update-codegen.sh
+
+## fuzz: run each fuzz target for a while (FUZZTIME, default 30s).
+FUZZTIME ?= 30s
+.PHONY: fuzz
+fuzz:
+	$(GO) test ./pkg/apis/autoscaling/validation -run '^$$' -fuzz FuzzValidate -fuzztime $(FUZZTIME)
+	$(GO) test ./api/autoscaling/v2 -run '^$$' -fuzz FuzzNativeRoundTrip -fuzztime $(FUZZTIME)
+
+.PHONY: clean
+clean:
+	rm -rf _output
+
+## run: start a local control plane with the controller (not built yet).
+.PHONY: run
+run:
+	@echo "make run needs the local control plane and hpa-controller-manager, which are not built yet" >&2
+	@exit 1

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Fails when go.mod or go.sum of the project or of hack/tools is not what
+# `go mod tidy` would write.
+
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+status=0
+for mod in "${REPO_ROOT}" "${REPO_ROOT}/hack/tools"; do
+  if ! (cd "${mod}" && go mod tidy -diff); then
+    echo "go.mod/go.sum in ${mod} are not tidy: run 'go mod tidy' there" >&2
+    status=1
+  fi
+done
+exit ${status}

@@ -1,0 +1,8 @@
+// Package validation holds the one validator of the extended autoscaling/v2
+// HorizontalPodAutoscaler: every rule of upstream's autoscaling/v2 API plus
+// the rules of KEP-5679 (fallback) and KEP-2021 (scale to zero), with each
+// gated field ratcheted the way upstream ratchets (an update that keeps a
+// field the old object already used stays valid after its gate is turned
+// off). The admission webhook and the controller both call it, so that an
+// object the API refuses is also an object the controller will not act on.
+package validation

@@ -1,0 +1,285 @@
+package validation
+
+import (
+	"fmt"
+	"strings"
+
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	v2 "github.com/kube-hpa/kube-hpa/api/autoscaling/v2"
+)
+
+var metricSourceTypes = []string{
+	string(autoscalingv2.ContainerResourceMetricSourceType),
+	string(autoscalingv2.ExternalMetricSourceType),
+	string(autoscalingv2.ObjectMetricSourceType),
+	string(autoscalingv2.PodsMetricSourceType),
+	string(autoscalingv2.ResourceMetricSourceType),
+}
+
+func validateMetrics(metrics []v2.MetricSpec, fldPath *field.Path, opts options) field.ErrorList {
+	var allErrs field.ErrorList
+	for i := range metrics {
+		allErrs = append(allErrs, validateMetricSpec(&metrics[i], fldPath.Index(i), opts)...)
+	}
+	return allErrs
+}
+
+// validateScaleToZero pins KEP-2021's rule: only a metric that does not
+// come from the pods themselves can ask for replicas when there are none.
+func validateScaleToZero(spec *v2.HorizontalPodAutoscalerSpec, fldPath *field.Path, opts options) field.ErrorList {
+	if spec.MinReplicas == nil || *spec.MinReplicas != 0 || opts.minReplicasLowerBound > 0 {
+		return nil
+	}
+	for _, m := range spec.Metrics {
+		if m.Type == autoscalingv2.ObjectMetricSourceType || m.Type == autoscalingv2.ExternalMetricSourceType {
+			return nil
+		}
+	}
+	return field.ErrorList{field.Forbidden(fldPath.Child("metrics"),
+		"must specify at least one Object or External metric to support scaling to zero replicas")}
+}
+
+// populatedSource is one of the member fields of a MetricSpec that is set.
+type populatedSource struct {
+	name     string
+	validate func(*field.Path) field.ErrorList
+}
+
+// populatedSources lists the set source fields in upstream's order, which
+// decides the one whose content gets validated when several are set.
+func populatedSources(spec *v2.MetricSpec, opts options) []populatedSource {
+	var out []populatedSource
+	if spec.Object != nil {
+		out = append(out, populatedSource{"object", func(p *field.Path) field.ErrorList { return validateObjectSource(spec.Object, p, opts) }})
+	}
+	if spec.External != nil {
+		out = append(out, populatedSource{"external", func(p *field.Path) field.ErrorList { return validateExternalSource(spec.External, p, opts) }})
+	}
+	if spec.Pods != nil {
+		out = append(out, populatedSource{"pods", func(p *field.Path) field.ErrorList { return validatePodsSource(spec.Pods, p) }})
+	}
+	if spec.Resource != nil {
+		out = append(out, populatedSource{"resource", func(p *field.Path) field.ErrorList { return validateResourceSource(spec.Resource, p) }})
+	}
+	if spec.ContainerResource != nil {
+		out = append(out, populatedSource{"containerResource", func(p *field.Path) field.ErrorList {
+			return validateContainerResourceSource(spec.ContainerResource, p)
+		}})
+	}
+	return out
+}
+
+// expectedSourceField maps a metric type to the member that must carry it.
+func expectedSourceField(t autoscalingv2.MetricSourceType) (string, bool) {
+	switch t {
+	case autoscalingv2.ObjectMetricSourceType:
+		return "object", true
+	case autoscalingv2.PodsMetricSourceType:
+		return "pods", true
+	case autoscalingv2.ResourceMetricSourceType:
+		return "resource", true
+	case autoscalingv2.ExternalMetricSourceType:
+		return "external", true
+	case autoscalingv2.ContainerResourceMetricSourceType:
+		return "containerResource", true
+	}
+	return "", false
+}
+
+func validateMetricSpec(spec *v2.MetricSpec, fldPath *field.Path, opts options) field.ErrorList {
+	var allErrs field.ErrorList
+	sources := populatedSources(spec, opts)
+	if len(sources) > 0 {
+		first := sources[0]
+		allErrs = append(allErrs, first.validate(fldPath.Child(first.name))...)
+	}
+
+	expected, known := expectedSourceField(spec.Type)
+	switch {
+	case spec.Type == "":
+		allErrs = append(allErrs, field.Required(fldPath.Child("type"), "must specify a metric source type"))
+	case !known:
+		allErrs = append(allErrs, field.NotSupported(fldPath.Child("type"), spec.Type, metricSourceTypes))
+	case !hasSource(sources, expected):
+		allErrs = append(allErrs, field.Required(fldPath.Child(expected), "must populate information for the given metric source"))
+	}
+
+	if len(sources) > 1 {
+		for _, s := range sources {
+			if s.name != expected {
+				allErrs = append(allErrs, field.Forbidden(fldPath.Child(s.name), "must populate the given metric source only"))
+			}
+		}
+	}
+	return allErrs
+}
+
+func hasSource(sources []populatedSource, name string) bool {
+	for _, s := range sources {
+		if s.name == name {
+			return true
+		}
+	}
+	return false
+}
+
+func validateObjectSource(src *autoscalingv2.ObjectMetricSource, fldPath *field.Path, opts options) field.ErrorList {
+	ref := src.DescribedObject
+	allErrs := validateCrossVersionObjectReference(ref.Kind, ref.Name, ref.APIVersion, fldPath.Child("describedObject"), opts.describedObject)
+	allErrs = append(allErrs, validateMetricIdentifier(src.Metric, fldPath.Child("metric"))...)
+	allErrs = append(allErrs, validateMetricTarget(src.Target, fldPath.Child("target"))...)
+	if src.Target.Value == nil && src.Target.AverageValue == nil {
+		allErrs = append(allErrs, field.Required(fldPath.Child("target", "averageValue"), "must set either a target value or averageValue"))
+	}
+	return allErrs
+}
+
+func validateExternalSource(src *v2.ExternalMetricSource, fldPath *field.Path, opts options) field.ErrorList {
+	allErrs := validateMetricIdentifier(src.Metric, fldPath.Child("metric"))
+	allErrs = append(allErrs, validateMetricTarget(src.Target, fldPath.Child("target"))...)
+	targetPath := fldPath.Child("target")
+	if src.Target.Value == nil && src.Target.AverageValue == nil {
+		allErrs = append(allErrs, field.Required(targetPath.Child("averageValue"), "must set either a target value for metric or a per-pod target"))
+	}
+	if src.Target.Value != nil && src.Target.AverageValue != nil {
+		allErrs = append(allErrs, field.Forbidden(targetPath.Child("value"), "may not set both a target value for metric and a per-pod target"))
+	}
+	allErrs = append(allErrs, validateFallback(src.Fallback, fldPath.Child("fallback"), opts)...)
+	return allErrs
+}
+
+// validateFallback pins KEP-5679's rules for the fallback of one External
+// metric.
+func validateFallback(fallback *v2.ExternalMetricFallback, fldPath *field.Path, opts options) field.ErrorList {
+	if fallback == nil {
+		return nil
+	}
+	if !opts.allowFallback {
+		return field.ErrorList{field.Forbidden(fldPath, "requires the HPAExternalMetricFallback feature gate to be enabled")}
+	}
+	var allErrs field.ErrorList
+	if d := fallback.FailureDurationSeconds; d != nil && *d < v2.MinFailureDurationSeconds {
+		allErrs = append(allErrs, field.Invalid(fldPath.Child("failureDurationSeconds"), *d,
+			fmt.Sprintf("must be greater than or equal to %d", v2.MinFailureDurationSeconds)))
+	}
+	if fallback.Replicas < 1 {
+		allErrs = append(allErrs, field.Invalid(fldPath.Child("replicas"), fallback.Replicas, "must be greater than or equal to 1"))
+	}
+	return allErrs
+}
+
+func validatePodsSource(src *autoscalingv2.PodsMetricSource, fldPath *field.Path) field.ErrorList {
+	allErrs := validateMetricIdentifier(src.Metric, fldPath.Child("metric"))
+	allErrs = append(allErrs, validateMetricTarget(src.Target, fldPath.Child("target"))...)
+	if src.Target.AverageValue == nil {
+		allErrs = append(allErrs, field.Required(fldPath.Child("target", "averageValue"), "must specify a positive target averageValue"))
+	}
+	return allErrs
+}
+
+func validateResourceSource(src *autoscalingv2.ResourceMetricSource, fldPath *field.Path) field.ErrorList {
+	var allErrs field.ErrorList
+	if src.Name == "" {
+		allErrs = append(allErrs, field.Required(fldPath.Child("name"), "must specify a resource name"))
+	}
+	allErrs = append(allErrs, validateMetricTarget(src.Target, fldPath.Child("target"))...)
+	allErrs = append(allErrs, validateResourceTargetKind(src.Target, fldPath.Child("target"))...)
+	return allErrs
+}
+
+func validateContainerResourceSource(src *autoscalingv2.ContainerResourceMetricSource, fldPath *field.Path) field.ErrorList {
+	var allErrs field.ErrorList
+	if src.Name == "" {
+		allErrs = append(allErrs, field.Required(fldPath.Child("name"), "must specify a resource name"))
+	} else {
+		allErrs = append(allErrs, validateContainerResourceName(src.Name, fldPath.Child("name"))...)
+	}
+	if src.Container == "" {
+		allErrs = append(allErrs, field.Required(fldPath.Child("container"), "must specify a container"))
+	} else {
+		for _, msg := range validation.IsDNS1123Label(src.Container) {
+			allErrs = append(allErrs, field.Invalid(fldPath.Child("container"), src.Container, msg))
+		}
+	}
+	allErrs = append(allErrs, validateMetricTarget(src.Target, fldPath.Child("target"))...)
+	allErrs = append(allErrs, validateResourceTargetKind(src.Target, fldPath.Child("target"))...)
+	return allErrs
+}
+
+// validateResourceTargetKind: a resource target is either a utilization or a
+// raw average, exactly one of them.
+func validateResourceTargetKind(t autoscalingv2.MetricTarget, fldPath *field.Path) field.ErrorList {
+	switch {
+	case t.AverageUtilization == nil && t.AverageValue == nil:
+		return field.ErrorList{field.Required(fldPath.Child("averageUtilization"), "must set either a target raw value or a target utilization")}
+	case t.AverageUtilization != nil && t.AverageValue != nil:
+		return field.ErrorList{field.Forbidden(fldPath.Child("averageValue"), "may not set both a target raw value and a target utilization")}
+	}
+	return nil
+}
+
+// standardContainerResources are the unprefixed resource names a container
+// can request.
+var standardContainerResources = map[corev1.ResourceName]bool{
+	corev1.ResourceCPU:              true,
+	corev1.ResourceMemory:           true,
+	corev1.ResourceEphemeralStorage: true,
+}
+
+func validateContainerResourceName(name corev1.ResourceName, fldPath *field.Path) field.ErrorList {
+	var allErrs field.ErrorList
+	for _, msg := range validation.IsQualifiedName(string(name)) {
+		allErrs = append(allErrs, field.Invalid(fldPath, name, msg))
+	}
+	if len(allErrs) > 0 {
+		return allErrs
+	}
+	s := string(name)
+	switch {
+	case !strings.Contains(s, "/"):
+		if !standardContainerResources[name] && !strings.HasPrefix(s, corev1.ResourceHugePagesPrefix) {
+			allErrs = append(allErrs, field.Invalid(fldPath, name, "must be a standard resource for containers"))
+		}
+	case !strings.Contains(s, corev1.ResourceDefaultNamespacePrefix) && !isExtendedResourceName(s):
+		allErrs = append(allErrs, field.Invalid(fldPath, name, "doesn't follow extended resource name standard"))
+	}
+	return allErrs
+}
+
+// isExtendedResourceName mirrors the quota rule: the name must stay a
+// qualified name once prefixed with "requests.".
+func isExtendedResourceName(name string) bool {
+	if strings.HasPrefix(name, corev1.DefaultResourceRequestsPrefix) {
+		return false
+	}
+	return len(validation.IsQualifiedName(corev1.DefaultResourceRequestsPrefix+name)) == 0
+}
+
+func validateMetricTarget(mt autoscalingv2.MetricTarget, fldPath *field.Path) field.ErrorList {
+	var allErrs field.ErrorList
+	switch mt.Type {
+	case "":
+		allErrs = append(allErrs, field.Required(fldPath.Child("type"), "must specify a metric target type"))
+	case autoscalingv2.UtilizationMetricType, autoscalingv2.ValueMetricType, autoscalingv2.AverageValueMetricType:
+	default:
+		allErrs = append(allErrs, field.Invalid(fldPath.Child("type"), mt.Type, "must be either Utilization, Value, or AverageValue"))
+	}
+	if mt.Value != nil && mt.Value.Sign() != 1 {
+		allErrs = append(allErrs, field.Invalid(fldPath.Child("value"), mt.Value.String(), "must be positive"))
+	}
+	if mt.AverageValue != nil && mt.AverageValue.Sign() != 1 {
+		allErrs = append(allErrs, field.Invalid(fldPath.Child("averageValue"), mt.AverageValue.String(), "must be positive"))
+	}
+	if mt.AverageUtilization != nil && *mt.AverageUtilization < 1 {
+		allErrs = append(allErrs, field.Invalid(fldPath.Child("averageUtilization"), *mt.AverageUtilization, "must be greater than 0"))
+	}
+	return allErrs
+}
+
+func validateMetricIdentifier(id autoscalingv2.MetricIdentifier, fldPath *field.Path) field.ErrorList {
+	return validatePathSegment(id.Name, fldPath.Child("name"), "must specify a metric name")
+}

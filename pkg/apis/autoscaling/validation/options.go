@@ -1,0 +1,101 @@
+package validation
+
+import (
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	"k8s.io/component-base/featuregate"
+
+	v2 "github.com/kube-hpa/kube-hpa/api/autoscaling/v2"
+	"github.com/kube-hpa/kube-hpa/pkg/features"
+)
+
+// options is what the feature gates and the old object allow for one
+// validation. Computing it once keeps every rule free of gate lookups.
+type options struct {
+	minReplicasLowerBound int32
+	allowFallback         bool
+	allowTolerance        bool
+	scaleTargetRef        referenceOptions
+	describedObject       referenceOptions
+}
+
+// referenceOptions relaxes the apiVersion check of a cross-version object
+// reference, as upstream does.
+type referenceOptions struct {
+	allowEmptyAPIGroup     bool
+	allowInvalidAPIVersion bool
+}
+
+// optionsFor derives the options for newHPA; oldHPA is nil on create.
+func optionsFor(newHPA, oldHPA *v2.HorizontalPodAutoscaler, gates featuregate.FeatureGate) options {
+	opts := options{
+		minReplicasLowerBound: 1,
+		allowFallback:         gates.Enabled(features.HPAExternalMetricFallback) || usesFallback(oldHPA),
+		allowTolerance:        gates.Enabled(features.HPAConfigurableTolerance) || usesTolerance(oldHPA),
+		describedObject:       referenceOptions{allowEmptyAPIGroup: true},
+	}
+	if gates.Enabled(features.HPAScaleToZero) || hasZeroMinReplicas(oldHPA) {
+		opts.minReplicasLowerBound = 0
+	}
+	switch {
+	case oldHPA != nil && sameTargetType(newHPA.Spec.ScaleTargetRef, oldHPA.Spec.ScaleTargetRef):
+		// An update that keeps the target's kind and apiVersion must not
+		// fail on an apiVersion that older servers accepted.
+		opts.scaleTargetRef.allowInvalidAPIVersion = true
+	case newHPA.Spec.ScaleTargetRef.Kind == "ReplicationController":
+		// The one scalable kind of the core group has an empty group.
+		opts.scaleTargetRef.allowEmptyAPIGroup = true
+	}
+	if hasInvalidDescribedObject(oldHPA, opts.describedObject) {
+		opts.describedObject.allowInvalidAPIVersion = true
+	}
+	return opts
+}
+
+func sameTargetType(a, b autoscalingv2.CrossVersionObjectReference) bool {
+	return a.APIVersion == b.APIVersion && a.Kind == b.Kind
+}
+
+func hasZeroMinReplicas(hpa *v2.HorizontalPodAutoscaler) bool {
+	return hpa != nil && hpa.Spec.MinReplicas != nil && *hpa.Spec.MinReplicas == 0
+}
+
+func usesFallback(hpa *v2.HorizontalPodAutoscaler) bool {
+	if hpa == nil {
+		return false
+	}
+	for _, m := range hpa.Spec.Metrics {
+		if m.External != nil && m.External.Fallback != nil {
+			return true
+		}
+	}
+	return false
+}
+
+func usesTolerance(hpa *v2.HorizontalPodAutoscaler) bool {
+	if hpa == nil || hpa.Spec.Behavior == nil {
+		return false
+	}
+	for _, rules := range []*autoscalingv2.HPAScalingRules{hpa.Spec.Behavior.ScaleUp, hpa.Spec.Behavior.ScaleDown} {
+		if rules != nil && rules.Tolerance != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// hasInvalidDescribedObject reports whether the old object already carried
+// an Object metric whose describedObject apiVersion is invalid; such
+// objects stay updatable.
+func hasInvalidDescribedObject(hpa *v2.HorizontalPodAutoscaler, opts referenceOptions) bool {
+	if hpa == nil {
+		return false
+	}
+	for _, m := range hpa.Spec.Metrics {
+		if m.Type == autoscalingv2.ObjectMetricSourceType && m.Object != nil {
+			if validateAPIVersion(m.Object.DescribedObject.APIVersion, opts) != nil {
+				return true
+			}
+		}
+	}
+	return false
+}

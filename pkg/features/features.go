@@ -1,0 +1,46 @@
+// Package features declares the feature gates of kube-hpa. Each gate keeps
+// the name, stage and default it has (or is proposed to have) upstream, so
+// that --feature-gates reads the same as on kube-controller-manager.
+package features
+
+import (
+	"k8s.io/component-base/featuregate"
+)
+
+const (
+	// HPAExternalMetricFallback lets an External metric propose a fixed
+	// replica count once it has failed for a configured duration.
+	// KEP-5679: https://kep.k8s.io/5679
+	HPAExternalMetricFallback featuregate.Feature = "HPAExternalMetricFallback"
+
+	// HPAScaleToZero allows minReplicas: 0 with Object or External metrics.
+	// KEP-2021: https://kep.k8s.io/2021
+	HPAScaleToZero featuregate.Feature = "HPAScaleToZero"
+
+	// HPAConfigurableTolerance enables behavior.scaleUp/scaleDown.tolerance.
+	// KEP-4951: https://kep.k8s.io/4951
+	HPAConfigurableTolerance featuregate.Feature = "HPAConfigurableTolerance"
+)
+
+// Specs returns the gates with their stage and default. It builds a new map
+// on every call so that no caller can change another's view.
+func Specs() map[featuregate.Feature]featuregate.FeatureSpec {
+	return map[featuregate.Feature]featuregate.FeatureSpec{
+		HPAExternalMetricFallback: {Default: false, PreRelease: featuregate.Alpha},
+		HPAScaleToZero:            {Default: true, PreRelease: featuregate.Beta},
+		HPAConfigurableTolerance:  {Default: true, PreRelease: featuregate.Beta},
+	}
+}
+
+// NewFeatureGate returns a gate that knows kube-hpa's features, set to their
+// defaults. The binary owns one and hands it to whatever reads a gate, so
+// that tests can flip gates on their own instance.
+func NewFeatureGate() featuregate.MutableFeatureGate {
+	gate := featuregate.NewFeatureGate()
+	if err := gate.Add(Specs()); err != nil {
+		// Add fails only on a duplicate or conflicting registration, which
+		// a fresh gate cannot have.
+		panic(err)
+	}
+	return gate
+}
