@@ -195,8 +195,8 @@ const (
 // ScalingLimited.
 const (
 	// ScaledToZero is True while the workload is at zero replicas because
-	// this autoscaler put it there (KEP-2021).
-	ScaledToZero autoscalingv2.HorizontalPodAutoscalerConditionType = "ScaledToZero"
+	// this autoscaler put it there (KEP-2021). Upstream v1.36 declares it.
+	ScaledToZero = autoscalingv2.ScaledToZero
 	// ExternalMetricFallbackActive is True while any External metric
 	// proposes its fallback replicas (KEP-5679).
 	ExternalMetricFallbackActive autoscalingv2.HorizontalPodAutoscalerConditionType = "ExternalMetricFallbackActive"
