@@ -1,0 +1,185 @@
+package metrics
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/discovery/cached/memory"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/restmapper"
+	"k8s.io/utils/clock"
+
+	resourceclient "k8s.io/metrics/pkg/client/clientset/versioned/typed/metrics/v1beta1"
+	customclient "k8s.io/metrics/pkg/client/custom_metrics"
+	externalclient "k8s.io/metrics/pkg/client/external_metrics"
+)
+
+const (
+	// DefaultFetchTimeout bounds one fetch when Options.FetchTimeout is 0.
+	DefaultFetchTimeout = 10 * time.Second
+	// DefaultRefreshInterval is how often Run forgets what discovery told
+	// it, when Options.RefreshInterval is 0. It matches the HPA sync period,
+	// which is what kube-controller-manager uses for the same purpose.
+	DefaultRefreshInterval = 15 * time.Second
+)
+
+// Options configures NewRESTClient. Config is needed only to build the API
+// clients that are not given; tests pass the three clients (usually fakes)
+// and no Config.
+type Options struct {
+	// Config is the base configuration for the clients built here. Its
+	// time-out is replaced by FetchTimeout.
+	Config *rest.Config
+
+	// ResourceClient reads metrics.k8s.io; built from Config when nil.
+	ResourceClient resourceclient.PodMetricsesGetter
+	// CustomClient reads custom.metrics.k8s.io; built from Config when nil,
+	// choosing the API version the cluster prefers through Discovery.
+	CustomClient customclient.CustomMetricsClient
+	// ExternalClient reads external.metrics.k8s.io; built from Config when
+	// nil.
+	ExternalClient externalclient.ExternalMetricsClient
+
+	// Discovery finds the custom metrics API version, and feeds the default
+	// RESTMapper. Built from Config when nil. Used only to build
+	// CustomClient.
+	Discovery discovery.DiscoveryInterface
+	// RESTMapper maps the kind of a described object to the resource the
+	// custom metrics API names it by. When nil, a discovery-backed mapper is
+	// built and Run resets it periodically. Used only to build CustomClient.
+	RESTMapper meta.RESTMapper
+
+	// FetchTimeout bounds every fetch; DefaultFetchTimeout when 0.
+	FetchTimeout time.Duration
+	// RefreshInterval is how often Run drops cached discovery results;
+	// DefaultRefreshInterval when 0.
+	RefreshInterval time.Duration
+	// Clock drives Run's ticker; the real clock when nil.
+	Clock clock.WithTicker
+}
+
+// RESTClient is the Client that reads the aggregated metrics APIs.
+type RESTClient struct {
+	resource resourceclient.PodMetricsesGetter
+	custom   customclient.CustomMetricsClient
+	external externalclient.ExternalMetricsClient
+
+	fetchTimeout    time.Duration
+	refreshInterval time.Duration
+	clock           clock.WithTicker
+	// refreshers drop what was learnt from discovery, so that an adapter
+	// that is installed, upgraded or moved is picked up without a restart.
+	refreshers []func()
+}
+
+var _ Client = &RESTClient{}
+
+// NewRESTClient returns a Client for the metrics APIs, building from
+// opts.Config whichever API client opts does not carry.
+func NewRESTClient(opts Options) (*RESTClient, error) {
+	c := &RESTClient{
+		resource:        opts.ResourceClient,
+		custom:          opts.CustomClient,
+		external:        opts.ExternalClient,
+		fetchTimeout:    opts.FetchTimeout,
+		refreshInterval: opts.RefreshInterval,
+		clock:           opts.Clock,
+	}
+	if c.fetchTimeout <= 0 {
+		c.fetchTimeout = DefaultFetchTimeout
+	}
+	if c.refreshInterval <= 0 {
+		c.refreshInterval = DefaultRefreshInterval
+	}
+	if c.clock == nil {
+		c.clock = clock.RealClock{}
+	}
+	if c.resource != nil && c.custom != nil && c.external != nil {
+		return c, nil
+	}
+	if opts.Config == nil {
+		return nil, errors.New("metrics: Options.Config is required to build the metrics API clients that are not given")
+	}
+	if err := c.buildMissingClients(opts); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// buildMissingClients fills in the API clients that opts did not carry.
+func (c *RESTClient) buildMissingClients(opts Options) error {
+	cfg := rest.CopyConfig(opts.Config)
+	// The HTTP time-out frees the goroutine that a timed-out fetch leaves
+	// behind (the custom and external clients take no context), so it
+	// matches the fetch time-out.
+	cfg.Timeout = c.fetchTimeout
+
+	if c.resource == nil {
+		client, err := resourceclient.NewForConfig(cfg)
+		if err != nil {
+			return fmt.Errorf("building the resource metrics client: %w", err)
+		}
+		c.resource = client
+	}
+	if c.external == nil {
+		client, err := externalclient.NewForConfig(cfg)
+		if err != nil {
+			return fmt.Errorf("building the external metrics client: %w", err)
+		}
+		c.external = client
+	}
+	if c.custom == nil {
+		client, err := c.buildCustomClient(cfg, opts.Discovery, opts.RESTMapper)
+		if err != nil {
+			return err
+		}
+		c.custom = client
+	}
+	return nil
+}
+
+// buildCustomClient returns a custom metrics client that talks whichever
+// version of the API the cluster serves, as found by discovery.
+func (c *RESTClient) buildCustomClient(cfg *rest.Config, disc discovery.DiscoveryInterface, mapper meta.RESTMapper) (customclient.CustomMetricsClient, error) {
+	if disc == nil {
+		client, err := discovery.NewDiscoveryClientForConfig(cfg)
+		if err != nil {
+			return nil, fmt.Errorf("building the discovery client for custom metrics: %w", err)
+		}
+		disc = client
+	}
+	if mapper == nil {
+		deferred := restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(disc))
+		c.refreshers = append(c.refreshers, deferred.Reset)
+		mapper = deferred
+	}
+	versions := customclient.NewAvailableAPIsGetter(disc)
+	c.refreshers = append(c.refreshers, versions.Invalidate)
+	return customclient.NewForConfig(cfg, mapper, versions), nil
+}
+
+// Run drops cached discovery results every refresh interval until ctx is
+// done. It only matters when NewRESTClient built the custom metrics client;
+// otherwise it just waits for ctx.
+func (c *RESTClient) Run(ctx context.Context) {
+	if len(c.refreshers) == 0 {
+		<-ctx.Done()
+		return
+	}
+	ticker := c.clock.NewTicker(c.refreshInterval)
+	defer ticker.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-ticker.C():
+			for _, refresh := range c.refreshers {
+				refresh()
+			}
+		}
+	}
+}

@@ -1,0 +1,76 @@
+package metrics
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	customapi "k8s.io/metrics/pkg/apis/custom_metrics/v1beta2"
+)
+
+// defaultCustomMetricWindow is the window assumed for a custom metric whose
+// adapter does not say what its readings are averaged over; it is the
+// resolution metrics-server collects at.
+const defaultCustomMetricWindow = time.Minute
+
+// podGroupKind is what the custom metrics API calls pods.
+var podGroupKind = schema.GroupKind{Kind: "Pod"}
+
+// GetRawMetric implements Client on the custom metrics API.
+func (c *RESTClient) GetRawMetric(ctx context.Context, metricName, namespace string, selector, metricSelector labels.Selector) (PodMetricsInfo, time.Time, error) {
+	list, err := withTimeout(ctx, c.fetchTimeout, func(context.Context) (*customapi.MetricValueList, error) {
+		return c.custom.NamespacedMetrics(namespace).GetForObjects(podGroupKind, selector, metricName, metricSelector)
+	})
+	if err != nil {
+		return nil, time.Time{}, fmt.Errorf("unable to fetch metrics from custom metrics API: %w", err)
+	}
+	if list == nil || len(list.Items) == 0 {
+		return nil, time.Time{}, fmt.Errorf("%w from custom metrics API", ErrNoMetrics)
+	}
+
+	readings := make(PodMetricsInfo, len(list.Items))
+	oldest := list.Items[0].Timestamp.Time
+	for i := range list.Items {
+		m := &list.Items[i]
+		oldest = earlier(oldest, m.Timestamp.Time)
+		readings[m.DescribedObject.Name] = PodMetric{
+			Timestamp: m.Timestamp.Time,
+			Window:    customMetricWindow(m),
+			Value:     m.Value.MilliValue(),
+		}
+	}
+	return readings, oldest, nil
+}
+
+// customMetricWindow returns the window the adapter reports for m, or the
+// default when it reports none.
+func customMetricWindow(m *customapi.MetricValue) time.Duration {
+	if m.WindowSeconds == nil {
+		return defaultCustomMetricWindow
+	}
+	return time.Duration(*m.WindowSeconds) * time.Second
+}
+
+// GetObjectMetric implements Client on the custom metrics API.
+func (c *RESTClient) GetObjectMetric(ctx context.Context, metricName, namespace string, objectRef *autoscalingv2.CrossVersionObjectReference, metricSelector labels.Selector) (int64, time.Time, error) {
+	gvk := schema.FromAPIVersionAndKind(objectRef.APIVersion, objectRef.Kind)
+	value, err := withTimeout(ctx, c.fetchTimeout, func(context.Context) (*customapi.MetricValue, error) {
+		if gvk.Group == "" && gvk.Kind == "Namespace" {
+			// A namespace is described at the root of the API. Its name
+			// is the HPA's own namespace whatever objectRef.Name says, so
+			// that an HPA cannot read another namespace's metrics.
+			return c.custom.RootScopedMetrics().GetForObject(gvk.GroupKind(), namespace, metricName, metricSelector)
+		}
+		return c.custom.NamespacedMetrics(namespace).GetForObject(gvk.GroupKind(), objectRef.Name, metricName, metricSelector)
+	})
+	if err != nil {
+		return 0, time.Time{}, fmt.Errorf("unable to fetch metrics from custom metrics API: %w", err)
+	}
+	if value == nil {
+		return 0, time.Time{}, fmt.Errorf("%w from custom metrics API", ErrNoMetrics)
+	}
+	return value.Value.MilliValue(), value.Timestamp.Time, nil
+}

@@ -1,0 +1,11 @@
+// Package metrics fetches the readings the HPA controller scales on: pod
+// resource usage from the resource metrics API (metrics.k8s.io), pod and
+// object metrics from the custom metrics API (custom.metrics.k8s.io) and
+// metrics from outside the cluster from the external metrics API
+// (external.metrics.k8s.io).
+//
+// Client is the seam the controller depends on; NewRESTClient builds the
+// implementation that talks to the aggregated APIs. Every fetch is bounded by
+// a time-out, so that an adapter that never answers costs a worker at most
+// that long. Values are milli-values (a reading of 1.5 is 1500).
+package metrics

@@ -1,0 +1,41 @@
+package metrics
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// withTimeout runs call with a context that ends after timeout, and stops
+// waiting for it once that context is done. Cancelling the context is not
+// enough on its own: the custom and external metrics clients of
+// k8s.io/metrics take no context, so a call into a hanging adapter would
+// otherwise hold the caller until the HTTP time-out, if any.
+func withTimeout[T any](ctx context.Context, timeout time.Duration, call func(context.Context) (T, error)) (T, error) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+
+	type outcome struct {
+		value T
+		err   error
+	}
+	// Buffered, so that a call that ends after we stopped waiting can still
+	// hand over its outcome and let its goroutine exit.
+	done := make(chan outcome, 1)
+	go func() {
+		value, err := call(ctx)
+		done <- outcome{value, err}
+	}()
+
+	select {
+	case o := <-done:
+		return o.value, o.err
+	case <-ctx.Done():
+		var zero T
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return zero, fmt.Errorf("no answer within %s: %w", timeout, ctx.Err())
+		}
+		return zero, ctx.Err()
+	}
+}
