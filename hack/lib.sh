@@ -28,3 +28,36 @@ tool_bin() {
 controller_gen() {
   tool_bin controller-gen sigs.k8s.io/controller-tools/cmd/controller-gen
 }
+
+# module_bin DIR NAME PACKAGE [GO BUILD FLAGS...] builds PACKAGE of the Go
+# module in DIR into _output/bin/NAME and prints the binary's path. Like
+# tool_bin it rebuilds only when something the binary depends on changed; here
+# that is DIR's go.mod and go.sum, the Go version, the build flags, and the
+# package's own files when PACKAGE is local to DIR (./...). The binary is
+# written beside its final path and renamed, so a reader never runs half of
+# one.
+module_bin() {
+  local dir=$1 name=$2 pkg=$3
+  shift 3
+  local bin="${BIN_DIR}/${name}"
+  local stamp="${BIN_DIR}/.${name}.pins"
+  local pins
+  pins=$(
+    {
+      cat "${dir}/go.mod" "${dir}/go.sum"
+      go env GOVERSION
+      echo "$*"
+      if [[ ${pkg} == ./* ]]; then cat "${dir}/${pkg}"/*.go; fi
+    } | sha256sum | cut -d' ' -f1
+  )
+  if [[ ! -x "${bin}" || ! -f "${stamp}" || "$(cat "${stamp}")" != "${pins}" ]]; then
+    mkdir -p "${BIN_DIR}"
+    echo "building ${name} from ${dir#"${REPO_ROOT}/"}" >&2
+    local start=${SECONDS}
+    (cd "${dir}" && go build "$@" -o "${bin}.tmp" "${pkg}")
+    mv -f "${bin}.tmp" "${bin}"
+    echo "${pins}" >"${stamp}"
+    echo "built ${name} in $((SECONDS - start))s" >&2
+  fi
+  echo "${bin}"
+}

@@ -1,0 +1,55 @@
+package localcluster
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"k8s.io/klog/v2"
+)
+
+// MissingBinaries lists the binaries of the cluster that are not in binDir.
+// Tests call it to skip, or to fail, before trying to start anything.
+func MissingBinaries(binDir string) []string {
+	var missing []string
+	for _, name := range requiredBinaries() {
+		info, err := os.Stat(filepath.Join(binDir, name))
+		if err != nil || info.IsDir() || info.Mode()&0o111 == 0 {
+			missing = append(missing, name)
+		}
+	}
+	return missing
+}
+
+// DefaultBinDir is where hack/build-upstream.sh puts the binaries of the
+// checkout that contains the working directory.
+func DefaultBinDir() (string, error) {
+	root, err := FindRepoRoot()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(root, "_output", "bin"), nil
+}
+
+// ensureBinaries builds the binaries when asked to, and otherwise says how
+// to get the ones that are missing.
+func ensureBinaries(ctx context.Context, o Options) error {
+	if o.Build {
+		logger := klog.FromContext(ctx)
+		logger.Info("Building upstream binaries (a no-op when they are up to date)")
+		cmd := exec.CommandContext(ctx, filepath.Join(o.RepoRoot, "hack", "build-upstream.sh"))
+		cmd.Dir = o.RepoRoot
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			return fmt.Errorf("hack/build-upstream.sh: %w\n%s", err, out)
+		}
+	}
+	if missing := MissingBinaries(o.BinDir); len(missing) > 0 {
+		return fmt.Errorf("missing %s in %s: run hack/build-upstream.sh (or make upstream-binaries) first",
+			strings.Join(missing, ", "), o.BinDir)
+	}
+	return nil
+}

@@ -1,0 +1,202 @@
+package localcluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/go-logr/logr"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/klog/v2"
+)
+
+// Cluster is a running local control plane. Its methods are safe for
+// concurrent use; Stop it exactly once it is no longer needed (more calls
+// are no-ops).
+type Cluster struct {
+	opts   Options
+	layout layout
+	creds  credentials
+	logger logr.Logger
+
+	restConfig *rest.Config
+	client     kubernetes.Interface
+	dynamic    dynamic.Interface
+
+	spawner *spawner
+	// procs are the components in start order; Stop ends them in reverse.
+	procs []*process
+	// pgids outlive procs' processes, for LeftoverProcesses after Stop.
+	pgids     []int
+	nodeNames []string
+
+	stopOnce sync.Once
+	stopErr  error
+}
+
+// Start starts a cluster and returns once every component is ready, the
+// kwok nodes are Ready, and the CRDs of Options.CRDDir are Established. On
+// error nothing of the cluster is left running.
+func Start(ctx context.Context, opts Options) (*Cluster, error) {
+	opts, err := opts.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	logger := klog.LoggerWithName(klog.FromContext(ctx), "localcluster")
+	ctx = klog.NewContext(ctx, logger)
+	if err := ensureBinaries(ctx, opts); err != nil {
+		return nil, err
+	}
+	begin := time.Now()
+	c, err := prepare(ctx, opts, begin)
+	if err != nil {
+		return nil, err
+	}
+	logger = logger.WithValues("run", c.layout.runDir)
+	c.logger = logger
+	ctx = klog.NewContext(ctx, logger)
+
+	startCtx, cancel := context.WithTimeout(ctx, opts.StartTimeout)
+	defer cancel()
+	if err := c.start(startCtx); err != nil {
+		stopErr := c.Stop()
+		return nil, errors.Join(fmt.Errorf("starting the local cluster (logs in %s): %w", c.layout.logDir, err), stopErr)
+	}
+	logger.Info("Local cluster is ready", "kubeconfig", c.layout.kubeconfig, "took", time.Since(begin).Round(time.Millisecond))
+	return c, nil
+}
+
+// prepare writes everything the components read before any of them starts:
+// the run directory, certificates, kubeconfig and kwok's stages.
+func prepare(ctx context.Context, opts Options, now time.Time) (*Cluster, error) {
+	l, err := newLayout(opts.OutputDir, now)
+	if err != nil {
+		return nil, err
+	}
+	creds, err := generatePKI(l)
+	if err != nil {
+		return nil, fmt.Errorf("generating certificates: %w", err)
+	}
+	if err := writeKubeconfig(l, creds); err != nil {
+		return nil, err
+	}
+	moduleDir, err := kwokModuleDir(ctx, opts.RepoRoot)
+	if err != nil {
+		return nil, err
+	}
+	stages, err := kwokStages(moduleDir)
+	if err != nil {
+		return nil, fmt.Errorf("generating kwok's stages: %w", err)
+	}
+	if err := os.WriteFile(l.kwokConfig, stages, 0o644); err != nil {
+		return nil, err
+	}
+	restConfig := newRESTConfig(l, creds)
+	client, err := kubernetes.NewForConfig(restConfig)
+	if err != nil {
+		return nil, err
+	}
+	dyn, err := dynamic.NewForConfig(restConfig)
+	if err != nil {
+		return nil, err
+	}
+	return &Cluster{
+		opts:       opts,
+		layout:     l,
+		creds:      creds,
+		logger:     klog.FromContext(ctx),
+		restConfig: restConfig,
+		client:     client,
+		dynamic:    dyn,
+		spawner:    newSpawner(),
+	}, nil
+}
+
+// start brings the components up in dependency order. Components that
+// only need the apiserver start together, and readiness is awaited once.
+func (c *Cluster) start(ctx context.Context) error {
+	l := c.layout
+	if err := c.startComponent(ctx, binEtcd, etcdFlags(l)); err != nil {
+		return err
+	}
+	if err := c.waitFor(ctx, "etcd to be healthy", c.etcdHealthy); err != nil {
+		return err
+	}
+	if err := c.startComponent(ctx, binAPIServer, append(apiServerFlags(l), c.opts.ExtraAPIServerFlags...)); err != nil {
+		return err
+	}
+	if err := c.waitFor(ctx, "kube-apiserver to be ready", c.apiServerReady); err != nil {
+		return err
+	}
+	if err := c.startComponent(ctx, binControllerManager,
+		append(controllerManagerFlags(l), c.opts.ExtraControllerManagerFlags...)); err != nil {
+		return err
+	}
+	if err := c.startComponent(ctx, binScheduler, append(schedulerFlags(l), c.opts.ExtraSchedulerFlags...)); err != nil {
+		return err
+	}
+	if err := c.startComponent(ctx, binKwok, kwokFlags(l)); err != nil {
+		return err
+	}
+	if err := c.createNodes(ctx); err != nil {
+		return err
+	}
+	if !c.opts.NoCRDs {
+		if err := c.InstallCRDs(ctx, c.opts.CRDDir); err != nil {
+			return err
+		}
+	}
+	steps := []struct {
+		what  string
+		check func(context.Context) (bool, error)
+	}{
+		{"kube-controller-manager to be healthy", c.healthz(l.controllerManagerPort)},
+		{"kube-scheduler to be healthy", c.healthz(l.schedulerPort)},
+		{"the kwok nodes to be Ready", c.nodesReady},
+		{"the default ServiceAccount (kube-controller-manager at work)", c.defaultServiceAccountExists("default")},
+	}
+	for _, step := range steps {
+		if err := c.waitFor(ctx, step.what, step.check); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (c *Cluster) startComponent(ctx context.Context, name string, args []string) error {
+	p, err := startProcess(ctx, c.spawner, name, c.binary(name), c.layout.logPath(name), args)
+	if err != nil {
+		return err
+	}
+	c.procs = append(c.procs, p)
+	c.pgids = append(c.pgids, p.pid())
+	return nil
+}
+
+// Stop ends every component, last started first, each with its whole
+// process group, and deletes etcd's data unless Options.KeepEtcdData.
+// Logs stay in LogDir. Calls after the first wait for it and return its
+// result.
+func (c *Cluster) Stop() error {
+	c.stopOnce.Do(c.stop)
+	return c.stopErr
+}
+
+func (c *Cluster) stop() {
+	ctx := klog.NewContext(context.Background(), c.logger)
+	var errs []error
+	for i := len(c.procs) - 1; i >= 0; i-- {
+		errs = append(errs, c.procs[i].stop(ctx, c.opts.StopGracePeriod))
+	}
+	c.spawner.close()
+	if !c.opts.KeepEtcdData {
+		errs = append(errs, os.RemoveAll(c.layout.etcdDataDir))
+	}
+	c.stopErr = errors.Join(errs...)
+	c.logger.Info("Local cluster stopped", "logs", c.layout.logDir)
+}

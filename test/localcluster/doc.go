@@ -1,0 +1,17 @@
+// Package localcluster starts a local Kubernetes control plane made of the
+// real upstream binaries that hack/build-upstream.sh builds into _output/bin:
+// etcd, kube-apiserver, kube-controller-manager without its HPA controller,
+// kube-scheduler, and kwok, which plays the kubelet of a few fake nodes so
+// that pods become Running and Ready without containers.
+//
+// Tests that need an API server use it instead of hand-written fakes, and
+// `make run` uses it for a demo cluster. Every component listens on a free
+// loopback port, so several clusters (and several engineers) can share one
+// machine; all certificates are generated at run time; each component's log
+// stays under _output/localcluster/<run>/logs after the cluster stops.
+//
+// Start a cluster with Start (or StartForTest in a test) and always Stop it:
+// Stop ends each component's whole process group. Children are also started
+// with a parent-death signal, so a test binary that panics or times out takes
+// its cluster down with it.
+package localcluster

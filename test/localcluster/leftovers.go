@@ -1,0 +1,63 @@
+package localcluster
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// LeftoverProcesses describes every process still alive that belongs to
+// the cluster: a member of a component's process group, or a process whose
+// command line names the run directory (every component's does). After
+// Stop it should be empty; tests assert that.
+func (c *Cluster) LeftoverProcesses() ([]string, error) {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil, err
+	}
+	self := os.Getpid()
+	var leftovers []string
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == self {
+			continue
+		}
+		pgid, state, err := readStat(pid)
+		if err != nil || state == "Z" {
+			continue // gone meanwhile, or a zombie that holds nothing
+		}
+		cmdline, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err != nil {
+			continue
+		}
+		cmd := strings.TrimSpace(string(bytes.ReplaceAll(cmdline, []byte{0}, []byte{' '})))
+		if slices.Contains(c.pgids, pgid) || strings.Contains(cmd, c.layout.runDir) {
+			leftovers = append(leftovers, fmt.Sprintf("pid %d (pgid %d): %s", pid, pgid, cmd))
+		}
+	}
+	return leftovers, nil
+}
+
+// readStat returns the process group and state of pid from /proc/<pid>/stat,
+// whose second field (the command) may hold spaces and parentheses.
+func readStat(pid int) (pgid int, state string, err error) {
+	data, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return 0, "", err
+	}
+	end := bytes.LastIndexByte(data, ')')
+	if end < 0 {
+		return 0, "", fmt.Errorf("malformed stat of %d", pid)
+	}
+	// After "pid (comm) ": state ppid pgrp ...
+	fields := strings.Fields(string(data[end+1:]))
+	if len(fields) < 3 {
+		return 0, "", fmt.Errorf("malformed stat of %d", pid)
+	}
+	pgid, err = strconv.Atoi(fields[2])
+	return pgid, fields[0], err
+}

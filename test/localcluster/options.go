@@ -1,0 +1,114 @@
+package localcluster
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// Options says where the binaries are and what the cluster looks like. The
+// zero value is usable: Start fills every empty field with its default.
+type Options struct {
+	// RepoRoot is the checkout of kube-hpa; by default the nearest parent of
+	// the working directory that holds hack/build-upstream.sh.
+	RepoRoot string
+	// BinDir holds the upstream binaries; by default RepoRoot/_output/bin.
+	BinDir string
+	// OutputDir is the parent of the run directories; by default
+	// RepoRoot/_output/localcluster.
+	OutputDir string
+	// Build runs hack/build-upstream.sh before starting. It costs a second
+	// when the binaries are up to date and minutes when they are not, so
+	// tests leave it off and fail with the command to run instead.
+	Build bool
+	// Nodes is how many kwok nodes to create; by default 3.
+	Nodes int
+	// CRDDir holds the CustomResourceDefinitions to install and wait for;
+	// by default RepoRoot/deploy/crd. Set NoCRDs to install none.
+	CRDDir string
+	NoCRDs bool
+	// StartTimeout bounds the whole start, readiness included; by default
+	// two minutes, generous for a machine busy with builds.
+	StartTimeout time.Duration
+	// StopGracePeriod is how long a component gets after SIGTERM before its
+	// process group is killed; by default 5s.
+	StopGracePeriod time.Duration
+	// KeepEtcdData keeps etcd's data directory after Stop; it is deleted by
+	// default because etcd preallocates tens of megabytes per run.
+	KeepEtcdData bool
+	// ExtraAPIServerFlags, ExtraControllerManagerFlags and
+	// ExtraSchedulerFlags are appended to the generated flags, so a later
+	// flag of the same name wins.
+	ExtraAPIServerFlags         []string
+	ExtraControllerManagerFlags []string
+	ExtraSchedulerFlags         []string
+}
+
+// The binaries a cluster needs, by their name in BinDir.
+const (
+	binEtcd              = "etcd"
+	binAPIServer         = "kube-apiserver"
+	binControllerManager = "kube-controller-manager"
+	binScheduler         = "kube-scheduler"
+	binKubectl           = "kubectl"
+	binKwok              = "kwok"
+)
+
+func requiredBinaries() []string {
+	return []string{binEtcd, binAPIServer, binControllerManager, binScheduler, binKubectl, binKwok}
+}
+
+// withDefaults returns a copy of o with every empty field set.
+func (o Options) withDefaults() (Options, error) {
+	if o.RepoRoot == "" {
+		root, err := FindRepoRoot()
+		if err != nil {
+			return o, err
+		}
+		o.RepoRoot = root
+	}
+	if o.BinDir == "" {
+		o.BinDir = filepath.Join(o.RepoRoot, "_output", "bin")
+	}
+	if o.OutputDir == "" {
+		o.OutputDir = filepath.Join(o.RepoRoot, "_output", "localcluster")
+	}
+	if o.Nodes == 0 {
+		o.Nodes = 3
+	}
+	if o.CRDDir == "" {
+		o.CRDDir = filepath.Join(o.RepoRoot, "deploy", "crd")
+	}
+	if o.StartTimeout == 0 {
+		o.StartTimeout = 2 * time.Minute
+	}
+	if o.StopGracePeriod == 0 {
+		o.StopGracePeriod = 5 * time.Second
+	}
+	if o.Nodes < 0 {
+		return o, fmt.Errorf("nodes must not be negative, got %d", o.Nodes)
+	}
+	return o, nil
+}
+
+// FindRepoRoot returns the nearest parent of the working directory that
+// holds hack/build-upstream.sh, so tests find the binaries from whatever
+// package directory `go test` runs them in.
+func FindRepoRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "hack", "build-upstream.sh")); err == nil {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("no parent of the working directory holds hack/build-upstream.sh: set Options.RepoRoot")
+		}
+		dir = parent
+	}
+}

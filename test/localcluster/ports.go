@@ -1,0 +1,29 @@
+package localcluster
+
+import (
+	"fmt"
+	"net"
+)
+
+// freePorts returns n distinct TCP ports that are free on 127.0.0.1. All
+// listeners stay open until every port is chosen, so the kernel does not
+// hand out one port twice; another process may still take one before the
+// component binds it, which Start reports as a component that exited early.
+func freePorts(n int) ([]int, error) {
+	listeners := make([]net.Listener, 0, n)
+	defer func() {
+		for _, l := range listeners {
+			_ = l.Close()
+		}
+	}()
+	ports := make([]int, 0, n)
+	for range n {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, fmt.Errorf("finding a free loopback port: %w", err)
+		}
+		listeners = append(listeners, l)
+		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
+	}
+	return ports, nil
+}

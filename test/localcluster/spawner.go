@@ -1,0 +1,59 @@
+package localcluster
+
+import (
+	"os/exec"
+	"runtime"
+	"syscall"
+)
+
+// spawner starts child processes from one goroutine locked to its OS
+// thread. Linux delivers a child's parent-death signal when the thread that
+// forked it exits, not the process, and the Go runtime may end idle threads;
+// forking from a thread that lives exactly as long as the cluster makes the
+// signal mean "the cluster's owner is gone" (a panic, a test time-out, a
+// SIGKILL of the test binary) and nothing else.
+type spawner struct {
+	requests chan spawnRequest
+	done     chan struct{}
+}
+
+type spawnRequest struct {
+	cmd    *exec.Cmd
+	result chan error
+}
+
+func newSpawner() *spawner {
+	s := &spawner{requests: make(chan spawnRequest), done: make(chan struct{})}
+	go s.loop()
+	return s
+}
+
+func (s *spawner) loop() {
+	// Never unlocked: when this goroutine returns, its thread exits with it
+	// and any child still alive gets SIGKILL, which is what close wants.
+	runtime.LockOSThread()
+	defer close(s.done)
+	for req := range s.requests {
+		req.result <- req.cmd.Start()
+	}
+}
+
+// start starts cmd in a process group of its own (so that Stop can signal
+// the component and anything it forked) with a parent-death signal.
+func (s *spawner) start(cmd *exec.Cmd) error {
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	cmd.SysProcAttr.Setpgid = true
+	cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
+	result := make(chan error, 1)
+	s.requests <- spawnRequest{cmd: cmd, result: result}
+	return <-result
+}
+
+// close ends the spawning thread; call it after every child has been
+// stopped and waited for.
+func (s *spawner) close() {
+	close(s.requests)
+	<-s.done
+}

@@ -1,0 +1,33 @@
+package localcluster
+
+import (
+	"testing"
+
+	"k8s.io/klog/v2/ktesting"
+)
+
+// StartForTest starts a cluster for one test and stops it when the test
+// ends, passed, failed or panicked, then fails the test if any process of
+// the cluster survived. Most suites share one cluster from TestMain instead:
+// a start costs seconds.
+func StartForTest(t testing.TB, opts Options) *Cluster {
+	t.Helper()
+	_, ctx := ktesting.NewTestContext(t)
+	c, err := Start(ctx, opts)
+	if err != nil {
+		t.Fatalf("starting the local cluster: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := c.Stop(); err != nil {
+			t.Errorf("stopping the local cluster: %v", err)
+		}
+		leftovers, err := c.LeftoverProcesses()
+		if err != nil {
+			t.Errorf("looking for leftover processes: %v", err)
+		}
+		for _, l := range leftovers {
+			t.Errorf("process left running by the local cluster: %s", l)
+		}
+	})
+	return c
+}
