@@ -1,0 +1,93 @@
+package calculator
+
+import (
+	"context"
+	"fmt"
+
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	"k8s.io/apimachinery/pkg/labels"
+)
+
+// GetMetricReplicas proposes a replica count for a Pods metric:
+// targetUsage (a milli-value) per pod on average.
+func (c *Calculator) GetMetricReplicas(ctx context.Context, currentReplicas int32, targetUsage int64, metricName string, tolerances Tolerances, namespace string, selector, metricSelector labels.Selector) (Result, error) {
+	readings, timestamp, err := c.metrics.GetRawMetric(ctx, metricName, namespace, selector, metricSelector)
+	if err != nil {
+		return Result{}, fmt.Errorf("unable to get metric %s: %w", metricName, err)
+	}
+	replicas, average, err := c.averageValueReplicas(readings, currentReplicas, targetUsage, tolerances, namespace, selector, "")
+	if err != nil {
+		return Result{}, err
+	}
+	return Result{Replicas: replicas, RawUsage: average, Timestamp: timestamp}, nil
+}
+
+// GetObjectMetricReplicas proposes a replica count for an Object metric with
+// a Value target: the metric of objectRef over targetUsage, shared among the
+// ready pods selector matches.
+func (c *Calculator) GetObjectMetricReplicas(ctx context.Context, currentReplicas int32, targetUsage int64, metricName string, tolerances Tolerances, namespace string, objectRef *autoscalingv2.CrossVersionObjectReference, selector, metricSelector labels.Selector) (Result, error) {
+	usage, timestamp, err := c.metrics.GetObjectMetric(ctx, metricName, namespace, objectRef, metricSelector)
+	if err != nil {
+		return Result{}, objectMetricError(metricName, namespace, objectRef, err)
+	}
+	replicas, err := c.proposeFromValue(currentReplicas, float64(usage)/float64(targetUsage), tolerances, namespace, selector)
+	if err != nil {
+		return Result{}, err
+	}
+	return Result{Replicas: replicas, RawUsage: usage, Timestamp: timestamp}, nil
+}
+
+// GetObjectPerPodMetricReplicas proposes a replica count for an Object
+// metric with an AverageValue target: targetAverageUsage per replica.
+// statusReplicas is the workload's current replica count.
+func (c *Calculator) GetObjectPerPodMetricReplicas(ctx context.Context, statusReplicas int32, targetAverageUsage int64, metricName string, tolerances Tolerances, namespace string, objectRef *autoscalingv2.CrossVersionObjectReference, metricSelector labels.Selector) (Result, error) {
+	usage, timestamp, err := c.metrics.GetObjectMetric(ctx, metricName, namespace, objectRef, metricSelector)
+	if err != nil {
+		return Result{}, objectMetricError(metricName, namespace, objectRef, err)
+	}
+	replicas, average := proposeFromTotal(statusReplicas, usage, targetAverageUsage, tolerances)
+	return Result{Replicas: replicas, RawUsage: average, Timestamp: timestamp}, nil
+}
+
+func objectMetricError(metricName, namespace string, objectRef *autoscalingv2.CrossVersionObjectReference, err error) error {
+	return fmt.Errorf("unable to get metric %s on %s %s/%s: %w", metricName, objectRef.Kind, namespace, objectRef.Name, err)
+}
+
+// proposeFromValue turns the usage ratio of a Value target into a replica
+// count, scaling the ready pods that share the load.
+func (c *Calculator) proposeFromValue(currentReplicas int32, usageRatio float64, tolerances Tolerances, namespace string, selector labels.Selector) (int32, error) {
+	if currentReplicas == 0 {
+		// Scaled to zero: there are no pods to scale and no current count
+		// for a tolerance to keep, and any demand must bring a pod back.
+		return ceilReplicas(usageRatio), nil
+	}
+	if tolerances.IsWithin(usageRatio) {
+		return currentReplicas, nil
+	}
+	ready, err := c.readyPodCount(namespace, selector)
+	if err != nil {
+		return 0, fmt.Errorf("unable to calculate ready pods: %w", err)
+	}
+	// Pods that are not ready yet do not share the load, so they are not
+	// scaled; with none ready this proposes 0, as upstream does.
+	return ceilReplicas(usageRatio * float64(ready)), nil
+}
+
+// proposeFromTotal turns the total of an AverageValue target (Object or
+// External) into a replica count, and returns the average per replica.
+func proposeFromTotal(statusReplicas int32, total, targetPerReplica int64, tolerances Tolerances) (replicas int32, average int64) {
+	wanted := ceilReplicas(float64(total) / float64(targetPerReplica))
+	if statusReplicas <= 0 {
+		// At zero replicas there is no average: upstream divides by zero
+		// here and writes -9223372036854775808m into the HPA's status. The
+		// total is what one replica would carry, so report that, and
+		// propose from the total alone: no tolerance can hold back the
+		// first replica.
+		return wanted, total
+	}
+	replicas = statusReplicas
+	if !tolerances.IsWithin(float64(total) / (float64(targetPerReplica) * float64(statusReplicas))) {
+		replicas = wanted
+	}
+	return replicas, ceilDiv(total, int64(statusReplicas))
+}

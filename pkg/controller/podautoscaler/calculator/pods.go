@@ -1,0 +1,135 @@
+package calculator
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/util/sets"
+
+	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/metrics"
+)
+
+// errNoPods is returned when the HPA's selector matches no pod.
+var errNoPods = errors.New("no pods returned by selector while calculating replica count")
+
+// podGroups sorts the pods an HPA targets by how their readings count.
+type podGroups struct {
+	// ready is the number of pods whose readings count as they are.
+	ready int
+	// unready pods are pending, or (for CPU) not ready or still starting;
+	// they count only on a scale-up, at 0.
+	unready sets.Set[string]
+	// missing pods have no reading; they count at the most cautious value.
+	missing sets.Set[string]
+	// ignored pods are being deleted or have failed.
+	ignored sets.Set[string]
+}
+
+// listPods returns the pods selector matches in namespace, failing when
+// there are none.
+func (c *Calculator) listPods(namespace string, selector labels.Selector) ([]*corev1.Pod, error) {
+	pods, err := c.pods.Pods(namespace).List(selector)
+	if err != nil {
+		return nil, fmt.Errorf("unable to get pods while calculating replica count: %w", err)
+	}
+	if len(pods) == 0 {
+		return nil, errNoPods
+	}
+	return pods, nil
+}
+
+// groupPods sorts pods by how their readings count. Readiness matters only
+// for CPU, whose readings a starting pod skews.
+func (c *Calculator) groupPods(pods []*corev1.Pod, readings metrics.PodMetricsInfo, resource corev1.ResourceName) podGroups {
+	g := podGroups{unready: sets.New[string](), missing: sets.New[string](), ignored: sets.New[string]()}
+	now := c.clock.Now()
+	for _, pod := range pods {
+		if pod.DeletionTimestamp != nil || pod.Status.Phase == corev1.PodFailed {
+			g.ignored.Insert(pod.Name)
+			continue
+		}
+		if pod.Status.Phase == corev1.PodPending {
+			g.unready.Insert(pod.Name)
+			continue
+		}
+		reading, found := readings[pod.Name]
+		if !found {
+			g.missing.Insert(pod.Name)
+			continue
+		}
+		if resource == corev1.ResourceCPU && c.cpuReadingUnreliable(pod, reading, now) {
+			g.unready.Insert(pod.Name)
+			continue
+		}
+		g.ready++
+	}
+	return g
+}
+
+// cpuReadingUnreliable tells whether a pod's CPU reading should be held back
+// because the pod is not ready or is still starting up (when CPU use is
+// typically higher than in steady state).
+func (c *Calculator) cpuReadingUnreliable(pod *corev1.Pod, reading metrics.PodMetric, now time.Time) bool {
+	ready := readyCondition(pod)
+	start := pod.Status.StartTime
+	if ready == nil || start == nil {
+		return true
+	}
+	if start.Add(c.cpuInitializationPeriod).After(now) {
+		// Still initializing: trust only a ready pod whose reading covers a
+		// whole window since it last changed readiness.
+		return ready.Status == corev1.ConditionFalse ||
+			reading.Timestamp.Before(ready.LastTransitionTime.Add(reading.Window))
+	}
+	// Past initialization: an unready pod counts unless it was ready once,
+	// which is told by its last transition coming after the initial
+	// readiness delay.
+	return ready.Status == corev1.ConditionFalse &&
+		start.Add(c.delayOfInitialReadinessStatus).After(ready.LastTransitionTime.Time)
+}
+
+// readyCondition returns the pod's Ready condition, or nil.
+func readyCondition(pod *corev1.Pod) *corev1.PodCondition {
+	for i := range pod.Status.Conditions {
+		if pod.Status.Conditions[i].Type == corev1.PodReady {
+			return &pod.Status.Conditions[i]
+		}
+	}
+	return nil
+}
+
+// isRunningAndReady tells whether the pod serves: running, with its Ready
+// condition true.
+func isRunningAndReady(pod *corev1.Pod) bool {
+	if pod.Status.Phase != corev1.PodRunning {
+		return false
+	}
+	ready := readyCondition(pod)
+	return ready != nil && ready.Status == corev1.ConditionTrue
+}
+
+// readyPodCount counts the running and ready pods selector matches, which is
+// how many pods share the load an Object or External metric measures.
+func (c *Calculator) readyPodCount(namespace string, selector labels.Selector) (int64, error) {
+	pods, err := c.listPods(namespace, selector)
+	if err != nil {
+		return 0, err
+	}
+	var n int64
+	for _, pod := range pods {
+		if isRunningAndReady(pod) {
+			n++
+		}
+	}
+	return n, nil
+}
+
+// dropReadings removes the readings of the named pods.
+func dropReadings(readings metrics.PodMetricsInfo, pods sets.Set[string]) {
+	for name := range pods {
+		delete(readings, name)
+	}
+}

@@ -1,0 +1,84 @@
+package calculator
+
+import (
+	"errors"
+	"math"
+
+	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/metrics"
+)
+
+// errNoMatchingReadings is returned when no reading belongs to a pod whose
+// request is known, so that utilization has no denominator.
+var errNoMatchingReadings = errors.New("no metrics returned matched known pods")
+
+// utilizationRatio compares the readings, as a percentage of the pods'
+// requests, with targetUtilization. It also returns that percentage and the
+// average reading. Readings of pods without a known request are left out.
+func utilizationRatio(readings metrics.PodMetricsInfo, requests map[string]int64, targetUtilization int32) (ratio float64, utilization int32, average int64, err error) {
+	var usageTotal, requestTotal, counted int64
+	for pod, reading := range readings {
+		request, known := requests[pod]
+		if !known {
+			continue
+		}
+		usageTotal += reading.Value
+		requestTotal += request
+		counted++
+	}
+	if requestTotal == 0 {
+		return 0, 0, 0, errNoMatchingReadings
+	}
+	utilization = int32(usageTotal * 100 / requestTotal)
+	return float64(utilization) / float64(targetUtilization), utilization, usageTotal / counted, nil
+}
+
+// averageUsageRatio compares the average of the readings with targetUsage,
+// and returns that average too. readings must not be empty.
+func averageUsageRatio(readings metrics.PodMetricsInfo, targetUsage int64) (ratio float64, average int64) {
+	var total int64
+	for _, reading := range readings {
+		total += reading.Value
+	}
+	average = total / int64(len(readings))
+	return float64(average) / float64(targetUsage), average
+}
+
+// ceilReplicas rounds a replica count up, into the range an int32 holds: a
+// huge reading must propose the most replicas, not wrap around.
+func ceilReplicas(x float64) int32 {
+	switch {
+	case math.IsNaN(x) || x <= 0:
+		return 0
+	case x >= math.MaxInt32:
+		return math.MaxInt32
+	default:
+		return int32(math.Ceil(x))
+	}
+}
+
+// ceilDiv divides a by a positive b, rounding up. It works on integers so
+// that values beyond float64's precision divide exactly.
+func ceilDiv(a, b int64) int64 {
+	q := a / b
+	if a%b > 0 {
+		q++
+	}
+	return q
+}
+
+// saturatingSum adds values, sticking at the int64 bounds instead of
+// wrapping around, so that many huge readings still read as huge.
+func saturatingSum(values []int64) int64 {
+	var sum int64
+	for _, v := range values {
+		switch {
+		case v > 0 && sum > math.MaxInt64-v:
+			sum = math.MaxInt64
+		case v < 0 && sum < math.MinInt64-v:
+			sum = math.MinInt64
+		default:
+			sum += v
+		}
+	}
+	return sum
+}
