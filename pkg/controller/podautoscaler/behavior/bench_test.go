@@ -1,0 +1,69 @@
+package behavior
+
+import (
+	"testing"
+	"time"
+
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	testingclock "k8s.io/utils/clock/testing"
+	"k8s.io/utils/ptr"
+)
+
+// BenchmarkNormalizeWithBehavior measures Normalize on the behavior path with
+// a long history: an hour-long scale-down window filled at one
+// recommendation a second, and a scale event every 2 seconds over a
+// 30-minute policy period.
+func BenchmarkNormalizeWithBehavior(b *testing.B) {
+	const (
+		windowSeconds = 3600
+		periodSeconds = 1800
+	)
+	b.ReportAllocs()
+	behavior := with(
+		maxOf(pods(4, 60), percent(100, periodSeconds)),
+		rules(ptr.To[int32](windowSeconds), autoscalingv2.MinChangePolicySelect, pods(1, 60), percent(10, periodSeconds)),
+	)
+	clk := testingclock.NewFakePassiveClock(now())
+	s := NewStore(Options{Clock: clk})
+	in := Input{Key: testKey, Behavior: behavior, CurrentReplicas: 50, MinReplicas: 1, MaxReplicas: 100}
+	tick := func(i int) {
+		clk.SetTime(clk.Now().Add(time.Second))
+		in.Recommendation = int32(20 + i%60)
+		if i%2 == 0 {
+			s.RecordScale(in.Key, behavior, 50, int32(49+2*(i%4/2)))
+		}
+	}
+	for i := range windowSeconds {
+		tick(i)
+		s.Normalize(in)
+	}
+	st := s.state(testKey)
+	b.Logf("history: %d recommendations, %d scale-ups, %d scale-downs", len(st.recommendations), len(st.scaleUps), len(st.scaleDowns))
+
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		clk.SetTime(clk.Now().Add(time.Second))
+		in.Recommendation = int32(20 + i%60)
+		s.Normalize(in)
+	}
+}
+
+// BenchmarkNormalizeLegacy measures the legacy path with a five-minute
+// window filled at one recommendation a second.
+func BenchmarkNormalizeLegacy(b *testing.B) {
+	b.ReportAllocs()
+	clk := testingclock.NewFakePassiveClock(now())
+	s := NewStore(Options{Clock: clk, DownscaleStabilizationWindow: 5 * time.Minute})
+	in := Input{Key: testKey, CurrentReplicas: 50, MinReplicas: 1, MaxReplicas: 100}
+	for i := range 300 {
+		clk.SetTime(clk.Now().Add(time.Second))
+		in.Recommendation = int32(20 + i%60)
+		s.Normalize(in)
+	}
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		clk.SetTime(clk.Now().Add(time.Second))
+		in.Recommendation = int32(20 + i%60)
+		s.Normalize(in)
+	}
+}

@@ -1,0 +1,105 @@
+package behavior
+
+import (
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	corev1 "k8s.io/api/core/v1"
+)
+
+// Condition is a status condition for the controller to set on the HPA; the
+// controller stamps its transition time.
+type Condition struct {
+	Type    autoscalingv2.HorizontalPodAutoscalerConditionType
+	Status  corev1.ConditionStatus
+	Reason  string
+	Message string
+}
+
+// verdict names an outcome of stabilization or of the limits; its reason
+// and message are upstream's, word for word.
+type verdict int
+
+const (
+	// Outcomes of stabilization, reported in AbleToScale.
+	readyForNewScale verdict = iota
+	scaleUpStabilized
+	scaleDownStabilized
+
+	// Outcomes of the limits, reported in ScalingLimited.
+	desiredWithinRange
+	scaleUpLimit
+	scaleDownLimit
+	tooManyReplicas
+	tooFewReplicas
+)
+
+func (v verdict) reason() string {
+	switch v {
+	case readyForNewScale:
+		return "ReadyForNewScale"
+	case scaleUpStabilized:
+		return "ScaleUpStabilized"
+	case scaleDownStabilized:
+		return "ScaleDownStabilized"
+	case scaleUpLimit:
+		return "ScaleUpLimit"
+	case scaleDownLimit:
+		return "ScaleDownLimit"
+	case tooManyReplicas:
+		return "TooManyReplicas"
+	case tooFewReplicas:
+		return "TooFewReplicas"
+	default:
+		return "DesiredWithinRange"
+	}
+}
+
+func (v verdict) message() string {
+	switch v {
+	case readyForNewScale:
+		return "recommended size matches current size"
+	case scaleUpStabilized:
+		return "recent recommendations were lower than current one, applying the lowest recent recommendation"
+	case scaleDownStabilized:
+		return "recent recommendations were higher than current one, applying the highest recent recommendation"
+	case scaleUpLimit:
+		return "the desired replica count is increasing faster than the maximum scale rate"
+	case scaleDownLimit:
+		return "the desired replica count is decreasing faster than the maximum scale rate"
+	case tooManyReplicas:
+		return "the desired replica count is more than the maximum replica count"
+	case tooFewReplicas:
+		return "the desired replica count is less than the minimum replica count"
+	default:
+		return "the desired count is within the acceptable range"
+	}
+}
+
+// stabilizationCondition is AbleToScale after stabilization: why, when
+// stabilization changed the recommendation, else ReadyForNewScale.
+func stabilizationCondition(recommendation, stabilized int32, why verdict) Condition {
+	if stabilized == recommendation {
+		why = readyForNewScale
+	}
+	return Condition{
+		Type:    autoscalingv2.AbleToScale,
+		Status:  corev1.ConditionTrue,
+		Reason:  why.reason(),
+		Message: why.message(),
+	}
+}
+
+// limitCondition is ScalingLimited: True only when the limits changed the
+// stabilized recommendation, with the reason of the limit that applied or
+// would have applied.
+func limitCondition(stabilized, replicas int32, why verdict) Condition {
+	status := corev1.ConditionFalse
+	if replicas != stabilized {
+		status = corev1.ConditionTrue
+	}
+	return Condition{
+		Type:    autoscalingv2.ScalingLimited,
+		Status:  status,
+		Reason:  why.reason(),
+		Message: why.message(),
+	}
+}

@@ -1,0 +1,58 @@
+package behavior
+
+import "math"
+
+// Upstream's fixed scale-up limit for HPAs without spec.behavior: at most
+// twice the current replicas, and at least this many.
+const (
+	legacyScaleUpFactor  = 2
+	legacyScaleUpMinimum = 4
+)
+
+// normalizeLegacy is the path of HPAs without spec.behavior: scale-down
+// stabilization over the flag's window, then the fixed scale-up limit and
+// the bounds.
+func (s *Store) normalizeLegacy(st *hpaState, in Input) Result {
+	stabilized := s.stabilizeLegacy(st, in.Recommendation)
+	replicas, why := legacyLimits(in.CurrentReplicas, stabilized, in.MinReplicas, in.MaxReplicas)
+	return result(in, stabilized, scaleDownStabilized, replicas, why)
+}
+
+// stabilizeLegacy returns the highest recommendation of the downscale
+// window, this one included, and records this one.
+func (s *Store) stabilizeLegacy(st *hpaState, recommendation int32) int32 {
+	now := s.clock.Now()
+	since := now.Add(-s.downscaleWindow)
+	stabilized := st.recommendations.highestSince(since, recommendation)
+	st.recommendations.add(recommendation, now, since)
+	return stabilized
+}
+
+// legacyLimits clamps desired to [min, upper], where upper is the lower of
+// maxReplicas and the fixed scale-up limit, and tells which bound applied.
+// minReplicas wins over upper, as upstream.
+func legacyLimits(current, desired, minReplicas, maxReplicas int32) (int32, verdict) {
+	upper, upperWhy := legacyScaleUpLimit(current), scaleUpLimit
+	if maxReplicas <= upper {
+		upper, upperWhy = maxReplicas, tooManyReplicas
+	}
+	switch {
+	case desired < minReplicas:
+		return minReplicas, tooFewReplicas
+	case desired > upper:
+		return upper, upperWhy
+	default:
+		return desired, desiredWithinRange
+	}
+}
+
+// legacyScaleUpLimit is max(2 x current, 4): it keeps one bogus metric
+// sample from multiplying a workload many times over in one step.
+func legacyScaleUpLimit(current int32) int32 {
+	return clampInt32(max(legacyScaleUpFactor*int64(current), legacyScaleUpMinimum))
+}
+
+// clampInt32 brings v into the range of int32.
+func clampInt32(v int64) int32 {
+	return int32(min(max(v, math.MinInt32), math.MaxInt32))
+}

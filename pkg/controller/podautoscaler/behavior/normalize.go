@@ -1,0 +1,65 @@
+package behavior
+
+import (
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
+)
+
+// Input is what Normalize needs to know about one HPA at one reconcile.
+type Input struct {
+	// Key identifies the HPA: "namespace/name".
+	Key string
+	// Behavior is spec.behavior; nil selects the legacy path.
+	Behavior *autoscalingv2.HorizontalPodAutoscalerBehavior
+	// CurrentReplicas is the target's replica count (its scale's
+	// spec.replicas).
+	CurrentReplicas int32
+	// Recommendation is the replica count the metrics ask for: the maximum
+	// over all valid metrics.
+	Recommendation int32
+	// MinReplicas and MaxReplicas are the HPA's bounds, minReplicas
+	// defaulted.
+	MinReplicas int32
+	MaxReplicas int32
+}
+
+// Result is the outcome of Normalize.
+type Result struct {
+	// Replicas is the replica count to apply.
+	Replicas int32
+	// Stabilized is the recommendation after stabilization, before the rate
+	// limits and the bounds.
+	Stabilized int32
+	// Conditions are AbleToScale and ScalingLimited, in that order.
+	Conditions []Condition
+}
+
+// Normalize turns in.Recommendation into the replica count to apply: it
+// stabilizes it against the HPA's recent recommendations, limits the rate of
+// change, and clamps it to the HPA's bounds. It records the recommendation
+// (as given, before stabilization) for later calls.
+//
+// The caller still owns two rules of upstream's reconcile: it does not call
+// Normalize when the current replicas are outside [MinReplicas, MaxReplicas]
+// (other than zero), and when scaling up from zero it raises the result to
+// MinReplicas itself.
+func (s *Store) Normalize(in Input) Result {
+	st := s.state(in.Key)
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if in.Behavior == nil {
+		return s.normalizeLegacy(st, in)
+	}
+	return s.normalizeWithBehavior(st, in)
+}
+
+// result assembles a Result and its conditions.
+func result(in Input, stabilized int32, stabilizedWhy verdict, replicas int32, limitWhy verdict) Result {
+	return Result{
+		Replicas:   replicas,
+		Stabilized: stabilized,
+		Conditions: []Condition{
+			stabilizationCondition(in.Recommendation, stabilized, stabilizedWhy),
+			limitCondition(stabilized, replicas, limitWhy),
+		},
+	}
+}

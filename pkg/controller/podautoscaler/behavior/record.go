@@ -1,0 +1,27 @@
+package behavior
+
+import autoscalingv2 "k8s.io/api/autoscaling/v2"
+
+// RecordScale records that the controller changed the replicas of the HPA
+// with this key from prev to next, for the rate policies of later calls to
+// Normalize. Without spec.behavior there are no policies to feed, and
+// nothing is recorded; neither is a change of zero replicas. Events older
+// than the longest policy period of either direction are dropped: no
+// policy counts them any more.
+func (s *Store) RecordScale(key string, behavior *autoscalingv2.HorizontalPodAutoscalerBehavior, prev, next int32) {
+	if behavior == nil || prev == next {
+		return
+	}
+	now := s.clock.Now()
+	staleAt := now.Add(-longestPeriod(scaleUpRules(behavior), scaleDownRules(behavior, s.downscaleWindow)))
+	change := int64(next) - int64(prev)
+
+	st := s.state(key)
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if change > 0 {
+		st.scaleUps.add(change, now, staleAt)
+	} else {
+		st.scaleDowns.add(-change, now, staleAt)
+	}
+}

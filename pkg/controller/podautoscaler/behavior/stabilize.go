@@ -1,0 +1,40 @@
+package behavior
+
+import "time"
+
+// normalizeWithBehavior is the path of HPAs with spec.behavior:
+// stabilization in both directions, then the rate policies and the bounds.
+func (s *Store) normalizeWithBehavior(st *hpaState, in Input) Result {
+	up := scaleUpRules(in.Behavior)
+	down := scaleDownRules(in.Behavior, s.downscaleWindow)
+	now := s.clock.Now()
+	stabilized, why := stabilize(&st.recommendations, in, up.window, down.window, now)
+	replicas, limitWhy := rateLimits(st, in, stabilized, up, down, now)
+	return result(in, stabilized, why, replicas, limitWhy)
+}
+
+// stabilize moves the current replicas towards the recommendation no
+// further than the recent recommendations allow: up to at most the lowest
+// recommendation of the scale-up window, down to at least the highest one
+// of the scale-down window. It records the recommendation and returns the
+// stabilized count with the AbleToScale reason for a change.
+func stabilize(h *recommendationHistory, in Input, upWindow, downWindow time.Duration, now time.Time) (int32, verdict) {
+	upSince := now.Add(-upWindow)
+	downSince := now.Add(-downWindow)
+	floor := h.lowestSince(upSince, in.Recommendation)
+	ceiling := h.highestSince(downSince, in.Recommendation)
+	h.add(in.Recommendation, now, earliest(upSince, downSince))
+
+	stabilized := min(max(in.CurrentReplicas, floor), ceiling)
+	if in.Recommendation >= in.CurrentReplicas {
+		return stabilized, scaleUpStabilized
+	}
+	return stabilized, scaleDownStabilized
+}
+
+func earliest(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return a
+	}
+	return b
+}

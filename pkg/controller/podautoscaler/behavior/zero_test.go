@@ -1,0 +1,76 @@
+package behavior
+
+import (
+	"testing"
+	"time"
+
+	"k8s.io/utils/ptr"
+)
+
+// TestNormalizeFromZero pins the scale-from-zero rule of the package doc: at
+// zero replicas a Percent scale-up policy counts from one replica.
+func TestNormalizeFromZero(t *testing.T) {
+	runScenarios(t, []scenario{
+		{
+			name:     "percent policy from zero replicas counts from one replica",
+			behavior: withUp(maxOf(percent(100, 15))), current: 0, recommendation: 5,
+			want: 2, wantAble: ready(), wantLimited: limited("ScaleUpLimit"),
+		},
+		{
+			name:     "a large percent policy from zero reaches the recommendation",
+			behavior: withUp(maxOf(percent(900, 15))), current: 0, recommendation: 5,
+			want: 5, wantAble: ready(), wantLimited: within(),
+		},
+		{
+			name:     "a small percent policy from zero still adds a replica",
+			behavior: withUp(maxOf(percent(10, 15))), current: 0, recommendation: 5,
+			want: 2, wantAble: ready(), wantLimited: limited("ScaleUpLimit"),
+		},
+		{
+			name:     "pods policy from zero adds its value",
+			behavior: withUp(maxOf(pods(3, 15))), current: 0, recommendation: 5,
+			want: 3, wantAble: ready(), wantLimited: limited("ScaleUpLimit"),
+		},
+		{
+			name:     "default rules from zero allow 4 replicas",
+			behavior: defaults(), current: 0, recommendation: 10,
+			want: 4, wantAble: ready(), wantLimited: limited("ScaleUpLimit"),
+		},
+		{
+			name:     "Disabled scale-up stays at zero",
+			behavior: withUp(disabled()), current: 0, recommendation: 5,
+			want: 0, wantAble: ready(), wantLimited: limited("ScaleUpLimit"),
+		},
+		{
+			name:     "the percent rule from zero applies only at zero replicas",
+			behavior: withUp(maxOf(percent(100, 60))),
+			history:  []past{scaled(5*time.Second, 0, 1)},
+			current:  1, recommendation: 5,
+			want: 1, wantAble: ready(), wantLimited: limited("ScaleUpLimit"),
+		},
+		{
+			name:     "a zero recommendation at zero replicas stays at zero",
+			behavior: withUp(maxOf(percent(100, 15))), current: 0, recommendation: 0,
+			want: 0, wantAble: ready(), wantLimited: within(),
+		},
+		{
+			name:     "a recent scale-down to zero gives the percent base",
+			behavior: withUp(maxOf(percent(100, 60))),
+			history:  []past{scaled(5*time.Second, 3, 0)},
+			current:  0, recommendation: 10,
+			want: 6, wantAble: ready(), wantLimited: limited("ScaleUpLimit"),
+		},
+		{
+			name:     "scale-up stabilization applies to a scale-up from zero",
+			behavior: with(window(60), window(0)),
+			history:  []past{recommended(30*time.Second, 0, 1)},
+			current:  0, recommendation: 6,
+			want: 1, stabilized: ptr.To[int32](1), wantAble: upStabilized(), wantLimited: within(),
+		},
+		{
+			name:     "maxReplicas bounds a scale-up from zero",
+			behavior: withUp(maxOf(percent(900, 15))), current: 0, recommendation: 20, max: 3,
+			want: 3, wantAble: ready(), wantLimited: limited("TooManyReplicas"),
+		},
+	})
+}
