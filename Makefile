@@ -61,3 +61,15 @@ clean:
 run:
 	@echo "make run needs the local control plane and hpa-controller-manager, which are not built yet" >&2
 	@exit 1
+
+## upstream-binaries: build etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kubectl and kwok
+## from source into _output/bin (minutes the first time, a second when up to date).
+.PHONY: upstream-binaries
+upstream-binaries:
+	hack/build-upstream.sh
+
+## integration: tests against a local control plane of the upstream binaries (test/localcluster).
+INTEGRATION_TIMEOUT ?= 15m
+.PHONY: integration
+integration: upstream-binaries
+	KUBE_HPA_INTEGRATION=1 $(GO) test -count=1 -timeout $(INTEGRATION_TIMEOUT) ./test/integration/...

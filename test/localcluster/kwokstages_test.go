@@ -1,0 +1,54 @@
+package localcluster
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestKwokStagesFollowEachKustomization(t *testing.T) {
+	module := t.TempDir()
+	files := map[string]string{
+		"node/fast/kustomization.yaml":       "resources:\n- node-initialize.yaml\n",
+		"node/fast/node-initialize.yaml":     "kind: Stage\nmetadata:\n  name: node-initialize\n",
+		"node/fast/testdata/ignored.yaml":    "kind: NotAStage\n",
+		"node/heartbeat/kustomization.yaml":  "resources:\n- node-heartbeat.yaml\n",
+		"node/heartbeat/node-heartbeat.yaml": "kind: Stage\nmetadata:\n  name: node-heartbeat\n",
+		"pod/fast/kustomization.yaml":        "resources:\n- pod-ready.yaml\n- pod-delete.yaml\n",
+		"pod/fast/pod-ready.yaml":            "kind: Stage\nmetadata:\n  name: pod-ready\n",
+		"pod/fast/pod-delete.yaml":           "kind: Stage\nmetadata:\n  name: pod-delete\n",
+	}
+	for path, content := range files {
+		full := filepath.Join(module, "kustomize", "stage", filepath.FromSlash(path))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	got, err := kwokStages(module)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := string(got)
+	for _, name := range []string{"node-initialize", "node-heartbeat", "pod-ready", "pod-delete"} {
+		if !strings.Contains(out, "name: "+name) {
+			t.Errorf("stage %s missing from:\n%s", name, out)
+		}
+	}
+	if strings.Contains(out, "NotAStage") {
+		t.Errorf("a file that no kustomization lists was included:\n%s", out)
+	}
+	if n := strings.Count(out, "---\n"); n != 4 {
+		t.Errorf("want 4 YAML documents, got %d:\n%s", n, out)
+	}
+}
+
+func TestKwokStagesFailWithoutTheModule(t *testing.T) {
+	if _, err := kwokStages(t.TempDir()); err == nil {
+		t.Fatal("want an error for a directory without kustomize/stage")
+	}
+}
