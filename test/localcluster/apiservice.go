@@ -49,6 +49,9 @@ func APIServiceServerName(group, version string) string {
 // aggregator resolves without kube-proxy, and an APIService on it. caBundle
 // is the PEM CA of the server's certificate; nil skips TLS verification.
 // Calling it again updates both, for a server that moved to another port.
+// Unregister it when the server stops: while an APIService is unavailable,
+// kube-controller-manager cannot finish deleting any namespace (it must list
+// every API group to empty one).
 func (c *Cluster) RegisterAPIService(ctx context.Context, group, version string, port int, caBundle []byte) error {
 	svcName := apiServiceServiceName(group, version)
 	svc := &unstructured.Unstructured{Object: map[string]any{

@@ -74,6 +74,7 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 // prepare writes everything the components read before any of them starts:
 // the run directory, certificates, kubeconfig and kwok's stages.
 func prepare(ctx context.Context, opts Options, now time.Time) (*Cluster, error) {
+	pruneRuns(ctx, opts.OutputDir, opts.KeepRuns, now)
 	l, err := newLayout(opts.OutputDir, now)
 	if err != nil {
 		return nil, err

@@ -35,6 +35,10 @@ type Options struct {
 	// StopGracePeriod is how long a component gets after SIGTERM before its
 	// process group is killed; by default 5s.
 	StopGracePeriod time.Duration
+	// KeepRuns is how many run directories (logs) to keep under OutputDir;
+	// older ones are deleted at Start, except those of the last hour. By
+	// default 10.
+	KeepRuns int
 	// KeepEtcdData keeps etcd's data directory after Stop; it is deleted by
 	// default because etcd preallocates tens of megabytes per run.
 	KeepEtcdData bool
@@ -83,6 +87,9 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.StartTimeout == 0 {
 		o.StartTimeout = 2 * time.Minute
+	}
+	if o.KeepRuns == 0 {
+		o.KeepRuns = 10
 	}
 	if o.StopGracePeriod == 0 {
 		o.StopGracePeriod = 5 * time.Second
