@@ -43,7 +43,7 @@
 // # Where we differ from upstream on purpose
 //
 //   - Percent limits use exact integer arithmetic: upstream's floating point
-//     rounds 10 replicas + 10% up to 12, since 10 x 1.1 is not exactly 11.
+//     rounds 50 replicas + 10% up to 56, since 50 x 1.1 is not exactly 55.
 //   - Limits are computed in 64 bits and clamped to int32, so a huge Pods or
 //     Percent value cannot overflow.
 //   - A recommendation counts in a window when it is strictly newer than

@@ -101,6 +101,12 @@ func TestNormalizeLegacy(t *testing.T) {
 			want: 20, stabilized: ptr.To[int32](20), wantAble: downStabilized(), wantLimited: within(),
 		},
 		{
+			name: "legacy history holds the raw recommendation, not the stabilized one", flagWindow: window,
+			history: []past{recommended(6*time.Minute, 9, 9), recommended(2*time.Minute, 9, 3)},
+			current: 9, recommendation: 2, min: 1,
+			want: 3, stabilized: ptr.To[int32](3), wantAble: downStabilized(), wantLimited: within(),
+		},
+		{
 			name: "legacy stabilized recommendation is still bounded by maxReplicas", flagWindow: window,
 			history: []past{recommended(time.Minute, 10, 12)},
 			current: 10, recommendation: 5, min: 1, max: 8,

@@ -37,8 +37,8 @@ func TestNormalizeRatePolicies(t *testing.T) {
 		},
 		{
 			name:     "percent policy uses exact arithmetic",
-			behavior: withUp(maxOf(percent(10, 60))), current: 10, recommendation: 20,
-			want: 11, wantAble: ready(), wantLimited: limited("ScaleUpLimit"),
+			behavior: withUp(maxOf(percent(10, 60))), current: 50, recommendation: 100,
+			want: 55, wantAble: ready(), wantLimited: limited("ScaleUpLimit"),
 		},
 		{
 			name:     "selectPolicy Max picks the largest change",

@@ -23,9 +23,9 @@ func stabilize(h *recommendationHistory, in Input, upWindow, downWindow time.Dur
 	downSince := now.Add(-downWindow)
 	floor := h.lowestSince(upSince, in.Recommendation)
 	ceiling := h.highestSince(downSince, in.Recommendation)
+	stabilized := min(max(in.CurrentReplicas, floor), ceiling)
 	h.add(in.Recommendation, now, earliest(upSince, downSince))
 
-	stabilized := min(max(in.CurrentReplicas, floor), ceiling)
 	if in.Recommendation >= in.CurrentReplicas {
 		return stabilized, scaleUpStabilized
 	}

@@ -116,6 +116,13 @@ func TestNormalizeStabilization(t *testing.T) {
 			want: 20, stabilized: ptr.To[int32](40), wantAble: upStabilized(), wantLimited: limited("ScaleUpLimit"),
 		},
 		{
+			name:     "behavior history holds the raw recommendation, not the stabilized one",
+			behavior: withDown(window(300)),
+			history:  []past{recommended(6*time.Minute, 9, 9), recommended(2*time.Minute, 9, 3)},
+			current:  9, recommendation: 2,
+			want: 3, stabilized: ptr.To[int32](3), wantAble: downStabilized(), wantLimited: within(),
+		},
+		{
 			name:     "stabilized recommendation is then limited by the policies",
 			behavior: with(window(0), rules(ptr.To[int32](300), "MaxChange", pods(1, 60))),
 			history:  []past{recommended(time.Minute, 10, 7)},
