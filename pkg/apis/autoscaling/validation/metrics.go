@@ -30,8 +30,10 @@ func validateMetrics(metrics []v2.MetricSpec, fldPath *field.Path, opts options)
 
 // validateScaleToZero pins KEP-2021's rule: only a metric that does not
 // come from the pods themselves can ask for replicas when there are none.
-func validateScaleToZero(spec *v2.HorizontalPodAutoscalerSpec, fldPath *field.Path, opts options) field.ErrorList {
-	if spec.MinReplicas == nil || *spec.MinReplicas != 0 || opts.minReplicasLowerBound > 0 {
+// Like upstream, the rule holds whatever the gate says, so that a spec
+// refused for its gate also names the metric it would still lack.
+func validateScaleToZero(spec *v2.HorizontalPodAutoscalerSpec, fldPath *field.Path) field.ErrorList {
+	if spec.MinReplicas == nil || *spec.MinReplicas != 0 {
 		return nil
 	}
 	for _, m := range spec.Metrics {
@@ -223,13 +225,54 @@ func validateResourceTargetKind(t autoscalingv2.MetricTarget, fldPath *field.Pat
 }
 
 // standardContainerResources are the unprefixed resource names a container
-// can request.
+// can request (besides huge pages).
 var standardContainerResources = map[corev1.ResourceName]bool{
 	corev1.ResourceCPU:              true,
 	corev1.ResourceMemory:           true,
 	corev1.ResourceEphemeralStorage: true,
 }
 
+// standardResources are the unprefixed resource names that core/v1 knows
+// anywhere (container requests and quotas alike), besides huge pages. An
+// unprefixed name outside this set is neither known nor qualified.
+var standardResources = map[corev1.ResourceName]bool{
+	corev1.ResourceCPU:                      true,
+	corev1.ResourceMemory:                   true,
+	corev1.ResourceEphemeralStorage:         true,
+	corev1.ResourceStorage:                  true,
+	corev1.ResourceRequestsCPU:              true,
+	corev1.ResourceRequestsMemory:           true,
+	corev1.ResourceRequestsEphemeralStorage: true,
+	corev1.ResourceRequestsStorage:          true,
+	corev1.ResourceLimitsCPU:                true,
+	corev1.ResourceLimitsMemory:             true,
+	corev1.ResourceLimitsEphemeralStorage:   true,
+	corev1.ResourcePods:                     true,
+	corev1.ResourceQuotas:                   true,
+	corev1.ResourceServices:                 true,
+	corev1.ResourceServicesNodePorts:        true,
+	corev1.ResourceServicesLoadBalancers:    true,
+	corev1.ResourceReplicationControllers:   true,
+	corev1.ResourceSecrets:                  true,
+	corev1.ResourceConfigMaps:               true,
+	corev1.ResourcePersistentVolumeClaims:   true,
+}
+
+func isStandardResourceName(name corev1.ResourceName) bool {
+	s := string(name)
+	return standardResources[name] || strings.HasPrefix(s, corev1.ResourceHugePagesPrefix) ||
+		strings.HasPrefix(s, corev1.ResourceRequestsHugePagesPrefix)
+}
+
+func isStandardContainerResourceName(name corev1.ResourceName) bool {
+	return standardContainerResources[name] || strings.HasPrefix(string(name), corev1.ResourceHugePagesPrefix)
+}
+
+// validateContainerResourceName applies core/v1's rules for a resource name
+// in a container: a qualified name; unprefixed, a known resource that
+// containers can request; prefixed, either in the kubernetes.io namespace or
+// a valid extended resource name. An unprefixed unknown name fails both of
+// the first two checks and gets both errors, as upstream reports it.
 func validateContainerResourceName(name corev1.ResourceName, fldPath *field.Path) field.ErrorList {
 	var allErrs field.ErrorList
 	for _, msg := range validation.IsQualifiedName(string(name)) {
@@ -241,7 +284,10 @@ func validateContainerResourceName(name corev1.ResourceName, fldPath *field.Path
 	s := string(name)
 	switch {
 	case !strings.Contains(s, "/"):
-		if !standardContainerResources[name] && !strings.HasPrefix(s, corev1.ResourceHugePagesPrefix) {
+		if !isStandardResourceName(name) {
+			allErrs = append(allErrs, field.Invalid(fldPath, name, "must be a standard resource type or fully qualified"))
+		}
+		if !isStandardContainerResourceName(name) {
 			allErrs = append(allErrs, field.Invalid(fldPath, name, "must be a standard resource for containers"))
 		}
 	case !strings.Contains(s, corev1.ResourceDefaultNamespacePrefix) && !isExtendedResourceName(s):
