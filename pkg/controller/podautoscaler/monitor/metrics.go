@@ -1,0 +1,85 @@
+package monitor
+
+import "k8s.io/component-base/metrics"
+
+// subsystem is upstream's metric subsystem of the HPA controller.
+const subsystem = "horizontal_pod_autoscaler_controller"
+
+// Duration buckets, as upstream: 15 buckets doubling from 1 ms to about 16 s.
+const (
+	durationBucketStart  = 0.001
+	durationBucketFactor = 2
+	durationBucketCount  = 15
+)
+
+// collectors are one set of the controller's metrics.
+type collectors struct {
+	reconciliations           *metrics.CounterVec
+	reconciliationDuration    *metrics.HistogramVec
+	metricComputations        *metrics.CounterVec
+	metricComputationDuration *metrics.HistogramVec
+	horizontalPodAutoscalers  *metrics.Gauge
+	desiredReplicas           *metrics.GaugeVec
+}
+
+// newCollectors builds a fresh, unregistered set of the metrics.
+func newCollectors() *collectors {
+	const (
+		actionErrorHelp = " The label 'action' is 'scale_up', 'scale_down' or 'none'; the label 'error' is 'spec', 'internal' or 'none', and tells the first error met when there were several."
+		metricTypeHelp  = " The label 'metric_type' is the metric's spec.metrics[*].type."
+	)
+	buckets := metrics.ExponentialBuckets(durationBucketStart, durationBucketFactor, durationBucketCount)
+	return &collectors{
+		reconciliations: metrics.NewCounterVec(&metrics.CounterOpts{
+			Subsystem:      subsystem,
+			Name:           "reconciliations_total",
+			Help:           "Number of reconciliations of HPAs by the controller." + actionErrorHelp,
+			StabilityLevel: metrics.BETA,
+		}, []string{"action", "error"}),
+		reconciliationDuration: metrics.NewHistogramVec(&metrics.HistogramOpts{
+			Subsystem:      subsystem,
+			Name:           "reconciliation_duration_seconds",
+			Help:           "Time in seconds the controller takes to reconcile one HPA." + actionErrorHelp,
+			Buckets:        buckets,
+			StabilityLevel: metrics.BETA,
+		}, []string{"action", "error"}),
+		metricComputations: metrics.NewCounterVec(&metrics.CounterOpts{
+			Subsystem:      subsystem,
+			Name:           "metric_computation_total",
+			Help:           "Number of computations of one metric of an HPA." + actionErrorHelp + metricTypeHelp,
+			StabilityLevel: metrics.BETA,
+		}, []string{"action", "error", "metric_type"}),
+		metricComputationDuration: metrics.NewHistogramVec(&metrics.HistogramOpts{
+			Subsystem:      subsystem,
+			Name:           "metric_computation_duration_seconds",
+			Help:           "Time in seconds the controller takes to compute one metric of an HPA." + actionErrorHelp + metricTypeHelp,
+			Buckets:        buckets,
+			StabilityLevel: metrics.BETA,
+		}, []string{"action", "error", "metric_type"}),
+		horizontalPodAutoscalers: metrics.NewGauge(&metrics.GaugeOpts{
+			Subsystem:      subsystem,
+			Name:           "num_horizontal_pod_autoscalers",
+			Help:           "Number of HPAs the controller manages.",
+			StabilityLevel: metrics.ALPHA,
+		}),
+		desiredReplicas: metrics.NewGaugeVec(&metrics.GaugeOpts{
+			Subsystem:      subsystem,
+			Name:           "desired_replicas",
+			Help:           "Replica count the controller last wanted for each HPA's target.",
+			StabilityLevel: metrics.ALPHA,
+		}, []string{"namespace", "hpa_name"}),
+	}
+}
+
+// register registers every metric of c on registry; it panics when one is
+// registered there already.
+func (c *collectors) register(registry metrics.KubeRegistry) {
+	registry.MustRegister(
+		c.reconciliations,
+		c.reconciliationDuration,
+		c.metricComputations,
+		c.metricComputationDuration,
+		c.horizontalPodAutoscalers,
+		c.desiredReplicas,
+	)
+}

@@ -1,0 +1,63 @@
+package monitor
+
+import (
+	"time"
+
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	"k8s.io/component-base/metrics"
+)
+
+// Monitor is what the controller reports about its work.
+type Monitor interface {
+	// ObserveReconciliationResult counts one reconciliation of an HPA and
+	// its duration.
+	ObserveReconciliationResult(action ActionLabel, err ErrorLabel, duration time.Duration)
+	// ObserveMetricComputationResult counts one computation of one metric of
+	// an HPA and its duration.
+	ObserveMetricComputationResult(action ActionLabel, err ErrorLabel, duration time.Duration, metricType autoscalingv2.MetricSourceType)
+	// SetHPACount sets the number of HPAs the controller manages.
+	SetHPACount(n int)
+	// ObserveDesiredReplicas records the replica count the controller wants
+	// for an HPA's target.
+	ObserveDesiredReplicas(namespace, name string, replicas int32)
+	// DeleteHPA drops the series of an HPA that was deleted.
+	DeleteHPA(namespace, name string)
+}
+
+// prometheusMonitor is a Monitor on component-base metrics.
+type prometheusMonitor struct {
+	c *collectors
+}
+
+var _ Monitor = (*prometheusMonitor)(nil)
+
+// New returns a Monitor whose metrics are registered on registry, typically
+// the registry the binary serves on /metrics. It panics if registry already
+// holds these metrics, as registering twice is a programming error.
+func New(registry metrics.KubeRegistry) Monitor {
+	c := newCollectors()
+	c.register(registry)
+	return &prometheusMonitor{c: c}
+}
+
+func (m *prometheusMonitor) ObserveReconciliationResult(action ActionLabel, err ErrorLabel, duration time.Duration) {
+	m.c.reconciliations.WithLabelValues(string(action), string(err)).Inc()
+	m.c.reconciliationDuration.WithLabelValues(string(action), string(err)).Observe(duration.Seconds())
+}
+
+func (m *prometheusMonitor) ObserveMetricComputationResult(action ActionLabel, err ErrorLabel, duration time.Duration, metricType autoscalingv2.MetricSourceType) {
+	m.c.metricComputations.WithLabelValues(string(action), string(err), string(metricType)).Inc()
+	m.c.metricComputationDuration.WithLabelValues(string(action), string(err), string(metricType)).Observe(duration.Seconds())
+}
+
+func (m *prometheusMonitor) SetHPACount(n int) {
+	m.c.horizontalPodAutoscalers.Set(float64(n))
+}
+
+func (m *prometheusMonitor) ObserveDesiredReplicas(namespace, name string, replicas int32) {
+	m.c.desiredReplicas.WithLabelValues(namespace, name).Set(float64(replicas))
+}
+
+func (m *prometheusMonitor) DeleteHPA(namespace, name string) {
+	m.c.desiredReplicas.DeleteLabelValues(namespace, name)
+}

@@ -1,0 +1,217 @@
+package monitor
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	"k8s.io/component-base/metrics"
+	"k8s.io/component-base/metrics/testutil"
+)
+
+const prefix = "horizontal_pod_autoscaler_controller_"
+
+// upstreamBuckets are the upper bounds of upstream's duration histograms.
+func upstreamBuckets() []string {
+	return []string{"0.001", "0.002", "0.004", "0.008", "0.016", "0.032", "0.064", "0.128",
+		"0.256", "0.512", "1.024", "2.048", "4.096", "8.192", "16.384"}
+}
+
+// histogram writes the exposition of one histogram series whose
+// observations are all equal to value, falling in every bucket from
+// firstBucket on.
+func histogram(name, labels string, count int, value float64, firstBucket int) string {
+	var b strings.Builder
+	for i, le := range upstreamBuckets() {
+		n := 0
+		if i >= firstBucket {
+			n = count
+		}
+		fmt.Fprintf(&b, "%s_bucket{%s,le=%q} %d\n", name, labels, le, n)
+	}
+	fmt.Fprintf(&b, "%s_bucket{%s,le=\"+Inf\"} %d\n", name, labels, count)
+	fmt.Fprintf(&b, "%s_sum{%s} %g\n", name, labels, float64(count)*value)
+	fmt.Fprintf(&b, "%s_count{%s} %d\n", name, labels, count)
+	return b.String()
+}
+
+func TestReconciliationMetrics(t *testing.T) {
+	registry := metrics.NewKubeRegistry()
+	m := New(registry)
+	m.ObserveReconciliationResult(ActionLabelScaleUp, ErrorLabelNone, 3*time.Millisecond)
+	m.ObserveReconciliationResult(ActionLabelScaleUp, ErrorLabelNone, 3*time.Millisecond)
+	m.ObserveReconciliationResult(ActionLabelNone, ErrorLabelSpec, 20*time.Second)
+
+	const total, duration = prefix + "reconciliations_total", prefix + "reconciliation_duration_seconds"
+	want := `# HELP ` + total + ` [BETA] Number of reconciliations of HPAs by the controller. The label 'action' is 'scale_up', 'scale_down' or 'none'; the label 'error' is 'spec', 'internal' or 'none', and tells the first error met when there were several.
+# TYPE ` + total + ` counter
+` + total + `{action="none",error="spec"} 1
+` + total + `{action="scale_up",error="none"} 2
+# HELP ` + duration + ` [BETA] Time in seconds the controller takes to reconcile one HPA. The label 'action' is 'scale_up', 'scale_down' or 'none'; the label 'error' is 'spec', 'internal' or 'none', and tells the first error met when there were several.
+# TYPE ` + duration + ` histogram
+` + histogram(duration, `action="none",error="spec"`, 1, 20, len(upstreamBuckets())) +
+		histogram(duration, `action="scale_up",error="none"`, 2, 0.003, 2)
+	if err := testutil.GatherAndCompare(registry, strings.NewReader(want), total, duration); err != nil {
+		t.Error(err)
+	}
+}
+
+func TestMetricComputationMetrics(t *testing.T) {
+	registry := metrics.NewKubeRegistry()
+	m := New(registry)
+	m.ObserveMetricComputationResult(ActionLabelScaleDown, ErrorLabelNone, 500*time.Microsecond, autoscalingv2.ResourceMetricSourceType)
+	m.ObserveMetricComputationResult(ActionLabelNone, ErrorLabelInternal, time.Second, autoscalingv2.ExternalMetricSourceType)
+
+	const total, duration = prefix + "metric_computation_total", prefix + "metric_computation_duration_seconds"
+	want := `# HELP ` + total + ` [BETA] Number of computations of one metric of an HPA. The label 'action' is 'scale_up', 'scale_down' or 'none'; the label 'error' is 'spec', 'internal' or 'none', and tells the first error met when there were several. The label 'metric_type' is the metric's spec.metrics[*].type.
+# TYPE ` + total + ` counter
+` + total + `{action="none",error="internal",metric_type="External"} 1
+` + total + `{action="scale_down",error="none",metric_type="Resource"} 1
+# HELP ` + duration + ` [BETA] Time in seconds the controller takes to compute one metric of an HPA. The label 'action' is 'scale_up', 'scale_down' or 'none'; the label 'error' is 'spec', 'internal' or 'none', and tells the first error met when there were several. The label 'metric_type' is the metric's spec.metrics[*].type.
+# TYPE ` + duration + ` histogram
+` + histogram(duration, `action="none",error="internal",metric_type="External"`, 1, 1, 10) +
+		histogram(duration, `action="scale_down",error="none",metric_type="Resource"`, 1, 0.0005, 0)
+	if err := testutil.GatherAndCompare(registry, strings.NewReader(want), total, duration); err != nil {
+		t.Error(err)
+	}
+}
+
+func TestHPAGauges(t *testing.T) {
+	const count, desired = prefix + "num_horizontal_pod_autoscalers", prefix + "desired_replicas"
+	header := `# HELP ` + count + ` [ALPHA] Number of HPAs the controller manages.
+# TYPE ` + count + ` gauge
+`
+	desiredHeader := `# HELP ` + desired + ` [ALPHA] Replica count the controller last wanted for each HPA's target.
+# TYPE ` + desired + ` gauge
+`
+	tests := []struct {
+		name    string
+		observe func(m Monitor)
+		want    string
+	}{
+		{
+			name: "SetHPACount sets the count, last value wins",
+			observe: func(m Monitor) {
+				m.SetHPACount(7)
+				m.SetHPACount(3)
+			},
+			want: header + count + " 3\n",
+		},
+		{
+			name: "ObserveDesiredReplicas keeps one series per HPA, last value wins",
+			observe: func(m Monitor) {
+				m.ObserveDesiredReplicas("default", "web", 2)
+				m.ObserveDesiredReplicas("default", "web", 5)
+				m.ObserveDesiredReplicas("shop", "web", 0)
+			},
+			want: header + count + " 0\n" + desiredHeader +
+				desired + `{hpa_name="web",namespace="default"} 5` + "\n" +
+				desired + `{hpa_name="web",namespace="shop"} 0` + "\n",
+		},
+		{
+			name: "DeleteHPA drops only that HPA's series",
+			observe: func(m Monitor) {
+				m.ObserveDesiredReplicas("default", "web", 5)
+				m.ObserveDesiredReplicas("default", "api", 4)
+				m.DeleteHPA("default", "web")
+			},
+			want: header + count + " 0\n" + desiredHeader +
+				desired + `{hpa_name="api",namespace="default"} 4` + "\n",
+		},
+		{
+			name: "DeleteHPA of an unknown HPA changes nothing",
+			observe: func(m Monitor) {
+				m.ObserveDesiredReplicas("default", "api", 4)
+				m.DeleteHPA("default", "gone")
+			},
+			want: header + count + " 0\n" + desiredHeader +
+				desired + `{hpa_name="api",namespace="default"} 4` + "\n",
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			registry := metrics.NewKubeRegistry()
+			m := New(registry)
+			tc.observe(m)
+			if err := testutil.GatherAndCompare(registry, strings.NewReader(tc.want), count, desired); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+}
+
+// TestMonitorsAreIndependent checks that there is no shared state: each
+// registry sees only its own Monitor's observations.
+func TestMonitorsAreIndependent(t *testing.T) {
+	first, second := metrics.NewKubeRegistry(), metrics.NewKubeRegistry()
+	New(first).SetHPACount(4)
+	New(second).SetHPACount(9)
+
+	for _, tc := range []struct {
+		registry metrics.KubeRegistry
+		want     string
+	}{{first, "4"}, {second, "9"}} {
+		const count = prefix + "num_horizontal_pod_autoscalers"
+		want := "# HELP " + count + " [ALPHA] Number of HPAs the controller manages.\n# TYPE " + count + " gauge\n" + count + " " + tc.want + "\n"
+		if err := testutil.GatherAndCompare(tc.registry, strings.NewReader(want), count); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+func TestNewPanicsWhenRegisteredTwiceOnOneRegistry(t *testing.T) {
+	registry := metrics.NewKubeRegistry()
+	New(registry)
+	defer func() {
+		if recover() == nil {
+			t.Error("second New on the same registry did not panic")
+		}
+	}()
+	New(registry)
+}
+
+// TestMetricNamesAndLabels lists every metric with its type and label names,
+// as upstream defines them.
+func TestMetricNamesAndLabels(t *testing.T) {
+	registry := metrics.NewKubeRegistry()
+	m := New(registry)
+	m.ObserveReconciliationResult(ActionLabelNone, ErrorLabelNone, time.Millisecond)
+	m.ObserveMetricComputationResult(ActionLabelNone, ErrorLabelNone, time.Millisecond, autoscalingv2.PodsMetricSourceType)
+	m.SetHPACount(1)
+	m.ObserveDesiredReplicas("ns", "hpa", 1)
+
+	want := map[string]string{
+		prefix + "reconciliations_total":               "COUNTER action,error",
+		prefix + "reconciliation_duration_seconds":     "HISTOGRAM action,error",
+		prefix + "metric_computation_total":            "COUNTER action,error,metric_type",
+		prefix + "metric_computation_duration_seconds": "HISTOGRAM action,error,metric_type",
+		prefix + "num_horizontal_pod_autoscalers":      "GAUGE ",
+		prefix + "desired_replicas":                    "GAUGE hpa_name,namespace",
+	}
+	families, err := registry.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, f := range families {
+		var labels []string
+		for _, l := range f.GetMetric()[0].GetLabel() {
+			labels = append(labels, l.GetName())
+		}
+		got[f.GetName()] = f.GetType().String() + " " + strings.Join(labels, ",")
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("metrics =\n  %v\nwant\n  %v", got, want)
+	}
+}
+
+func TestLabelValues(t *testing.T) {
+	got := []string{string(ActionLabelScaleUp), string(ActionLabelScaleDown), string(ActionLabelNone),
+		string(ErrorLabelSpec), string(ErrorLabelInternal), string(ErrorLabelNone)}
+	want := []string{"scale_up", "scale_down", "none", "spec", "internal", "none"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("label values = %v, want %v", got, want)
+	}
+}
