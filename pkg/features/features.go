@@ -35,7 +35,7 @@ func Specs() map[featuregate.Feature]featuregate.FeatureSpec {
 // NewFeatureGate returns a gate that knows kube-hpa's features, set to their
 // defaults. The binary owns one and hands it to whatever reads a gate, so
 // that tests can flip gates on their own instance.
-func NewFeatureGate() featuregate.MutableFeatureGate {
+func NewFeatureGate() featuregate.MutableVersionedFeatureGate {
 	gate := featuregate.NewFeatureGate()
 	if err := gate.Add(Specs()); err != nil {
 		// Add fails only on a duplicate or conflicting registration, which

@@ -1,0 +1,56 @@
+// Package app is hpa-controller-manager's command: options, then a
+// validated config, then Run.
+package app
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+	cliflag "k8s.io/component-base/cli/flag"
+	"k8s.io/component-base/term"
+
+	"github.com/kube-hpa/kube-hpa/cmd/hpa-controller-manager/app/options"
+)
+
+// NewCommand returns the hpa-controller-manager command.
+func NewCommand() *cobra.Command {
+	opts, err := options.NewOptions()
+	if err != nil {
+		// Only a programming error (a gate registered twice) gets here.
+		panic(err)
+	}
+	cmd := &cobra.Command{
+		Use:   "hpa-controller-manager",
+		Short: "kube-hpa's HorizontalPodAutoscaler controller, with external metric fallback and scale to zero",
+		Long: `hpa-controller-manager runs the HorizontalPodAutoscaler controller of kube-controller-manager v1.36,
+extended with fallback replicas for failing External metrics (KEP-5679) and scaling to and from
+zero (KEP-2021). It reconciles the HorizontalPodAutoscalers of autoscaling.kube-hpa.io/v2 and,
+with --manage-native-hpas, the native autoscaling/v2 ones.`,
+		SilenceUsage: true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return fmt.Errorf("%q does not take any arguments, got %q", cmd.CommandPath(), args)
+			}
+			cfg, err := opts.Config()
+			if err != nil {
+				return err
+			}
+			// SIGTERM ends the context: the lease is released and the
+			// workers stop before the process exits.
+			ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+			defer stop()
+			return Run(ctx, cfg)
+		},
+	}
+	fss := opts.Flags()
+	for _, fs := range fss.FlagSets {
+		cmd.Flags().AddFlagSet(fs)
+	}
+	cols, _, _ := term.TerminalSize(os.Stdout)
+	cliflag.SetUsageAndHelpFunc(cmd, fss, cols)
+	return cmd
+}

@@ -1,0 +1,46 @@
+// Package config is the validated, ready-to-run configuration of
+// hpa-controller-manager: what the options became once checked, with the
+// client configuration built.
+package config
+
+import (
+	"k8s.io/client-go/rest"
+	componentbaseconfig "k8s.io/component-base/config"
+	"k8s.io/component-base/featuregate"
+)
+
+// Config is everything Run needs.
+type Config struct {
+	// RESTConfig reaches the API server, with the QPS and burst of the
+	// flags and the binary's user agent.
+	RESTConfig *rest.Config
+
+	LeaderElection   componentbaseconfig.LeaderElectionConfiguration
+	HPA              HPA
+	ManageNativeHPAs bool
+
+	// HealthAddress serves /healthz, /readyz and /metrics; empty disables.
+	HealthAddress string
+	Webhook       Webhook
+
+	FeatureGates featuregate.FeatureGate
+}
+
+// HPA are the settings of the HPA controller.
+type HPA struct {
+	ConcurrentSyncs              int
+	SyncPeriod                   Duration
+	DownscaleStabilizationWindow Duration
+	Tolerance                    float64
+	CPUInitializationPeriod      Duration
+	InitialReadinessDelay        Duration
+	MetricFetchTimeout           Duration
+}
+
+// Webhook configures the admission webhook server; empty CertFile disables
+// it.
+type Webhook struct {
+	Address  string
+	CertFile string
+	KeyFile  string
+}

@@ -1,0 +1,117 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/informers"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
+	"k8s.io/client-go/tools/record"
+	componentmetrics "k8s.io/component-base/metrics"
+	"k8s.io/utils/clock"
+
+	v2 "github.com/kube-hpa/kube-hpa/api/autoscaling/v2"
+	"github.com/kube-hpa/kube-hpa/cmd/hpa-controller-manager/app/config"
+	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler"
+	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/metrics"
+	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/monitor"
+	"github.com/kube-hpa/kube-hpa/pkg/hpaclient"
+)
+
+// mapperResetPeriod is how often the discovery-backed REST mapper forgets
+// what it learned, so that new scalable kinds are picked up.
+const mapperResetPeriod = 30 * time.Second
+
+// runControllers runs the HPA controller until ctx ends. It is what the
+// leader does.
+func runControllers(ctx context.Context, cfg *config.Config, c *clients, registry componentmetrics.KubeRegistry, health *healthState) error {
+	health.leading.Store(true)
+	defer health.leading.Store(false)
+
+	realClock := clock.RealClock{}
+	metricsClient, err := metrics.NewRESTClient(metrics.Options{
+		Config:       cfg.RESTConfig,
+		FetchTimeout: cfg.HPA.MetricFetchTimeout,
+		Clock:        realClock,
+	})
+	if err != nil {
+		return fmt.Errorf("building the metrics clients: %w", err)
+	}
+	recorder, stopEvents, err := newEventRecorder(ctx, c)
+	if err != nil {
+		return err
+	}
+	defer stopEvents()
+
+	factory := informers.NewSharedInformerFactory(c.kube, 0)
+	sources := []podautoscaler.HPASource{hpaclient.NewSource(c.hpa, hpaclient.NewInformer(c.hpa, 0))}
+	if cfg.ManageNativeHPAs {
+		native := factory.Autoscaling().V2().HorizontalPodAutoscalers()
+		sources = append(sources, hpaclient.NewNativeSource(c.kube.AutoscalingV2(), native.Informer()))
+	}
+	controller, err := podautoscaler.New(podautoscaler.Options{
+		Sources:                      sources,
+		PodInformer:                  factory.Core().V1().Pods(),
+		ScaleClient:                  c.scale,
+		Mapper:                       c.mapper,
+		MetricsClient:                metricsClient,
+		EventRecorder:                recorder,
+		Monitor:                      monitor.New(registry),
+		Clock:                        realClock,
+		Gates:                        cfg.FeatureGates,
+		SyncPeriod:                   cfg.HPA.SyncPeriod,
+		Tolerance:                    cfg.HPA.Tolerance,
+		DownscaleStabilizationWindow: cfg.HPA.DownscaleStabilizationWindow,
+		CPUInitializationPeriod:      cfg.HPA.CPUInitializationPeriod,
+		InitialReadinessDelay:        cfg.HPA.InitialReadinessDelay,
+	})
+	if err != nil {
+		return err
+	}
+
+	factory.Start(ctx.Done())
+	defer factory.Shutdown()
+	for _, s := range sources[:1] {
+		go s.Informer().RunWithContext(ctx)
+	}
+	go metricsClient.Run(ctx)
+	go wait.UntilWithContext(ctx, func(context.Context) { c.mapper.Reset() }, mapperResetPeriod)
+	go markSyncedWhenReady(ctx, health, factory, sources)
+
+	controller.Run(ctx, cfg.HPA.ConcurrentSyncs)
+	return nil
+}
+
+func markSyncedWhenReady(ctx context.Context, health *healthState, factory informers.SharedInformerFactory, sources []podautoscaler.HPASource) {
+	factory.WaitForCacheSync(ctx.Done())
+	for _, s := range sources {
+		if !s.Informer().HasSynced() {
+			_ = wait.PollUntilContextCancel(ctx, time.Second, true, func(context.Context) (bool, error) {
+				return s.Informer().HasSynced(), nil
+			})
+		}
+	}
+	health.synced.Store(ctx.Err() == nil)
+}
+
+// newEventRecorder returns a recorder whose events go to the API server,
+// under upstream's component name so that `kubectl describe` reads the same.
+func newEventRecorder(ctx context.Context, c *clients) (record.EventRecorder, func(), error) {
+	scheme := runtime.NewScheme()
+	if err := clientgoscheme.AddToScheme(scheme); err != nil {
+		return nil, nil, err
+	}
+	if err := v2.AddToScheme(scheme); err != nil {
+		return nil, nil, err
+	}
+	broadcaster := record.NewBroadcaster(record.WithContext(ctx))
+	broadcaster.StartStructuredLogging(3)
+	broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: c.kube.CoreV1().Events("")})
+	recorder := broadcaster.NewRecorder(scheme, corev1.EventSource{Component: "horizontal-pod-autoscaler"})
+	return recorder, broadcaster.Shutdown, nil
+}

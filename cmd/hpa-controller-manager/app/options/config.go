@@ -1,0 +1,69 @@
+package options
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"strconv"
+
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	logsapi "k8s.io/component-base/logs/api/v1"
+
+	"github.com/kube-hpa/kube-hpa/cmd/hpa-controller-manager/app/config"
+)
+
+// UserAgent is how the binary introduces itself to the API server.
+const UserAgent = "hpa-controller-manager"
+
+// Config validates the options, applies the logging configuration and the
+// feature gates, and returns the configuration to run with.
+func (o *Options) Config() (*config.Config, error) {
+	if errs := o.Validate(); len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	if err := logsapi.ValidateAndApply(o.Logs, o.FeatureGates); err != nil {
+		return nil, fmt.Errorf("applying logging configuration: %w", err)
+	}
+	restConfig, err := o.restConfig()
+	if err != nil {
+		return nil, err
+	}
+	cfg := &config.Config{
+		RESTConfig:       restConfig,
+		LeaderElection:   o.LeaderElection,
+		ManageNativeHPAs: o.ManageNativeHPAs,
+		FeatureGates:     o.FeatureGates,
+		HPA: config.HPA{
+			ConcurrentSyncs:              int(o.HPA.ConcurrentSyncs),
+			SyncPeriod:                   o.HPA.SyncPeriod,
+			DownscaleStabilizationWindow: o.HPA.DownscaleStabilizationWindow,
+			Tolerance:                    o.HPA.Tolerance,
+			CPUInitializationPeriod:      o.HPA.CPUInitializationPeriod,
+			InitialReadinessDelay:        o.HPA.InitialReadinessDelay,
+			MetricFetchTimeout:           o.HPA.MetricFetchTimeout,
+		},
+	}
+	if o.Port > 0 {
+		cfg.HealthAddress = net.JoinHostPort(o.BindAddress, strconv.Itoa(int(o.Port)))
+	}
+	if o.Webhook.TLSCertFile != "" {
+		cfg.Webhook = config.Webhook{
+			Address:  net.JoinHostPort(o.BindAddress, strconv.Itoa(int(o.Webhook.Port))),
+			CertFile: o.Webhook.TLSCertFile,
+			KeyFile:  o.Webhook.TLSKeyFile,
+		}
+	}
+	return cfg, nil
+}
+
+func (o *Options) restConfig() (*rest.Config, error) {
+	cfg, err := clientcmd.BuildConfigFromFlags(o.Master, o.Kubeconfig)
+	if err != nil {
+		return nil, fmt.Errorf("building client configuration from --kubeconfig/--master: %w", err)
+	}
+	cfg.QPS = o.KubeAPIQPS
+	cfg.Burst = int(o.KubeAPIBurst)
+	cfg.UserAgent = UserAgent
+	return cfg, nil
+}

@@ -1,0 +1,215 @@
+// Package options holds the command-line options of hpa-controller-manager:
+// their defaults (kube-controller-manager's, for every flag it has), their
+// flag sets, their validation, and the config they become.
+package options
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/spf13/pflag"
+	cliflag "k8s.io/component-base/cli/flag"
+	componentbaseconfig "k8s.io/component-base/config"
+	componentbaseoptions "k8s.io/component-base/config/options"
+	"k8s.io/component-base/featuregate"
+	logsapi "k8s.io/component-base/logs/api/v1"
+
+	"github.com/kube-hpa/kube-hpa/pkg/features"
+)
+
+// Options are the flags of hpa-controller-manager.
+type Options struct {
+	Kubeconfig   string
+	Master       string
+	KubeAPIQPS   float32
+	KubeAPIBurst int32
+
+	LeaderElection componentbaseconfig.LeaderElectionConfiguration
+
+	HPA HPAOptions
+
+	// ManageNativeHPAs makes the controller also reconcile native
+	// autoscaling/v2 HPAs, for clusters whose kube-controller-manager runs
+	// without its HPA controller.
+	ManageNativeHPAs bool
+
+	// BindAddress and Port serve /healthz, /readyz and /metrics.
+	BindAddress string
+	Port        int32
+
+	Webhook WebhookOptions
+
+	FeatureGates featuregate.MutableVersionedFeatureGate
+	Logs         *logsapi.LoggingConfiguration
+}
+
+// HPAOptions are kube-controller-manager's flags of the HPA controller.
+type HPAOptions struct {
+	ConcurrentSyncs              int32
+	SyncPeriod                   time.Duration
+	DownscaleStabilizationWindow time.Duration
+	Tolerance                    float64
+	CPUInitializationPeriod      time.Duration
+	InitialReadinessDelay        time.Duration
+	// MetricFetchTimeout bounds every metrics API call (ours: upstream
+	// has no bound, so a hanging adapter stalls a worker).
+	MetricFetchTimeout time.Duration
+}
+
+// WebhookOptions configure the validating admission webhook's server.
+type WebhookOptions struct {
+	Port        int32
+	TLSCertFile string
+	TLSKeyFile  string
+}
+
+// NewOptions returns the options at their defaults: kube-controller-
+// manager's for the flags it has.
+func NewOptions() (*Options, error) {
+	gate := features.NewFeatureGate()
+	if err := logsapi.AddFeatureGates(gate); err != nil {
+		return nil, fmt.Errorf("registering logging feature gates: %w", err)
+	}
+	return &Options{
+		KubeAPIQPS:   20,
+		KubeAPIBurst: 30,
+		LeaderElection: componentbaseconfig.LeaderElectionConfiguration{
+			LeaderElect:       true,
+			LeaseDuration:     durationOf(15 * time.Second),
+			RenewDeadline:     durationOf(10 * time.Second),
+			RetryPeriod:       durationOf(2 * time.Second),
+			ResourceLock:      "leases",
+			ResourceName:      "hpa-controller-manager",
+			ResourceNamespace: "kube-hpa-system",
+		},
+		HPA: HPAOptions{
+			ConcurrentSyncs:              5,
+			SyncPeriod:                   15 * time.Second,
+			DownscaleStabilizationWindow: 5 * time.Minute,
+			Tolerance:                    0.1,
+			CPUInitializationPeriod:      5 * time.Minute,
+			InitialReadinessDelay:        30 * time.Second,
+			MetricFetchTimeout:           10 * time.Second,
+		},
+		BindAddress:  "0.0.0.0",
+		Port:         10258,
+		Webhook:      WebhookOptions{Port: 9443},
+		FeatureGates: gate,
+		Logs:         logsapi.NewLoggingConfiguration(),
+	}, nil
+}
+
+// Flags returns the flags in named sections, as kube-controller-manager's
+// --help shows them.
+func (o *Options) Flags() cliflag.NamedFlagSets {
+	var fss cliflag.NamedFlagSets
+	o.addGenericFlags(fss.FlagSet("generic"))
+	componentbaseoptions.BindLeaderElectionFlags(&o.LeaderElection, fss.FlagSet("leader election"))
+	o.HPA.addFlags(fss.FlagSet("horizontalpodautoscaling controller"))
+	o.Webhook.addFlags(fss.FlagSet("admission webhook"))
+	o.FeatureGates.AddFlag(fss.FlagSet("feature gate"))
+	logsapi.AddFlags(o.Logs, fss.FlagSet("logs"))
+	return fss
+}
+
+func (o *Options) addGenericFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&o.Kubeconfig, "kubeconfig", o.Kubeconfig, "Path to kubeconfig file with authorization and master location information (the in-cluster configuration is used when both this and --master are empty).")
+	fs.StringVar(&o.Master, "master", o.Master, "The address of the Kubernetes API server (overrides any value in kubeconfig).")
+	fs.Float32Var(&o.KubeAPIQPS, "kube-api-qps", o.KubeAPIQPS, "QPS to use while talking with kubernetes apiserver.")
+	fs.Int32Var(&o.KubeAPIBurst, "kube-api-burst", o.KubeAPIBurst, "Burst to use while talking with kubernetes apiserver.")
+	fs.BoolVar(&o.ManageNativeHPAs, "manage-native-hpas", o.ManageNativeHPAs, "Also reconcile native autoscaling/v2 HorizontalPodAutoscalers. Start kube-controller-manager with --controllers=*,-horizontalpodautoscaling first, so that two controllers never act on one HPA.")
+	fs.StringVar(&o.BindAddress, "bind-address", o.BindAddress, "The IP address on which to serve /healthz, /readyz and /metrics.")
+	fs.Int32Var(&o.Port, "port", o.Port, "The port on which to serve /healthz, /readyz and /metrics over HTTP; 0 disables it.")
+}
+
+func (o *HPAOptions) addFlags(fs *pflag.FlagSet) {
+	fs.Int32Var(&o.ConcurrentSyncs, "concurrent-horizontal-pod-autoscaler-syncs", o.ConcurrentSyncs, "The number of horizontal pod autoscaler objects that are allowed to sync concurrently. Larger number = more responsive horizontal pod autoscaler objects processing, but more CPU (and network) load.")
+	fs.DurationVar(&o.SyncPeriod, "horizontal-pod-autoscaler-sync-period", o.SyncPeriod, "The period for syncing the number of pods in horizontal pod autoscaler.")
+	fs.DurationVar(&o.DownscaleStabilizationWindow, "horizontal-pod-autoscaler-downscale-stabilization", o.DownscaleStabilizationWindow, "The period for which autoscaler will look backwards and not scale down below any recommendation it made during that period.")
+	fs.Float64Var(&o.Tolerance, "horizontal-pod-autoscaler-tolerance", o.Tolerance, "The minimum change (from 1.0) in the desired-to-actual metrics ratio for the horizontal pod autoscaler to consider scaling.")
+	fs.DurationVar(&o.CPUInitializationPeriod, "horizontal-pod-autoscaler-cpu-initialization-period", o.CPUInitializationPeriod, "The period after pod start when CPU samples might be skipped.")
+	fs.DurationVar(&o.InitialReadinessDelay, "horizontal-pod-autoscaler-initial-readiness-delay", o.InitialReadinessDelay, "The period after pod start during which readiness changes will be treated as initial readiness.")
+	fs.DurationVar(&o.MetricFetchTimeout, "horizontal-pod-autoscaler-metric-fetch-timeout", o.MetricFetchTimeout, "The longest a single call to a metrics API may take before it counts as failed (a hanging metrics adapter cannot stall a worker).")
+}
+
+func (o *WebhookOptions) addFlags(fs *pflag.FlagSet) {
+	fs.Int32Var(&o.Port, "webhook-port", o.Port, "The port on which the validating admission webhook is served over HTTPS (only when --tls-cert-file is set).")
+	fs.StringVar(&o.TLSCertFile, "tls-cert-file", o.TLSCertFile, "File containing the x509 certificate for the admission webhook. Without it the webhook is not served.")
+	fs.StringVar(&o.TLSKeyFile, "tls-private-key-file", o.TLSKeyFile, "File containing the x509 private key matching --tls-cert-file.")
+}
+
+// Validate returns every problem with the options, each naming its flag.
+func (o *Options) Validate() []error {
+	var errs []error
+	add := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+	if o.KubeAPIQPS <= 0 {
+		add("--kube-api-qps must be greater than 0, got %v", o.KubeAPIQPS)
+	}
+	if o.KubeAPIBurst <= 0 {
+		add("--kube-api-burst must be greater than 0, got %d", o.KubeAPIBurst)
+	}
+	errs = append(errs, o.HPA.validate()...)
+	errs = append(errs, validateLeaderElection(&o.LeaderElection)...)
+	if o.Port < 0 || o.Port > 65535 {
+		add("--port must be between 0 and 65535, got %d", o.Port)
+	}
+	if o.Webhook.Port <= 0 || o.Webhook.Port > 65535 {
+		add("--webhook-port must be between 1 and 65535, got %d", o.Webhook.Port)
+	}
+	if (o.Webhook.TLSCertFile == "") != (o.Webhook.TLSKeyFile == "") {
+		add("--tls-cert-file and --tls-private-key-file must be given together")
+	}
+	if err := logsapi.Validate(o.Logs, o.FeatureGates, nil).ToAggregate(); err != nil {
+		errs = append(errs, err)
+	}
+	return errs
+}
+
+func (o *HPAOptions) validate() []error {
+	var errs []error
+	add := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+	if o.ConcurrentSyncs < 1 {
+		add("--concurrent-horizontal-pod-autoscaler-syncs must be greater than 0, but got %d", o.ConcurrentSyncs)
+	}
+	if o.SyncPeriod <= 0 {
+		add("--horizontal-pod-autoscaler-sync-period must be greater than 0, got %v", o.SyncPeriod)
+	}
+	if o.DownscaleStabilizationWindow < 0 {
+		add("--horizontal-pod-autoscaler-downscale-stabilization must not be negative, got %v", o.DownscaleStabilizationWindow)
+	}
+	if o.Tolerance < 0 {
+		add("--horizontal-pod-autoscaler-tolerance must not be negative, got %v", o.Tolerance)
+	}
+	if o.CPUInitializationPeriod < 0 {
+		add("--horizontal-pod-autoscaler-cpu-initialization-period must not be negative, got %v", o.CPUInitializationPeriod)
+	}
+	if o.InitialReadinessDelay < 0 {
+		add("--horizontal-pod-autoscaler-initial-readiness-delay must not be negative, got %v", o.InitialReadinessDelay)
+	}
+	if o.MetricFetchTimeout <= 0 {
+		add("--horizontal-pod-autoscaler-metric-fetch-timeout must be greater than 0, got %v", o.MetricFetchTimeout)
+	}
+	return errs
+}
+
+func validateLeaderElection(l *componentbaseconfig.LeaderElectionConfiguration) []error {
+	if !l.LeaderElect {
+		return nil
+	}
+	var errs []error
+	if l.LeaseDuration.Duration <= 0 || l.RenewDeadline.Duration <= 0 || l.RetryPeriod.Duration <= 0 {
+		errs = append(errs, errors.New("--leader-elect-lease-duration, --leader-elect-renew-deadline and --leader-elect-retry-period must be greater than 0"))
+	}
+	if l.LeaseDuration.Duration <= l.RenewDeadline.Duration {
+		errs = append(errs, fmt.Errorf("--leader-elect-lease-duration (%v) must be greater than --leader-elect-renew-deadline (%v)",
+			l.LeaseDuration.Duration, l.RenewDeadline.Duration))
+	}
+	if l.ResourceLock != "leases" {
+		errs = append(errs, fmt.Errorf("--leader-elect-resource-lock must be \"leases\", got %q", l.ResourceLock))
+	}
+	if l.ResourceName == "" || l.ResourceNamespace == "" {
+		errs = append(errs, errors.New("--leader-elect-resource-name and --leader-elect-resource-namespace must not be empty"))
+	}
+	return errs
+}

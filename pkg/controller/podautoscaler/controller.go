@@ -1,0 +1,236 @@
+package podautoscaler
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/apimachinery/pkg/util/wait"
+	coreinformers "k8s.io/client-go/informers/core/v1"
+	corelisters "k8s.io/client-go/listers/core/v1"
+	"k8s.io/client-go/scale"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/record"
+	"k8s.io/client-go/util/workqueue"
+	"k8s.io/component-base/featuregate"
+	"k8s.io/klog/v2"
+	"k8s.io/utils/clock"
+
+	v2 "github.com/kube-hpa/kube-hpa/api/autoscaling/v2"
+	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/behavior"
+	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/calculator"
+	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/metrics"
+	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/monitor"
+)
+
+// HPASource is where the controller finds HPAs and writes their status. The
+// CRD kind and native autoscaling/v2 each have one, so one controller loop
+// (one queue, one view of which HPA selects which pods) serves both.
+type HPASource interface {
+	// Name tells the source's HPAs apart from another source's.
+	Name() string
+	// Informer delivers the add, update and delete events of the HPAs.
+	Informer() cache.SharedIndexInformer
+	// Get returns the cached HPA, shared with the cache (never modify it).
+	Get(namespace, name string) (*v2.HorizontalPodAutoscaler, bool, error)
+	// UpdateStatus writes the status of hpa.
+	UpdateStatus(ctx context.Context, hpa *v2.HorizontalPodAutoscaler) error
+	// EventObject is the object that events about hpa refer to.
+	EventObject(hpa *v2.HorizontalPodAutoscaler) runtime.Object
+}
+
+// Options are the dependencies and settings of a Controller. Every seam is
+// an interface, so a test builds a controller from fakes.
+type Options struct {
+	// Sources are the kinds of HPA to reconcile; at least one.
+	Sources       []HPASource
+	PodInformer   coreinformers.PodInformer
+	ScaleClient   scale.ScalesGetter
+	Mapper        apimeta.RESTMapper
+	MetricsClient metrics.Client
+	EventRecorder record.EventRecorder
+	Monitor       monitor.Monitor
+	Clock         clock.WithTicker
+	Gates         featuregate.FeatureGate
+
+	// SyncPeriod is how often each HPA is reconciled
+	// (--horizontal-pod-autoscaler-sync-period).
+	SyncPeriod time.Duration
+	// Tolerance is the global usage-ratio tolerance
+	// (--horizontal-pod-autoscaler-tolerance).
+	Tolerance float64
+	// DownscaleStabilizationWindow (--horizontal-pod-autoscaler-downscale-stabilization).
+	DownscaleStabilizationWindow time.Duration
+	// CPUInitializationPeriod (--horizontal-pod-autoscaler-cpu-initialization-period).
+	CPUInitializationPeriod time.Duration
+	// InitialReadinessDelay (--horizontal-pod-autoscaler-initial-readiness-delay).
+	InitialReadinessDelay time.Duration
+}
+
+func (o *Options) validate() error {
+	var errs []error
+	if len(o.Sources) == 0 || o.PodInformer == nil || o.ScaleClient == nil || o.Mapper == nil ||
+		o.MetricsClient == nil || o.EventRecorder == nil || o.Monitor == nil || o.Clock == nil || o.Gates == nil {
+		errs = append(errs, errors.New("every dependency of the HPA controller must be set"))
+	}
+	if o.SyncPeriod <= 0 {
+		errs = append(errs, fmt.Errorf("sync period must be positive, got %v", o.SyncPeriod))
+	}
+	if o.Tolerance < 0 {
+		errs = append(errs, fmt.Errorf("tolerance must not be negative, got %v", o.Tolerance))
+	}
+	return errors.Join(errs...)
+}
+
+// Controller reconciles HPAs: it reads each target's scale, computes the
+// replica count its metrics ask for, applies it and reports in status.
+type Controller struct {
+	opts       Options
+	queue      workqueue.TypedRateLimitingInterface[hpaKey]
+	podLister  corelisters.PodLister
+	synced     []cache.InformerSynced
+	selectors  *selectorIndex
+	calculator *calculator.Calculator
+	behavior   *behavior.Store
+}
+
+// New builds a Controller and registers its event handlers.
+func New(opts Options) (*Controller, error) {
+	if err := opts.validate(); err != nil {
+		return nil, err
+	}
+	c := &Controller{
+		opts: opts,
+		queue: workqueue.NewTypedRateLimitingQueueWithConfig[hpaKey](
+			fixedIntervalLimiter{interval: opts.SyncPeriod},
+			workqueue.TypedRateLimitingQueueConfig[hpaKey]{Name: "horizontalpodautoscaler", Clock: opts.Clock},
+		),
+		podLister: opts.PodInformer.Lister(),
+		synced:    []cache.InformerSynced{opts.PodInformer.Informer().HasSynced},
+		selectors: newSelectorIndex(),
+		behavior: behavior.NewStore(behavior.Options{
+			Clock:                        opts.Clock,
+			DownscaleStabilizationWindow: opts.DownscaleStabilizationWindow,
+		}),
+	}
+	c.calculator = calculator.New(calculator.Options{
+		MetricsClient:                 opts.MetricsClient,
+		PodLister:                     c.podLister,
+		CPUInitializationPeriod:       opts.CPUInitializationPeriod,
+		DelayOfInitialReadinessStatus: opts.InitialReadinessDelay,
+		Clock:                         opts.Clock,
+	})
+	for i, source := range opts.Sources {
+		_, err := source.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+			AddFunc:    func(obj any) { c.onAdd(i, obj) },
+			UpdateFunc: func(_, cur any) { c.onAdd(i, cur) },
+			DeleteFunc: func(obj any) { c.onDelete(i, obj) },
+		})
+		if err != nil {
+			return nil, fmt.Errorf("registering event handlers for %s HPAs: %w", source.Name(), err)
+		}
+		c.synced = append(c.synced, source.Informer().HasSynced)
+	}
+	return c, nil
+}
+
+// Run waits for the caches, then runs workers until ctx ends. It returns
+// once every worker has stopped.
+func (c *Controller) Run(ctx context.Context, workers int) {
+	defer utilruntime.HandleCrashWithContext(ctx)
+	logger := klog.FromContext(ctx)
+	logger.Info("Starting HPA controller", "workers", workers)
+
+	var wg sync.WaitGroup
+	defer func() {
+		logger.Info("Shutting down HPA controller")
+		c.queue.ShutDown()
+		wg.Wait()
+	}()
+
+	if !cache.WaitForNamedCacheSyncWithContext(ctx, c.synced...) {
+		return
+	}
+	for range workers {
+		wg.Go(func() { wait.UntilWithContext(ctx, c.worker, time.Second) })
+	}
+	<-ctx.Done()
+}
+
+// onAdd queues an HPA for its next period. Like upstream, a new or changed
+// HPA waits for the sync period rather than jumping the queue, so that a
+// burst of edits cannot make the controller scale faster than its period.
+func (c *Controller) onAdd(source int, obj any) {
+	key, err := keyFor(source, obj)
+	if err != nil {
+		utilruntime.HandleError(err)
+		return
+	}
+	c.queue.AddRateLimited(key)
+	if c.selectors.register(key) {
+		c.opts.Monitor.SetHPACount(c.selectors.len())
+	}
+}
+
+func (c *Controller) onDelete(source int, obj any) {
+	key, err := keyFor(source, obj)
+	if err != nil {
+		utilruntime.HandleError(err)
+		return
+	}
+	c.queue.Forget(key)
+	if c.selectors.remove(key) {
+		c.opts.Monitor.SetHPACount(c.selectors.len())
+	}
+}
+
+func (c *Controller) worker(ctx context.Context) {
+	for c.processNextWorkItem(ctx) {
+	}
+}
+
+func (c *Controller) processNextWorkItem(ctx context.Context) bool {
+	key, quit := c.queue.Get()
+	if quit {
+		return false
+	}
+	defer c.queue.Done(key)
+
+	deleted, err := c.reconcileKey(ctx, key)
+	if err != nil {
+		utilruntime.HandleErrorWithContext(ctx, err, "Reconciling HPA failed", "key", key)
+	}
+	// Every HPA comes back after the sync period, whether this pass
+	// failed or not; the fixed-interval limiter makes this the period.
+	if !deleted {
+		c.queue.AddRateLimited(key)
+	}
+	return true
+}
+
+// requeueAt asks for a reconcile of key no later than at, for a deadline
+// (a fallback becoming due) that falls before the next period.
+func (c *Controller) requeueAt(key hpaKey, at time.Time) {
+	c.queue.AddAfter(key, max(at.Sub(c.opts.Clock.Now()), 0))
+}
+
+// reconcileKey reconciles the HPA of key, or forgets it when it is gone.
+func (c *Controller) reconcileKey(ctx context.Context, key hpaKey) (deleted bool, err error) {
+	source := c.opts.Sources[key.source]
+	hpa, exists, err := source.Get(key.namespace, key.name)
+	if err != nil {
+		return false, err
+	}
+	if !exists {
+		klog.FromContext(ctx).Info("HPA has been deleted", "hpa", klog.KRef(key.namespace, key.name), "kind", source.Name())
+		c.behavior.Forget(key.String())
+		c.opts.Monitor.DeleteHPA(key.namespace, key.name)
+		return true, nil
+	}
+	return false, c.reconcile(ctx, source, hpa, key)
+}

@@ -1,0 +1,152 @@
+package podautoscaler
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/labels"
+
+	v2 "github.com/kube-hpa/kube-hpa/api/autoscaling/v2"
+	"github.com/kube-hpa/kube-hpa/pkg/features"
+)
+
+// Reasons of KEP-5679's condition and events.
+const (
+	reasonFallbackActive      = "FallbackActive"
+	reasonNoFallbackActive    = "NoFallbackActive"
+	eventFallbackActivated    = "ExternalMetricFallbackActivated"
+	eventFallbackDeactivated  = "ExternalMetricFallbackDeactivated"
+	fallbackProposalNameFmt   = "external metric %s fallback"
+	defaultFailureDurationSec = v2.DefaultFailureDurationSeconds
+)
+
+// fallbackEnabled reports whether fallback applies to src in this pass.
+func (p *pass) fallbackEnabled(src *v2.ExternalMetricSource) bool {
+	return src.Fallback != nil && p.c.opts.Gates.Enabled(features.HPAExternalMetricFallback)
+}
+
+// proposeExternalWithFallback computes an External metric and, when it has
+// a fallback, tracks its run of failures: the first failure's time is kept
+// in status (so it survives a restart), a success clears it, and once the
+// run has lasted failureDurationSeconds the metric proposes its fallback
+// replicas instead of failing.
+func (p *pass) proposeExternalWithFallback(src *v2.ExternalMetricSource, selector labels.Selector) proposal {
+	pr := p.proposeExternal(src, selector)
+	if !p.fallbackEnabled(src) {
+		return pr
+	}
+	previous := p.previousExternalStatus(src.Metric)
+	if pr.err == nil {
+		pr.status.External.FallbackStatus = v2.FallbackStatusNormal
+		if previous != nil && previous.FallbackStatus == v2.FallbackStatusFallback {
+			p.event(corev1.EventTypeNormal, eventFallbackDeactivated,
+				"External metric '%s' recovered, fallback deactivated", src.Metric.Name)
+		}
+		return pr
+	}
+	return p.trackFailure(src, previous, pr)
+}
+
+func (p *pass) trackFailure(src *v2.ExternalMetricSource, previous *v2.ExternalMetricStatus, failed proposal) proposal {
+	firstFailure := p.now
+	if previous != nil && previous.FirstFailureTime != nil {
+		firstFailure = *previous.FirstFailureTime
+	}
+	duration := failureDuration(src.Fallback)
+	status := v2.MetricStatus{
+		Type: autoscalingv2.ExternalMetricSourceType,
+		External: &v2.ExternalMetricStatus{
+			Metric:           autoscalingv2.MetricIdentifier{Name: src.Metric.Name, Selector: src.Metric.Selector},
+			FallbackStatus:   v2.FallbackStatusNormal,
+			FirstFailureTime: &firstFailure,
+		},
+	}
+	due := firstFailure.Add(duration)
+	if p.now.Time.Before(due) {
+		// Not yet: the metric counts as invalid, as upstream treats a
+		// failing metric, and the pass asks to be woken at the deadline.
+		p.wakeAt = earliest(p.wakeAt, due)
+		failed.status = status
+		return failed
+	}
+	status.External.FallbackStatus = v2.FallbackStatusFallback
+	if previous == nil || previous.FallbackStatus != v2.FallbackStatusFallback {
+		p.event(corev1.EventTypeNormal, eventFallbackActivated,
+			"Fallback activated for external metric '%s' after %v of consecutive failures, using fallback replica count: %d",
+			src.Metric.Name, duration, src.Fallback.Replicas)
+	}
+	p.logger.V(2).Info("External metric in fallback", "metric", src.Metric.Name, "firstFailureTime", firstFailure.Time,
+		"replicas", src.Fallback.Replicas, "cause", failed.err)
+	return proposal{
+		replicas:  src.Fallback.Replicas,
+		name:      fmt.Sprintf(fallbackProposalNameFmt, src.Metric.Name),
+		timestamp: p.now.Time,
+		status:    status,
+		fallback:  true,
+	}
+}
+
+func failureDuration(f *v2.ExternalMetricFallback) time.Duration {
+	seconds := defaultFailureDurationSec
+	if f.FailureDurationSeconds != nil {
+		seconds = *f.FailureDurationSeconds
+	}
+	return time.Duration(seconds) * time.Second
+}
+
+func earliest(current, candidate time.Time) time.Time {
+	if current.IsZero() || candidate.Before(current) {
+		return candidate
+	}
+	return current
+}
+
+// previousExternalStatus finds the status entry that the last pass wrote
+// for the External metric id. Entries are matched by metric name and
+// selector, not by position, so that editing the metric list does not hand
+// one metric's failure history to another.
+func (p *pass) previousExternalStatus(id autoscalingv2.MetricIdentifier) *v2.ExternalMetricStatus {
+	for i := range p.original.CurrentMetrics {
+		ext := p.original.CurrentMetrics[i].External
+		if ext != nil && ext.Metric.Name == id.Name && equality.Semantic.DeepEqual(ext.Metric.Selector, id.Selector) {
+			return ext
+		}
+	}
+	return nil
+}
+
+// recordFallbackCondition sets ExternalMetricFallbackActive from this
+// pass's proposals. HPAs without a fallback, or with the gate off, carry no
+// such condition, so nothing stale is left for a later re-enable.
+func (p *pass) recordFallbackCondition(proposals []proposal) {
+	if !p.c.opts.Gates.Enabled(features.HPAExternalMetricFallback) || !hasFallback(p.hpa) {
+		removeCondition(p.hpa, v2.ExternalMetricFallbackActive)
+		return
+	}
+	var active []string
+	for _, pr := range proposals {
+		if pr.fallback {
+			active = append(active, pr.status.External.Metric.Name)
+		}
+	}
+	if len(active) == 0 {
+		p.setCondition(newCondition(v2.ExternalMetricFallbackActive, corev1.ConditionFalse, reasonNoFallbackActive,
+			"no external metric is using its fallback"))
+		return
+	}
+	p.setCondition(newCondition(v2.ExternalMetricFallbackActive, corev1.ConditionTrue, reasonFallbackActive,
+		"external metrics using their fallback replica count: %s", strings.Join(active, ", ")))
+}
+
+func hasFallback(hpa *v2.HorizontalPodAutoscaler) bool {
+	for _, m := range hpa.Spec.Metrics {
+		if m.External != nil && m.External.Fallback != nil {
+			return true
+		}
+	}
+	return false
+}

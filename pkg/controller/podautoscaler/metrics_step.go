@@ -1,0 +1,161 @@
+package podautoscaler
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
+
+	v2 "github.com/kube-hpa/kube-hpa/api/autoscaling/v2"
+)
+
+// proposal is what one metric asks for.
+type proposal struct {
+	replicas  int32
+	name      string // how messages and the rescale reason name the metric
+	timestamp time.Time
+	status    v2.MetricStatus
+	// err is set when the metric could not be computed; failure then
+	// explains it as a ScalingActive=False condition.
+	err     error
+	failure condition
+	// fallback marks a proposal made by an External metric's fallback.
+	fallback bool
+}
+
+func (p *pass) failedProposal(reason string, err error) proposal {
+	p.event(corev1.EventTypeWarning, reason, "%s", err.Error())
+	return proposal{
+		err: err,
+		failure: newCondition(autoscalingv2.ScalingActive, corev1.ConditionFalse, reason,
+			"the HPA was unable to compute the replica count: %v", err),
+	}
+}
+
+// computeFromMetrics asks every metric for a replica count and keeps the
+// largest. fatal means no count could be decided (every metric failed, or
+// some failed and the rest would scale down): status is written and the
+// pass stops. A non-fatal error means some metrics failed but the others
+// are acted on; the pass goes on and reports the error at the end.
+func (p *pass) computeFromMetrics() (fatal bool, err error) {
+	selector, err := p.targetSelector()
+	if err != nil {
+		return true, p.failMetrics(err)
+	}
+	proposals := p.proposeAll(selector)
+	p.recordFallbackCondition(proposals)
+	p.metricStatuses = make([]v2.MetricStatus, len(proposals))
+	for i := range proposals {
+		p.metricStatuses[i] = proposals[i].status
+	}
+	best, invalid := combineProposals(proposals)
+	if invalid.count > 0 && (invalid.count == len(proposals) || best.replicas < p.scale.Spec.Replicas) {
+		p.setCondition(invalid.first.failure)
+		return true, p.failMetrics(invalid.err(len(proposals)))
+	}
+	p.setCondition(newCondition(autoscalingv2.ScalingActive, corev1.ConditionTrue, "ValidMetricFound",
+		"the HPA was able to successfully calculate a replica count from %s", best.name))
+	p.logger.V(4).Info("Proposing desired replicas", "desiredReplicas", best.replicas, "metric", best.name,
+		"timestamp", best.timestamp, "scaleTarget", p.reference, "fromZero", p.current == 0)
+	p.adoptProposal(best)
+	if invalid.count > 0 {
+		return false, invalid.err(len(proposals))
+	}
+	return false, nil
+}
+
+// adoptProposal makes the winning metric's count the desired one, with
+// upstream's rescale reasons.
+func (p *pass) adoptProposal(best proposal) {
+	rescaleMetric := ""
+	if best.replicas > p.desired {
+		p.desired, rescaleMetric = best.replicas, best.name
+	}
+	switch {
+	case p.desired > p.current:
+		p.rescaleReason = fmt.Sprintf("%s above target", rescaleMetric)
+	case p.desired < p.current:
+		p.rescaleReason = "All metrics below target"
+	}
+}
+
+// failMetrics records a pass that cannot decide a count: observed values go
+// to status, and the error is returned.
+func (p *pass) failMetrics(err error) error {
+	p.setCurrentAndMetrics()
+	p.event(corev1.EventTypeWarning, "FailedComputeMetricsReplicas", "%s", err.Error())
+	werr := p.writeStatus()
+	return errors.Join(fmt.Errorf("failed to compute desired number of replicas based on listed metrics for %s: %w", p.reference, err), werr)
+}
+
+func (p *pass) proposeAll(selector labels.Selector) []proposal {
+	metrics := p.hpa.Spec.Metrics
+	out := make([]proposal, len(metrics))
+	for i := range metrics {
+		out[i] = p.proposeObserved(&metrics[i], selector)
+	}
+	return out
+}
+
+// invalidMetrics counts the failed metrics and keeps the first failure,
+// which is the one reported.
+type invalidMetrics struct {
+	count int
+	first proposal
+}
+
+func (i invalidMetrics) err(total int) error {
+	return fmt.Errorf("invalid metrics (%d invalid out of %d), first error is: %w", i.count, total, i.first.err)
+}
+
+func combineProposals(proposals []proposal) (best proposal, invalid invalidMetrics) {
+	found := false
+	for _, pr := range proposals {
+		if pr.err != nil {
+			if invalid.count == 0 {
+				invalid.first = pr
+			}
+			invalid.count++
+			continue
+		}
+		if !found || pr.replicas > best.replicas {
+			best, found = pr, true
+		}
+	}
+	return best, invalid
+}
+
+// targetSelector parses the selector of the target's pods and refuses one
+// that is missing, malformed, or shared with another HPA, with upstream's
+// events and conditions for each.
+func (p *pass) targetSelector() (labels.Selector, error) {
+	ns, raw := p.hpa.Namespace, p.scale.Status.Selector
+	if raw == "" {
+		p.event(corev1.EventTypeWarning, "SelectorRequired", "selector is required")
+		p.setCondition(newCondition(autoscalingv2.ScalingActive, corev1.ConditionFalse, "InvalidSelector",
+			"the HPA target's scale is missing a selector"))
+		return nil, errors.New("selector is required")
+	}
+	selector, err := labels.Parse(raw)
+	if err != nil {
+		err = fmt.Errorf("couldn't convert selector into a corresponding internal selector object: %w", err)
+		p.event(corev1.EventTypeWarning, "InvalidSelector", "%s", err.Error())
+		p.setCondition(newCondition(autoscalingv2.ScalingActive, corev1.ConditionFalse, "InvalidSelector", "%s", err.Error()))
+		return nil, err
+	}
+	p.c.selectors.update(p.key, selector)
+	pods, err := p.c.podLister.Pods(ns).List(selector)
+	if err != nil {
+		return nil, err
+	}
+	if owners := p.c.selectors.selecting(ns, pods); len(owners) > 1 {
+		err := fmt.Errorf("pods by selector %v are controlled by multiple HPAs: %v", raw, owners)
+		p.event(corev1.EventTypeWarning, "AmbiguousSelector", "%s", err.Error())
+		p.setCondition(newCondition(autoscalingv2.ScalingActive, corev1.ConditionFalse, "AmbiguousSelector", "%s", err.Error()))
+		return nil, err
+	}
+	return selector, nil
+}

@@ -1,0 +1,29 @@
+package hpaclient
+
+import (
+	"context"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/tools/cache"
+
+	v2 "github.com/kube-hpa/kube-hpa/api/autoscaling/v2"
+)
+
+// NewInformer returns a shared informer over all HPAs of the extended kind.
+// resync is the informer's resync period; the controller's own sync period
+// drives reconciles, so 0 is a fine value.
+func NewInformer(c *Client, resync time.Duration) cache.SharedIndexInformer {
+	lw := &cache.ListWatch{
+		ListWithContextFunc: func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+			return c.List(ctx, metav1.NamespaceAll, opts)
+		},
+		WatchFuncWithContext: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+			return c.Watch(ctx, metav1.NamespaceAll, opts)
+		},
+	}
+	return cache.NewSharedIndexInformer(lw, &v2.HorizontalPodAutoscaler{}, resync,
+		cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
+}
