@@ -1,0 +1,479 @@
+package podautoscaler
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes/fake"
+	"k8s.io/client-go/scale"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/record"
+	"k8s.io/component-base/featuregate"
+	"k8s.io/klog/v2/ktesting"
+	clocktesting "k8s.io/utils/clock/testing"
+	"k8s.io/utils/ptr"
+
+	v2 "github.com/kube-hpa/kube-hpa/api/autoscaling/v2"
+	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/metrics"
+	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/metrics/metricstest"
+	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/monitor"
+	"github.com/kube-hpa/kube-hpa/pkg/features"
+)
+
+// The harness builds a Controller from fakes of every seam: an HPA source,
+// a scale client, a metrics client, a pod cache, an event recorder, a
+// monitor and a clock. Tests drive it with reconcileKey and read the fakes.
+
+const (
+	testNamespace = "default"
+	testHPAName   = "web"
+	testTarget    = "web"
+	testSelector  = "app=web"
+)
+
+var (
+	deploymentsGR = schema.GroupResource{Group: "apps", Resource: "deployments"}
+	testStart     = time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+)
+
+type harness struct {
+	t        *testing.T
+	ctx      context.Context
+	clock    *clocktesting.FakeClock
+	metrics  *metricstest.Client
+	source   *fakeSource
+	scales   *fakeScales
+	recorder *record.FakeRecorder
+	monitor  *fakeMonitor
+	gates    featuregate.MutableVersionedFeatureGate
+	pods     cache.Indexer
+	c        *Controller
+}
+
+// harnessOptions changes the controller's settings from kube-controller-
+// manager's defaults.
+type harnessOptions struct {
+	tolerance                    *float64
+	downscaleStabilizationWindow *time.Duration
+	gates                        map[featuregate.Feature]bool
+}
+
+func newHarness(t *testing.T, hpa *v2.HorizontalPodAutoscaler, opts harnessOptions) *harness {
+	t.Helper()
+	_, ctx := ktesting.NewTestContext(t)
+	h := &harness{
+		t:        t,
+		ctx:      ctx,
+		clock:    clocktesting.NewFakeClock(testStart),
+		metrics:  metricstest.NewClient(),
+		source:   newFakeSource(),
+		scales:   newFakeScales(),
+		recorder: record.NewFakeRecorder(100),
+		monitor:  &fakeMonitor{},
+		gates:    features.NewFeatureGate(),
+	}
+	for gate, on := range opts.gates {
+		if err := h.gates.SetFromMap(map[string]bool{string(gate): on}); err != nil {
+			t.Fatalf("setting gate %s: %v", gate, err)
+		}
+	}
+	factory := informers.NewSharedInformerFactory(fake.NewClientset(), 0)
+	podInformer := factory.Core().V1().Pods()
+	h.pods = podInformer.Informer().GetIndexer()
+
+	controllerOpts := Options{
+		Sources:                      []HPASource{h.source},
+		PodInformer:                  podInformer,
+		ScaleClient:                  h.scales,
+		Mapper:                       testMapper(),
+		MetricsClient:                h.metrics,
+		EventRecorder:                h.recorder,
+		Monitor:                      h.monitor,
+		Clock:                        h.clock,
+		Gates:                        h.gates,
+		SyncPeriod:                   15 * time.Second,
+		Tolerance:                    0.1,
+		DownscaleStabilizationWindow: 5 * time.Minute,
+		CPUInitializationPeriod:      5 * time.Minute,
+		InitialReadinessDelay:        30 * time.Second,
+	}
+	if opts.tolerance != nil {
+		controllerOpts.Tolerance = *opts.tolerance
+	}
+	if opts.downscaleStabilizationWindow != nil {
+		controllerOpts.DownscaleStabilizationWindow = *opts.downscaleStabilizationWindow
+	}
+	c, err := New(controllerOpts)
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	h.c = c
+	if hpa != nil {
+		h.addHPA(hpa)
+	}
+	return h
+}
+
+func testMapper() apimeta.RESTMapper {
+	m := apimeta.NewDefaultRESTMapper([]schema.GroupVersion{{Group: "apps", Version: "v1"}, {Version: "v1"}})
+	m.Add(schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "Deployment"}, apimeta.RESTScopeNamespace)
+	m.Add(schema.GroupVersionKind{Group: "", Version: "v1", Kind: "ReplicationController"}, apimeta.RESTScopeNamespace)
+	return m
+}
+
+// addHPA stores hpa in the fake source and registers it as the informer
+// handler would.
+func (h *harness) addHPA(hpa *v2.HorizontalPodAutoscaler) {
+	h.source.set(hpa)
+	h.c.onAdd(0, hpa)
+}
+
+func (h *harness) key(name string) hpaKey {
+	return hpaKey{source: 0, namespace: testNamespace, name: name}
+}
+
+// reconcile runs one pass over the HPA named name and returns its error.
+func (h *harness) reconcile(name string) error {
+	h.t.Helper()
+	_, err := h.c.reconcileKey(h.ctx, h.key(name))
+	return err
+}
+
+// hpa returns the HPA as last written by the controller.
+func (h *harness) hpa(name string) *v2.HorizontalPodAutoscaler {
+	h.t.Helper()
+	hpa, ok, _ := h.source.Get(testNamespace, name)
+	if !ok {
+		h.t.Fatalf("HPA %s not found", name)
+	}
+	return hpa
+}
+
+// events drains and returns the recorded events as "Type Reason Message".
+func (h *harness) events() []string {
+	var out []string
+	for {
+		select {
+		case e := <-h.recorder.Events:
+			out = append(out, e)
+		default:
+			return out
+		}
+	}
+}
+
+// addPods adds n running, ready pods of the target, each requesting
+// cpuRequest millicores, started long enough ago that neither the CPU
+// initialization period nor the readiness delay applies.
+func (h *harness) addPods(n int, cpuRequest int64) {
+	for i := range n {
+		h.addPod(readyPod(fmt.Sprintf("web-%d", i), cpuRequest, testStart.Add(-time.Hour)))
+	}
+}
+
+func (h *harness) addPod(pod *corev1.Pod) {
+	if err := h.pods.Add(pod); err != nil {
+		h.t.Fatalf("adding pod: %v", err)
+	}
+}
+
+func readyPod(name string, cpuRequestMilli int64, started time.Time) *corev1.Pod {
+	start := metav1.NewTime(started)
+	return &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Namespace: testNamespace, Name: name, Labels: map[string]string{"app": "web"}},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{
+			Name: "app",
+			Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
+				corev1.ResourceCPU: *resource.NewMilliQuantity(cpuRequestMilli, resource.DecimalSI),
+			}},
+		}}},
+		Status: corev1.PodStatus{
+			Phase:     corev1.PodRunning,
+			StartTime: &start,
+			Conditions: []corev1.PodCondition{{
+				Type: corev1.PodReady, Status: corev1.ConditionTrue, LastTransitionTime: start,
+			}},
+		},
+	}
+}
+
+// newHPA returns an HPA of the extended kind targeting the test Deployment.
+func newHPA(minReplicas, maxReplicas int32, metrics ...v2.MetricSpec) *v2.HorizontalPodAutoscaler {
+	return &v2.HorizontalPodAutoscaler{
+		ObjectMeta: metav1.ObjectMeta{Namespace: testNamespace, Name: testHPAName, UID: types.UID("hpa-uid")},
+		Spec: v2.HorizontalPodAutoscalerSpec{
+			ScaleTargetRef: autoscalingv2.CrossVersionObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Name: testTarget},
+			MinReplicas:    ptr.To(minReplicas),
+			MaxReplicas:    maxReplicas,
+			Metrics:        metrics,
+		},
+	}
+}
+
+func cpuUtilization(percent int32) v2.MetricSpec {
+	return v2.MetricSpec{
+		Type: autoscalingv2.ResourceMetricSourceType,
+		Resource: &autoscalingv2.ResourceMetricSource{
+			Name:   corev1.ResourceCPU,
+			Target: autoscalingv2.MetricTarget{Type: autoscalingv2.UtilizationMetricType, AverageUtilization: ptr.To(percent)},
+		},
+	}
+}
+
+func externalValue(name string, value string) v2.MetricSpec {
+	q := resource.MustParse(value)
+	return v2.MetricSpec{
+		Type: autoscalingv2.ExternalMetricSourceType,
+		External: &v2.ExternalMetricSource{
+			Metric: autoscalingv2.MetricIdentifier{Name: name},
+			Target: autoscalingv2.MetricTarget{Type: autoscalingv2.ValueMetricType, Value: &q},
+		},
+	}
+}
+
+func externalAverage(name string, averageValue string) v2.MetricSpec {
+	q := resource.MustParse(averageValue)
+	return v2.MetricSpec{
+		Type: autoscalingv2.ExternalMetricSourceType,
+		External: &v2.ExternalMetricSource{
+			Metric: autoscalingv2.MetricIdentifier{Name: name},
+			Target: autoscalingv2.MetricTarget{Type: autoscalingv2.AverageValueMetricType, AverageValue: &q},
+		},
+	}
+}
+
+func withFallback(m v2.MetricSpec, seconds int64, replicas int32) v2.MetricSpec {
+	m.External.Fallback = &v2.ExternalMetricFallback{FailureDurationSeconds: ptr.To(seconds), Replicas: replicas}
+	return m
+}
+
+// cpuMetrics returns per-pod CPU usage (millicores) for pods web-0..n-1.
+func cpuMetrics(usage ...int64) metricstest.PodsAnswer {
+	info := metrics.PodMetricsInfo{}
+	for i, u := range usage {
+		info[fmt.Sprintf("web-%d", i)] = metrics.PodMetric{Timestamp: testStart, Window: time.Minute, Value: u}
+	}
+	return metricstest.PodsAnswer{Metrics: info, Timestamp: testStart}
+}
+
+// condition returns the HPA's condition of type t, failing the test when
+// it is absent.
+func conditionOf(t *testing.T, hpa *v2.HorizontalPodAutoscaler, ct autoscalingv2.HorizontalPodAutoscalerConditionType) autoscalingv2.HorizontalPodAutoscalerCondition {
+	t.Helper()
+	for _, c := range hpa.Status.Conditions {
+		if c.Type == ct {
+			return c
+		}
+	}
+	t.Fatalf("condition %s not found in %+v", ct, hpa.Status.Conditions)
+	return autoscalingv2.HorizontalPodAutoscalerCondition{}
+}
+
+func hasCondition(hpa *v2.HorizontalPodAutoscaler, ct autoscalingv2.HorizontalPodAutoscalerConditionType) bool {
+	for _, c := range hpa.Status.Conditions {
+		if c.Type == ct {
+			return true
+		}
+	}
+	return false
+}
+
+// fakeSource is an in-memory HPA source.
+type fakeSource struct {
+	mu            sync.Mutex
+	hpas          map[string]*v2.HorizontalPodAutoscaler
+	informer      cache.SharedIndexInformer
+	statusUpdates int
+	updateErr     error
+}
+
+func newFakeSource() *fakeSource {
+	lw := &cache.ListWatch{}
+	return &fakeSource{
+		hpas:     map[string]*v2.HorizontalPodAutoscaler{},
+		informer: cache.NewSharedIndexInformer(lw, &v2.HorizontalPodAutoscaler{}, 0, cache.Indexers{}),
+	}
+}
+
+func (s *fakeSource) set(hpa *v2.HorizontalPodAutoscaler) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.hpas[hpa.Namespace+"/"+hpa.Name] = hpa.DeepCopy()
+}
+
+func (s *fakeSource) delete(namespace, name string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.hpas, namespace+"/"+name)
+}
+
+func (s *fakeSource) Name() string                        { return "fake" }
+func (s *fakeSource) Informer() cache.SharedIndexInformer { return s.informer }
+
+func (s *fakeSource) Get(namespace, name string) (*v2.HorizontalPodAutoscaler, bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	hpa, ok := s.hpas[namespace+"/"+name]
+	if !ok {
+		return nil, false, nil
+	}
+	return hpa.DeepCopy(), true, nil
+}
+
+// UpdateStatus stores the status only, as the status subresource does.
+func (s *fakeSource) UpdateStatus(_ context.Context, hpa *v2.HorizontalPodAutoscaler) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.updateErr != nil {
+		return s.updateErr
+	}
+	stored, ok := s.hpas[hpa.Namespace+"/"+hpa.Name]
+	if !ok {
+		return apierrors.NewNotFound(schema.GroupResource{Group: v2.GroupName, Resource: v2.Resource}, hpa.Name)
+	}
+	stored.Status = *hpa.Status.DeepCopy()
+	s.statusUpdates++
+	return nil
+}
+
+func (s *fakeSource) EventObject(hpa *v2.HorizontalPodAutoscaler) runtime.Object { return hpa }
+
+// fakeScales is an in-memory scale subresource of Deployments.
+type fakeScales struct {
+	mu      sync.Mutex
+	scales  map[string]*autoscalingv1.Scale
+	updates []int32
+	// conflicts is how many updates fail with a conflict before one
+	// succeeds; getErr and updateErr fail every call.
+	conflicts int
+	getErr    error
+	updateErr error
+}
+
+func newFakeScales() *fakeScales {
+	return &fakeScales{scales: map[string]*autoscalingv1.Scale{}}
+}
+
+// setScale sets the target's spec and status replicas and its selector.
+func (f *fakeScales) setScale(specReplicas, statusReplicas int32, selector string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.scales[testNamespace+"/"+testTarget] = &autoscalingv1.Scale{
+		ObjectMeta: metav1.ObjectMeta{Namespace: testNamespace, Name: testTarget, ResourceVersion: "1"},
+		Spec:       autoscalingv1.ScaleSpec{Replicas: specReplicas},
+		Status:     autoscalingv1.ScaleStatus{Replicas: statusReplicas, Selector: selector},
+	}
+}
+
+func (f *fakeScales) replicas() int32 {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.scales[testNamespace+"/"+testTarget].Spec.Replicas
+}
+
+func (f *fakeScales) Scales(namespace string) scale.ScaleInterface {
+	return &fakeNamespacedScales{f: f, namespace: namespace}
+}
+
+type fakeNamespacedScales struct {
+	f         *fakeScales
+	namespace string
+}
+
+func (n *fakeNamespacedScales) Get(_ context.Context, gr schema.GroupResource, name string, _ metav1.GetOptions) (*autoscalingv1.Scale, error) {
+	n.f.mu.Lock()
+	defer n.f.mu.Unlock()
+	if n.f.getErr != nil {
+		return nil, n.f.getErr
+	}
+	s, ok := n.f.scales[n.namespace+"/"+name]
+	if !ok || gr != deploymentsGR {
+		return nil, apierrors.NewNotFound(gr, name)
+	}
+	return s.DeepCopy(), nil
+}
+
+func (n *fakeNamespacedScales) Update(_ context.Context, gr schema.GroupResource, s *autoscalingv1.Scale, _ metav1.UpdateOptions) (*autoscalingv1.Scale, error) {
+	n.f.mu.Lock()
+	defer n.f.mu.Unlock()
+	if n.f.updateErr != nil {
+		return nil, n.f.updateErr
+	}
+	if n.f.conflicts > 0 {
+		n.f.conflicts--
+		return nil, apierrors.NewConflict(gr, s.Name, fmt.Errorf("the object has been modified"))
+	}
+	stored := n.f.scales[n.namespace+"/"+s.Name]
+	stored.Spec.Replicas = s.Spec.Replicas
+	n.f.updates = append(n.f.updates, s.Spec.Replicas)
+	return stored.DeepCopy(), nil
+}
+
+func (n *fakeNamespacedScales) Patch(context.Context, schema.GroupVersionResource, string, types.PatchType, []byte, metav1.PatchOptions) (*autoscalingv1.Scale, error) {
+	return nil, fmt.Errorf("the controller never patches a scale")
+}
+
+// fakeMonitor records what the controller reports.
+type fakeMonitor struct {
+	mu              sync.Mutex
+	reconciliations []string // "action/error"
+	computations    []string // "action/error/type"
+	hpaCount        int
+	desired         map[string]int32
+	deleted         []string
+}
+
+var _ monitor.Monitor = &fakeMonitor{}
+
+func (m *fakeMonitor) ObserveReconciliationResult(action monitor.ActionLabel, err monitor.ErrorLabel, _ time.Duration) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.reconciliations = append(m.reconciliations, string(action)+"/"+string(err))
+}
+
+func (m *fakeMonitor) ObserveMetricComputationResult(action monitor.ActionLabel, err monitor.ErrorLabel, _ time.Duration, t autoscalingv2.MetricSourceType) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.computations = append(m.computations, string(action)+"/"+string(err)+"/"+string(t))
+}
+
+func (m *fakeMonitor) SetHPACount(n int) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.hpaCount = n
+}
+
+func (m *fakeMonitor) ObserveDesiredReplicas(namespace, name string, replicas int32) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.desired == nil {
+		m.desired = map[string]int32{}
+	}
+	m.desired[namespace+"/"+name] = replicas
+}
+
+func (m *fakeMonitor) DeleteHPA(namespace, name string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.deleted = append(m.deleted, namespace+"/"+name)
+}
+
+var errBoom = errorString("adapter unavailable")
+
+type errorString string
+
+func (e errorString) Error() string { return string(e) }
