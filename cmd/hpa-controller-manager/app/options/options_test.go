@@ -1,0 +1,196 @@
+package options
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/spf13/pflag"
+)
+
+func newTestOptions(t *testing.T) *Options {
+	t.Helper()
+	o, err := NewOptions()
+	if err != nil {
+		t.Fatalf("NewOptions: %v", err)
+	}
+	return o
+}
+
+// parse binds every flag section to one flag set and parses args into o.
+func parse(t *testing.T, o *Options, args ...string) error {
+	t.Helper()
+	fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
+	for _, section := range o.Flags().FlagSets {
+		fs.AddFlagSet(section)
+	}
+	return fs.Parse(args)
+}
+
+// TestFlagDefaultsMatchKubeControllerManager pins each shared flag to the
+// default kube-controller-manager v1.36.3 gives it (its HPA controller
+// config defaults and its generic client and leader election defaults).
+func TestFlagDefaultsMatchKubeControllerManager(t *testing.T) {
+	kcmDefaults := map[string]string{
+		"concurrent-horizontal-pod-autoscaler-syncs":          "5",
+		"horizontal-pod-autoscaler-sync-period":               "15s",
+		"horizontal-pod-autoscaler-downscale-stabilization":   "5m0s",
+		"horizontal-pod-autoscaler-tolerance":                 "0.1",
+		"horizontal-pod-autoscaler-cpu-initialization-period": "5m0s",
+		"horizontal-pod-autoscaler-initial-readiness-delay":   "30s",
+		"kube-api-qps":                "20",
+		"kube-api-burst":              "30",
+		"kubeconfig":                  "",
+		"master":                      "",
+		"leader-elect":                "true",
+		"leader-elect-lease-duration": "15s",
+		"leader-elect-renew-deadline": "10s",
+		"leader-elect-retry-period":   "2s",
+		"leader-elect-resource-lock":  "leases",
+		"feature-gates":               "",
+		"v":                           "0",
+		"logging-format":              "text",
+	}
+	o := newTestOptions(t)
+	fss := o.Flags()
+	for name, want := range kcmDefaults {
+		t.Run(name, func(t *testing.T) {
+			var found *pflag.Flag
+			for _, fs := range fss.FlagSets {
+				if f := fs.Lookup(name); f != nil {
+					found = f
+				}
+			}
+			if found == nil {
+				t.Fatalf("flag --%s is missing", name)
+			}
+			if found.DefValue != want {
+				t.Errorf("--%s defaults to %q, kube-controller-manager's default is %q", name, found.DefValue, want)
+			}
+		})
+	}
+}
+
+func TestFlagSectionsFollowKubeControllerManagerHelp(t *testing.T) {
+	o := newTestOptions(t)
+	got := o.Flags().Order
+	want := []string{"generic", "leader election", "horizontalpodautoscaling controller", "admission webhook", "feature gate", "logs"}
+	if strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Errorf("sections = %q, want %q", got, want)
+	}
+}
+
+func TestFeatureGatesFlagListsKubeHPAGates(t *testing.T) {
+	o := newTestOptions(t)
+	fss := o.Flags()
+	usage := fss.FlagSet("feature gate").Lookup("feature-gates").Usage
+	for _, gate := range []string{"HPAExternalMetricFallback=true|false (ALPHA - default=false)", "HPAScaleToZero=true|false (BETA - default=true)", "HPAConfigurableTolerance=true|false (BETA - default=true)"} {
+		if !strings.Contains(usage, gate) {
+			t.Errorf("--feature-gates help does not list %q:\n%s", gate, usage)
+		}
+	}
+}
+
+func TestValidate(t *testing.T) {
+	cases := []struct {
+		name    string
+		args    []string
+		wantErr string // substring of the joined errors; "" means valid
+	}{
+		{name: "defaults are valid", args: nil},
+		{name: "zero concurrent syncs are refused", args: []string{"--concurrent-horizontal-pod-autoscaler-syncs=0"}, wantErr: "--concurrent-horizontal-pod-autoscaler-syncs must be greater than 0"},
+		{name: "zero sync period is refused", args: []string{"--horizontal-pod-autoscaler-sync-period=0s"}, wantErr: "--horizontal-pod-autoscaler-sync-period must be greater than 0"},
+		{name: "negative tolerance is refused", args: []string{"--horizontal-pod-autoscaler-tolerance=-0.1"}, wantErr: "--horizontal-pod-autoscaler-tolerance must not be negative"},
+		{name: "negative downscale stabilization is refused", args: []string{"--horizontal-pod-autoscaler-downscale-stabilization=-1s"}, wantErr: "--horizontal-pod-autoscaler-downscale-stabilization must not be negative"},
+		{name: "negative cpu initialization period is refused", args: []string{"--horizontal-pod-autoscaler-cpu-initialization-period=-1s"}, wantErr: "cpu-initialization-period must not be negative"},
+		{name: "negative initial readiness delay is refused", args: []string{"--horizontal-pod-autoscaler-initial-readiness-delay=-1s"}, wantErr: "initial-readiness-delay must not be negative"},
+		{name: "zero metric fetch timeout is refused", args: []string{"--horizontal-pod-autoscaler-metric-fetch-timeout=0s"}, wantErr: "metric-fetch-timeout must be greater than 0"},
+		{name: "zero api qps is refused", args: []string{"--kube-api-qps=0"}, wantErr: "--kube-api-qps must be greater than 0"},
+		{name: "zero api burst is refused", args: []string{"--kube-api-burst=0"}, wantErr: "--kube-api-burst must be greater than 0"},
+		{name: "lease not longer than renew deadline is refused", args: []string{"--leader-elect-lease-duration=10s", "--leader-elect-renew-deadline=10s"}, wantErr: "must be greater than --leader-elect-renew-deadline"},
+		{name: "lock other than leases is refused", args: []string{"--leader-elect-resource-lock=endpoints"}, wantErr: `--leader-elect-resource-lock must be "leases"`},
+		{name: "leader election settings are ignored when it is off", args: []string{"--leader-elect=false", "--leader-elect-resource-lock=endpoints"}},
+		{name: "port out of range is refused", args: []string{"--port=70000"}, wantErr: "--port must be between 0 and 65535"},
+		{name: "port 0 disables the health server", args: []string{"--port=0"}},
+		{name: "certificate without key is refused", args: []string{"--tls-cert-file=/tmp/cert"}, wantErr: "--tls-cert-file and --tls-private-key-file must be given together"},
+		{name: "unknown logging format is refused", args: []string{"--logging-format=xml"}, wantErr: "format"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			o := newTestOptions(t)
+			if err := parse(t, o, tc.args...); err != nil {
+				t.Fatalf("parse: %v", err)
+			}
+			errs := o.Validate()
+			var joined []string
+			for _, e := range errs {
+				joined = append(joined, e.Error())
+			}
+			all := strings.Join(joined, "; ")
+			switch {
+			case tc.wantErr == "" && len(errs) > 0:
+				t.Errorf("Validate() = %s, want no error", all)
+			case tc.wantErr != "" && !strings.Contains(all, tc.wantErr):
+				t.Errorf("Validate() = %q, want an error containing %q", all, tc.wantErr)
+			}
+		})
+	}
+}
+
+func TestBadFlagValueIsAParseError(t *testing.T) {
+	cases := map[string]string{
+		"duration that is not one":    "--horizontal-pod-autoscaler-sync-period=soon",
+		"tolerance that is no number": "--horizontal-pod-autoscaler-tolerance=ten",
+		"unknown feature gate":        "--feature-gates=NoSuchGate=true",
+		"feature gate value not bool": "--feature-gates=HPAScaleToZero=maybe",
+	}
+	for name, arg := range cases {
+		t.Run(name, func(t *testing.T) {
+			if err := parse(t, newTestOptions(t), arg); err == nil {
+				t.Errorf("parsing %s succeeded, want an error", arg)
+			}
+		})
+	}
+}
+
+func TestFeatureGatesFlagSetsTheGate(t *testing.T) {
+	o := newTestOptions(t)
+	if err := parse(t, o, "--feature-gates=HPAExternalMetricFallback=true,HPAScaleToZero=false"); err != nil {
+		t.Fatal(err)
+	}
+	if !o.FeatureGates.Enabled("HPAExternalMetricFallback") || o.FeatureGates.Enabled("HPAScaleToZero") {
+		t.Errorf("gates not applied: fallback=%v zero=%v", o.FeatureGates.Enabled("HPAExternalMetricFallback"), o.FeatureGates.Enabled("HPAScaleToZero"))
+	}
+}
+
+func TestConfigCarriesTheFlags(t *testing.T) {
+	o := newTestOptions(t)
+	if err := parse(t, o, "--master=https://127.0.0.1:6443", "--kube-api-qps=50", "--kube-api-burst=80",
+		"--horizontal-pod-autoscaler-sync-period=5s", "--concurrent-horizontal-pod-autoscaler-syncs=9",
+		"--bind-address=127.0.0.1", "--port=10999", "--tls-cert-file=c", "--tls-private-key-file=k", "--webhook-port=9444"); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := o.Config()
+	if err != nil {
+		t.Fatalf("Config: %v", err)
+	}
+	if cfg.RESTConfig.Host != "https://127.0.0.1:6443" || cfg.RESTConfig.QPS != 50 || cfg.RESTConfig.Burst != 80 || cfg.RESTConfig.UserAgent != UserAgent {
+		t.Errorf("rest config = host %q qps %v burst %d agent %q", cfg.RESTConfig.Host, cfg.RESTConfig.QPS, cfg.RESTConfig.Burst, cfg.RESTConfig.UserAgent)
+	}
+	if cfg.HPA.SyncPeriod != 5*time.Second || cfg.HPA.ConcurrentSyncs != 9 {
+		t.Errorf("hpa config = %+v", cfg.HPA)
+	}
+	if cfg.HealthAddress != "127.0.0.1:10999" || cfg.Webhook.Address != "127.0.0.1:9444" || cfg.Webhook.CertFile != "c" {
+		t.Errorf("addresses = health %q webhook %+v", cfg.HealthAddress, cfg.Webhook)
+	}
+}
+
+func TestConfigRefusesInvalidOptions(t *testing.T) {
+	o := newTestOptions(t)
+	if err := parse(t, o, "--master=https://127.0.0.1:6443", "--concurrent-horizontal-pod-autoscaler-syncs=0"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := o.Config(); err == nil || !strings.Contains(err.Error(), "concurrent-horizontal-pod-autoscaler-syncs") {
+		t.Errorf("Config() error = %v, want the flag named", err)
+	}
+}
