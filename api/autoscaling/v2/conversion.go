@@ -2,15 +2,31 @@ package v2
 
 import (
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
+// kind is the kind of both the native and the extended HPA.
+const kind = "HorizontalPodAutoscaler"
+
+// convertTypeMeta moves a TypeMeta that names the HPA kind of group from to
+// the same kind of group to, so that a converted object never claims the
+// other API's apiVersion (an API server refuses a body whose apiVersion is
+// not the endpoint's). An empty TypeMeta, as typed clients return, stays
+// empty; any other value is kept as it is.
+func convertTypeMeta(in metav1.TypeMeta, from, to string) metav1.TypeMeta {
+	if in.APIVersion == from && in.Kind == kind {
+		in.APIVersion = to
+	}
+	return in
+}
+
 // FromNative converts a native autoscaling/v2 HPA into the extended type.
-// Every field is kept; the extension's fields stay unset. The result shares
-// no memory with in.
+// Every field is kept; the extension's fields stay unset. An autoscaling/v2
+// apiVersion becomes this package's. The result shares no memory with in.
 func FromNative(in *autoscalingv2.HorizontalPodAutoscaler) *HorizontalPodAutoscaler {
 	in = in.DeepCopy()
 	out := &HorizontalPodAutoscaler{
-		TypeMeta:   in.TypeMeta,
+		TypeMeta:   convertTypeMeta(in.TypeMeta, autoscalingv2.SchemeGroupVersion.String(), SchemeGroupVersion.String()),
 		ObjectMeta: in.ObjectMeta,
 		Spec: HorizontalPodAutoscalerSpec{
 			ScaleTargetRef: in.Spec.ScaleTargetRef,
@@ -43,11 +59,12 @@ func FromNative(in *autoscalingv2.HorizontalPodAutoscaler) *HorizontalPodAutosca
 
 // ToNative converts the extended type into a native autoscaling/v2 HPA. The
 // extension's fields (fallback, fallback status) have no native field and
-// are dropped; everything else is kept. The result shares no memory with in.
+// are dropped; everything else is kept, and this package's apiVersion
+// becomes autoscaling/v2. The result shares no memory with in.
 func ToNative(in *HorizontalPodAutoscaler) *autoscalingv2.HorizontalPodAutoscaler {
 	in = in.DeepCopy()
 	out := &autoscalingv2.HorizontalPodAutoscaler{
-		TypeMeta:   in.TypeMeta,
+		TypeMeta:   convertTypeMeta(in.TypeMeta, SchemeGroupVersion.String(), autoscalingv2.SchemeGroupVersion.String()),
 		ObjectMeta: in.ObjectMeta,
 		Spec: autoscalingv2.HorizontalPodAutoscalerSpec{
 			ScaleTargetRef: in.Spec.ScaleTargetRef,
