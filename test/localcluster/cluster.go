@@ -41,7 +41,8 @@ type Cluster struct {
 
 // Start starts a cluster and returns once every component is ready, the
 // kwok nodes are Ready, and the CRDs of Options.CRDDir are Established. On
-// error nothing of the cluster is left running.
+// error nothing of the cluster is left running. ctx bounds the start only
+// (as does Options.StartTimeout): the cluster runs until Stop.
 func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	opts, err := opts.withDefaults()
 	if err != nil {

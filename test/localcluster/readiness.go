@@ -18,10 +18,19 @@ import (
 
 const pollInterval = 200 * time.Millisecond
 
+// defaultWaitTimeout bounds a wait whose context has no deadline, so that a
+// helper called with context.Background cannot hang a test forever.
+const defaultWaitTimeout = 2 * time.Minute
+
 // waitFor polls check until it reports done. It fails at once when a
 // component has exited, with the end of that component's log, instead of
 // waiting out the timeout for something that cannot happen any more.
 func (c *Cluster) waitFor(ctx context.Context, what string, check func(context.Context) (bool, error)) error {
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, defaultWaitTimeout)
+		defer cancel()
+	}
 	logger := klog.FromContext(ctx)
 	logger.V(1).Info("Waiting", "for", what)
 	begin := time.Now()
