@@ -17,8 +17,8 @@ import (
 	"github.com/kube-hpa/kube-hpa/pkg/features"
 )
 
-// FuzzValidate builds HPAs from the fuzz input and runs every validator on
-// them. It checks that validation never panics, is deterministic, leaves its
+// FuzzValidate builds HPAs from the fuzz input and runs every validator
+// (the three spec validators and ValidateStatus) on them. It checks that validation never panics, is deterministic, leaves its
 // input alone, reports only well-formed errors, and that every relaxation
 // (an update, a stored object, more gates on) never refuses an object that
 // the stricter check accepted.
@@ -67,6 +67,24 @@ func FuzzValidate(f *testing.F) {
 		}
 		if st2 := ValidateHorizontalPodAutoscalerUpdate(newHPA, newHPA, gate); !reflect.DeepEqual(errorStrings(st), errorStrings(st2)) {
 			t.Fatalf("stored validation differs from an update to itself:\n%q\n%q", errorStrings(st), errorStrings(st2))
+		}
+		statusErrs := ValidateStatus(newHPA)
+		if a, b := errorStrings(statusErrs), errorStrings(ValidateStatus(newHPA)); !reflect.DeepEqual(a, b) {
+			t.Fatalf("status validation is not deterministic:\n%q\n%q", a, b)
+		}
+		for _, e := range statusErrs {
+			if !knownErrorTypes[e.Type] || !strings.HasPrefix(e.Field, "status.") {
+				t.Fatalf("status: unexpected error %v", e)
+			}
+		}
+		// Spec validation does not look at the status.
+		noStatus := newHPA.DeepCopy()
+		noStatus.Status = v2.HorizontalPodAutoscalerStatus{}
+		if got := ValidateHorizontalPodAutoscaler(noStatus, gate); !reflect.DeepEqual(errorStrings(got), errorStrings(create)) {
+			t.Fatalf("spec validation depends on the status:\n%q\n%q", errorStrings(got), errorStrings(create))
+		}
+		if !reflect.DeepEqual(newHPA, newCopy) {
+			t.Fatalf("status validation changed its input")
 		}
 		if len(create) == 0 && len(upd) != 0 {
 			t.Fatalf("valid on create but refused on update: %v", upd)
@@ -293,6 +311,19 @@ func (r *fuzzReader) hpa() *v2.HorizontalPodAutoscaler {
 	}
 	if r.bool() {
 		h.Spec.Behavior = &autoscalingv2.HorizontalPodAutoscalerBehavior{ScaleUp: r.scalingRules(), ScaleDown: r.scalingRules()}
+	}
+	if r.sometimes() {
+		h.Status = v2.HorizontalPodAutoscalerStatus{
+			CurrentReplicas: pick(r, fuzzInt32s...),
+			DesiredReplicas: pick(r, fuzzInt32s...),
+			CurrentMetrics: []v2.MetricStatus{{
+				Type: autoscalingv2.ExternalMetricSourceType,
+				External: &v2.ExternalMetricStatus{
+					Metric:         r.identifier(),
+					FallbackStatus: pick[v2.FallbackStatus](r, "", v2.FallbackStatusNormal, v2.FallbackStatusFallback, "Bogus"),
+				},
+			}},
+		}
 	}
 	return h
 }
