@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -53,12 +54,27 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	if err := ensureBinaries(ctx, opts); err != nil {
 		return nil, err
 	}
+	// The ports are free when chosen but not reserved: another process may
+	// take one before its component binds it. That is worth one more try
+	// on fresh ports, not a failed test.
+	const attempts = 2
+	for attempt := 1; ; attempt++ {
+		c, err := startOnce(ctx, opts)
+		if err == nil || attempt == attempts || !strings.Contains(err.Error(), "address already in use") {
+			return c, err
+		}
+		logger.Info("A port was taken before its component bound it, starting again on other ports", "err", err)
+	}
+}
+
+// startOnce is one attempt of Start in a new run directory.
+func startOnce(ctx context.Context, opts Options) (*Cluster, error) {
 	begin := time.Now()
 	c, err := prepare(ctx, opts, begin)
 	if err != nil {
 		return nil, err
 	}
-	logger = logger.WithValues("run", c.layout.runDir)
+	logger := klog.FromContext(ctx).WithValues("run", c.layout.runDir)
 	c.logger = logger
 	ctx = klog.NewContext(ctx, logger)
 
