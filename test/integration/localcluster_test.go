@@ -166,7 +166,9 @@ func TestKubectlApplyExtendedHPAKeepsFallback(t *testing.T) {
 func TestStopLeavesNoProcess(t *testing.T) {
 	sharedCluster(t) // skips like the others when the binaries are missing
 	_, ctx := ktesting.NewTestContext(t)
-	cluster, err := localcluster.Start(ctx, localcluster.Options{Nodes: 1, NoCRDs: true})
+	// Build exercises the path `make run` takes; a no-op here, as `make
+	// integration` has just built everything.
+	cluster, err := localcluster.Start(ctx, localcluster.Options{Nodes: 1, NoCRDs: true, Build: true})
 	if err != nil {
 		t.Fatal(err)
 	}

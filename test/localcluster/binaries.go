@@ -1,13 +1,16 @@
 package localcluster
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 
+	"github.com/go-logr/logr"
 	"k8s.io/klog/v2"
 )
 
@@ -42,9 +45,13 @@ func ensureBinaries(ctx context.Context, o Options) error {
 		logger.Info("Building upstream binaries (a no-op when they are up to date)")
 		cmd := exec.CommandContext(ctx, filepath.Join(o.RepoRoot, "hack", "build-upstream.sh"))
 		cmd.Dir = o.RepoRoot
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			return fmt.Errorf("hack/build-upstream.sh: %w\n%s", err, out)
+		// A cold build takes minutes: show its progress as it comes.
+		var out bytes.Buffer
+		progress := &lineLogger{logger: logger, msg: "hack/build-upstream.sh"}
+		cmd.Stdout = io.MultiWriter(&out, progress)
+		cmd.Stderr = cmd.Stdout
+		if err := cmd.Run(); err != nil {
+			return fmt.Errorf("hack/build-upstream.sh: %w\n%s", err, out.String())
 		}
 	}
 	if missing := MissingBinaries(o.BinDir); len(missing) > 0 {
@@ -52,4 +59,23 @@ func ensureBinaries(ctx context.Context, o Options) error {
 			strings.Join(missing, ", "), o.BinDir)
 	}
 	return nil
+}
+
+// lineLogger logs each complete line written to it.
+type lineLogger struct {
+	logger  logr.Logger
+	msg     string
+	partial []byte
+}
+
+func (w *lineLogger) Write(p []byte) (int, error) {
+	w.partial = append(w.partial, p...)
+	for {
+		i := bytes.IndexByte(w.partial, '\n')
+		if i < 0 {
+			return len(p), nil
+		}
+		w.logger.Info(w.msg, "output", string(w.partial[:i]))
+		w.partial = w.partial[i+1:]
+	}
 }
