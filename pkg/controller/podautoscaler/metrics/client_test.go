@@ -10,16 +10,13 @@ import (
 
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/klog/v2/ktesting"
 	customapi "k8s.io/metrics/pkg/apis/custom_metrics/v1beta2"
-	externalapi "k8s.io/metrics/pkg/apis/external_metrics/v1beta1"
 	metricsapi "k8s.io/metrics/pkg/apis/metrics/v1beta1"
 	metricsfake "k8s.io/metrics/pkg/client/clientset/versioned/fake"
 	customfake "k8s.io/metrics/pkg/client/custom_metrics/fake"
@@ -433,93 +430,5 @@ func TestGetObjectMetric(t *testing.T) {
 					get.GetResource().Resource, get.GetNamespace(), get.GetName(), tc.wantResource, tc.wantNamespace, tc.wantName)
 			}
 		})
-	}
-}
-
-func externalValue(ts time.Time, milli int64) externalapi.ExternalMetricValue {
-	return externalapi.ExternalMetricValue{MetricName: "queue_depth", Timestamp: metav1.Time{Time: ts}, Value: *resource.NewMilliQuantity(milli, resource.DecimalSI)}
-}
-
-func TestGetExternalMetric(t *testing.T) {
-	selector := labels.SelectorFromSet(labels.Set{"queue": "jobs"})
-	tests := []struct {
-		name      string
-		items     []externalapi.ExternalMetricValue
-		err       error
-		hang      bool
-		want      []int64
-		wantTime  time.Time
-		wantErr   string
-		wantErrIs error
-		wantErrOK func(error) bool
-	}{
-		{
-			name:     "returns every series and the oldest time",
-			items:    []externalapi.ExternalMetricValue{externalValue(t0, 3000), externalValue(t0.Add(-time.Minute), 5600)},
-			want:     []int64{3000, 5600},
-			wantTime: t0.Add(-time.Minute),
-		},
-		{
-			name:      "an empty list is an error wrapping ErrNoMetrics",
-			wantErr:   "no metrics returned from external metrics API",
-			wantErrIs: ErrNoMetrics,
-		},
-		{
-			name:      "an unavailable API is an error the caller can classify",
-			err:       apierrors.NewServiceUnavailable("the server is currently unable to handle the request"),
-			wantErr:   "unable to fetch metrics from external metrics API",
-			wantErrOK: apierrors.IsServiceUnavailable,
-		},
-		{
-			name:      "an unregistered API is an error the caller can classify",
-			err:       apierrors.NewNotFound(schema.GroupResource{Group: "external.metrics.k8s.io", Resource: "queue_depth"}, ""),
-			wantErr:   "unable to fetch metrics from external metrics API",
-			wantErrOK: apierrors.IsNotFound,
-		},
-		{
-			name:      "a hanging API times out",
-			hang:      true,
-			wantErr:   "no answer within 50ms",
-			wantErrIs: context.DeadlineExceeded,
-		},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			f := newFakes()
-			if tc.hang {
-				f.external.AddReactor("list", "*", hang(t))
-			} else {
-				f.external.AddReactor("list", "*", answer(&externalapi.ExternalMetricValueList{Items: tc.items}, tc.err))
-			}
-			start := time.Now()
-			got, ts, err := f.client(t, 50*time.Millisecond).GetExternalMetric(testContext(t), "queue_depth", testNamespace, selector)
-			if tc.hang && time.Since(start) > 5*time.Second {
-				t.Errorf("a hanging adapter held the caller for %v", time.Since(start))
-			}
-			if tc.wantErrOK != nil && !tc.wantErrOK(err) {
-				t.Errorf("error %v is not of the expected class", err)
-			}
-			if checkErr(t, err, tc.wantErr, tc.wantErrIs) {
-				return
-			}
-			if fmt.Sprint(got) != fmt.Sprint(tc.want) || !ts.Equal(tc.wantTime) {
-				t.Errorf("got %v at %v, want %v at %v", got, ts, tc.want, tc.wantTime)
-			}
-			list := f.external.Actions()[0].(clienttesting.ListAction)
-			if list.GetResource().Resource != "queue_depth" || list.GetNamespace() != testNamespace || list.GetListRestrictions().Labels.String() != selector.String() {
-				t.Errorf("listed %s in %s with %q", list.GetResource().Resource, list.GetNamespace(), list.GetListRestrictions().Labels)
-			}
-		})
-	}
-}
-
-func TestFetchIsAbandonedWhenTheCallerGivesUp(t *testing.T) {
-	f := newFakes()
-	f.external.AddReactor("list", "*", hang(t))
-	ctx, cancel := context.WithCancel(testContext(t))
-	cancel()
-	_, _, err := f.client(t, time.Hour).GetExternalMetric(ctx, "queue_depth", testNamespace, labels.Everything())
-	if !errors.Is(err, context.Canceled) {
-		t.Errorf("got %v, want an error wrapping context.Canceled", err)
 	}
 }
