@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/uuid"
 	"k8s.io/client-go/tools/leaderelection"
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
+	"k8s.io/component-base/metrics"
 	"k8s.io/klog/v2"
 
 	"github.com/kube-hpa/kube-hpa/cmd/hpa-controller-manager/app/config"
@@ -17,8 +18,9 @@ import (
 // runWithLeaderElection runs lead while this replica holds the Lease. On
 // shutdown the lease is released, so that the other replica takes over at
 // once instead of after the lease duration.
-func runWithLeaderElection(ctx context.Context, cfg *config.Config, clients *clients, lead func(context.Context) error) error {
+func runWithLeaderElection(ctx context.Context, cfg *config.Config, clients *clients, registry metrics.KubeRegistry, lead func(context.Context) error) error {
 	logger := klog.FromContext(ctx)
+	leading := newLeaderGauge(registry)
 	hostname, err := os.Hostname()
 	if err != nil {
 		return fmt.Errorf("getting hostname for the leader election identity: %w", err)
@@ -41,10 +43,12 @@ func runWithLeaderElection(ctx context.Context, cfg *config.Config, clients *cli
 		Callbacks: leaderelection.LeaderCallbacks{
 			OnStartedLeading: func(ctx context.Context) {
 				logger.Info("Became leader", "identity", id)
+				leading.WithLabelValues(le.ResourceName).Set(1)
 				leadErr = lead(ctx)
 			},
 			OnStoppedLeading: func() {
 				logger.Info("Stopped leading", "identity", id)
+				leading.WithLabelValues(le.ResourceName).Set(0)
 			},
 			OnNewLeader: func(identity string) {
 				if identity != id {
@@ -59,4 +63,17 @@ func runWithLeaderElection(ctx context.Context, cfg *config.Config, clients *cli
 		return fmt.Errorf("leader election lost")
 	}
 	return leadErr
+}
+
+// newLeaderGauge registers kube-controller-manager's leader gauge: 1 while
+// this replica holds the lease, which is how a probe or a test tells the
+// leader from the standby.
+func newLeaderGauge(registry metrics.KubeRegistry) *metrics.GaugeVec {
+	g := metrics.NewGaugeVec(&metrics.GaugeOpts{
+		Name:           "leader_election_master_status",
+		StabilityLevel: metrics.ALPHA,
+		Help:           "1 while this replica holds the named lease, 0 otherwise.",
+	}, []string{"name"})
+	registry.MustRegister(g)
+	return g
 }
