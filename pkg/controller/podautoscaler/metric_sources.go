@@ -53,7 +53,7 @@ func (p *pass) propose(spec *v2.MetricSpec, selector labels.Selector) proposal {
 	}
 	// Validation refuses unknown types; an object stored before that
 	// check still must not crash the controller.
-	return p.failedProposal("InvalidMetricSourceType", fmt.Errorf("unknown metric source type %q: %w", spec.Type, errSpec))
+	return p.failedProposal("InvalidMetricSourceType", fmt.Errorf("unknown metric source type %q: %w", spec.Type, errSpec), nil)
 }
 
 // tolerances returns the usage-ratio tolerances: the global flag, overridden
@@ -89,9 +89,10 @@ func resourceQuantity(name corev1.ResourceName, milli int64) *resource.Quantity 
 
 func (p *pass) proposeObject(src *autoscalingv2.ObjectMetricSource, selector labels.Selector) proposal {
 	const reason = "FailedGetObjectMetric"
+	wrap := wrapf("failed to get object metric value")
 	metricSelector, err := metav1.LabelSelectorAsSelector(src.Metric.Selector)
 	if err != nil {
-		return p.failedProposal(reason, fmt.Errorf("failed to get object metric value: %w", err))
+		return p.failedProposal(reason, err, wrap)
 	}
 	status := v2.MetricStatus{
 		Type: autoscalingv2.ObjectMetricSourceType,
@@ -106,7 +107,7 @@ func (p *pass) proposeObject(src *autoscalingv2.ObjectMetricSource, selector lab
 		r, err := p.c.calculator.GetObjectMetricReplicas(p.ctx, p.scale.Spec.Replicas, src.Target.Value.MilliValue(),
 			src.Metric.Name, t, ns, &src.DescribedObject, selector, metricSelector)
 		if err != nil {
-			return p.failedProposal(reason, fmt.Errorf("failed to get object metric value: %w", err))
+			return p.failedProposal(reason, err, wrap)
 		}
 		status.Object.Current.Value = milliQuantity(r.RawUsage)
 		return proposal{replicas: r.Replicas, timestamp: r.Timestamp, status: status,
@@ -115,28 +116,31 @@ func (p *pass) proposeObject(src *autoscalingv2.ObjectMetricSource, selector lab
 		r, err := p.c.calculator.GetObjectPerPodMetricReplicas(p.ctx, p.scale.Status.Replicas, src.Target.AverageValue.MilliValue(),
 			src.Metric.Name, t, ns, &src.DescribedObject, metricSelector)
 		if err != nil {
-			return p.failedProposal(reason, fmt.Errorf("failed to get %s object metric: %w", src.Metric.Name, err))
+			return p.failedProposal(reason, err, func(cause error) error {
+				return wrap(fmt.Errorf("failed to get %s object metric: %w", src.Metric.Name, cause))
+			})
 		}
 		status.Object.Current.AverageValue = milliQuantity(r.RawUsage)
 		return proposal{replicas: r.Replicas, timestamp: r.Timestamp, status: status,
 			name: fmt.Sprintf("external metric %s(%+v)", src.Metric.Name, src.Metric.Selector)}
 	}
-	return p.failedProposal(reason, errors.New("invalid object metric source: neither a value target nor an average value target was set"))
+	return p.failedProposal(reason, errors.New("invalid object metric source: neither a value target nor an average value target was set"), wrap)
 }
 
 func (p *pass) proposePods(src *autoscalingv2.PodsMetricSource, selector labels.Selector) proposal {
 	const reason = "FailedGetPodsMetric"
+	wrap := wrapf("failed to get pods metric value")
 	metricSelector, err := metav1.LabelSelectorAsSelector(src.Metric.Selector)
 	if err != nil {
-		return p.failedProposal(reason, fmt.Errorf("failed to get pods metric value: %w", err))
+		return p.failedProposal(reason, err, wrap)
 	}
 	if src.Target.AverageValue == nil {
-		return p.failedProposal(reason, fmt.Errorf("failed to get pods metric value: no averageValue target: %w", errSpec))
+		return p.failedProposal(reason, fmt.Errorf("invalid pods metric source: no average value target was set: %w", errSpec), wrap)
 	}
 	r, err := p.c.calculator.GetMetricReplicas(p.ctx, p.scale.Spec.Replicas, src.Target.AverageValue.MilliValue(),
 		src.Metric.Name, p.tolerances(), p.hpa.Namespace, selector, metricSelector)
 	if err != nil {
-		return p.failedProposal(reason, fmt.Errorf("failed to get pods metric value: %w", err))
+		return p.failedProposal(reason, err, wrap)
 	}
 	return proposal{
 		replicas:  r.Replicas,
@@ -156,13 +160,13 @@ func (p *pass) proposePods(src *autoscalingv2.PodsMetricSource, selector labels.
 // differ only in the container filter and the status member they fill.
 func (p *pass) proposeResource(name corev1.ResourceName, container string, target autoscalingv2.MetricTarget,
 	selector labels.Selector, sourceType autoscalingv2.MetricSourceType) proposal {
-	reason, errPrefix := "FailedGetResourceMetric", fmt.Sprintf("failed to get %s resource metric value", name)
+	reason, wrap := "FailedGetResourceMetric", wrapf("failed to get %s resource metric value", name)
 	if sourceType == autoscalingv2.ContainerResourceMetricSourceType {
-		reason, errPrefix = "FailedGetContainerResourceMetric", fmt.Sprintf("failed to get %s container metric value", container)
+		reason, wrap = "FailedGetContainerResourceMetric", wrapf("failed to get %s container metric value", container)
 	}
 	current, metricName, pr, err := p.resourceValue(name, container, target, selector, sourceType)
 	if err != nil {
-		return p.failedProposal(reason, fmt.Errorf("%s: %w", errPrefix, err))
+		return p.failedProposal(reason, err, wrap)
 	}
 	pr.name = metricName
 	pr.status = v2.MetricStatus{Type: sourceType}
@@ -214,12 +218,15 @@ func (p *pass) proposeExternal(src *v2.ExternalMetricSource, selector labels.Sel
 		},
 	}
 	name := fmt.Sprintf("external metric %s(%+v)", src.Metric.Name, src.Metric.Selector)
+	wrap := wrapf("failed to get %s external metric value", src.Metric.Name)
 	switch {
 	case src.Target.AverageValue != nil:
 		r, err := p.c.calculator.GetExternalPerPodMetricReplicas(p.ctx, p.scale.Status.Replicas, src.Target.AverageValue.MilliValue(),
 			src.Metric.Name, t, ns, src.Metric.Selector)
 		if err != nil {
-			return p.failedProposal(reason, fmt.Errorf("failed to get %s external metric value: %w", src.Metric.Name, err))
+			return p.failedProposal(reason, err, func(cause error) error {
+				return wrap(fmt.Errorf("failed to get %s external metric: %w", src.Metric.Name, cause))
+			})
 		}
 		status.External.Current.AverageValue = milliQuantity(r.RawUsage)
 		return proposal{replicas: r.Replicas, timestamp: r.Timestamp, status: status, name: name}
@@ -227,10 +234,12 @@ func (p *pass) proposeExternal(src *v2.ExternalMetricSource, selector labels.Sel
 		r, err := p.c.calculator.GetExternalMetricReplicas(p.ctx, p.scale.Spec.Replicas, src.Target.Value.MilliValue(),
 			src.Metric.Name, t, ns, src.Metric.Selector, selector)
 		if err != nil {
-			return p.failedProposal(reason, fmt.Errorf("failed to get %s external metric value: %w", src.Metric.Name, err))
+			return p.failedProposal(reason, err, func(cause error) error {
+				return wrap(fmt.Errorf("failed to get external metric %s: %w", src.Metric.Name, cause))
+			})
 		}
 		status.External.Current.Value = milliQuantity(r.RawUsage)
 		return proposal{replicas: r.Replicas, timestamp: r.Timestamp, status: status, name: name}
 	}
-	return p.failedProposal(reason, errors.New("invalid external metric source: neither a value target nor an average value target was set"))
+	return p.failedProposal(reason, errors.New("invalid external metric source: neither a value target nor an average value target was set"), wrap)
 }

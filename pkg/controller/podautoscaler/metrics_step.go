@@ -26,13 +26,28 @@ type proposal struct {
 	fallback bool
 }
 
-func (p *pass) failedProposal(reason string, err error) proposal {
-	p.event(corev1.EventTypeWarning, reason, "%s", err.Error())
+// failedProposal records a metric that could not be computed. As upstream,
+// the event and the condition carry the cause as the calculator (or the
+// spec check) reported it, and err, which says which metric failed, is what
+// the pass reports; wrap adds that context to cause.
+func (p *pass) failedProposal(reason string, cause error, wrap func(error) error) proposal {
+	p.event(corev1.EventTypeWarning, reason, "%s", cause.Error())
+	err := cause
+	if wrap != nil {
+		err = wrap(cause)
+	}
 	return proposal{
 		err: err,
 		failure: newCondition(autoscalingv2.ScalingActive, corev1.ConditionFalse, reason,
-			"the HPA was unable to compute the replica count: %v", err),
+			"the HPA was unable to compute the replica count: %v", cause),
 	}
+}
+
+// wrapf returns a wrap for failedProposal that prefixes the cause with the
+// formatted text, keeping the cause for errors.Is.
+func wrapf(format string, args ...any) func(error) error {
+	prefix := fmt.Sprintf(format, args...)
+	return func(cause error) error { return fmt.Errorf("%s: %w", prefix, cause) }
 }
 
 // computeFromMetrics asks every metric for a replica count and keeps the
