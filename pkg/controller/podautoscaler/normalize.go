@@ -25,12 +25,15 @@ func (p *pass) normalize() {
 
 // raiseFromZeroToMin: a workload this controller scaled to zero comes back
 // to at least minReplicas once minReplicas is raised above zero, whatever
-// the metrics say.
+// the metrics say. When no metric asked for replicas, minReplicas is the
+// reason for the rescale, whether the raise happens here or already in
+// normalization (the legacy path clamps to minReplicas itself).
 func (p *pass) raiseFromZeroToMin() {
-	if p.current == 0 && p.minReplicas != 0 && p.scaledToZeroByUs() && p.desired < p.minReplicas {
-		p.desired = p.minReplicas
-		if p.rescaleReason == "" {
-			p.rescaleReason = "Current number of replicas below Spec.MinReplicas"
-		}
+	if p.current != 0 || p.minReplicas == 0 || !p.scaledToZeroByUs() {
+		return
+	}
+	p.desired = max(p.desired, p.minReplicas)
+	if p.rescaleReason == "" {
+		p.rescaleReason = "Current number of replicas below Spec.MinReplicas"
 	}
 }
