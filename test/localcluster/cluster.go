@@ -17,8 +17,8 @@ import (
 )
 
 // Cluster is a running local control plane. Its methods are safe for
-// concurrent use; Stop it exactly once it is no longer needed (more calls
-// are no-ops).
+// concurrent use. Stop it when it is no longer needed; later calls of Stop
+// wait for the first and return its result.
 type Cluster struct {
 	opts   Options
 	layout layout
