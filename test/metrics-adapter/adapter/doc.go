@@ -1,0 +1,11 @@
+// Package adapter holds the metric providers of the test metrics adapter:
+// an external metrics provider and a custom metrics provider for
+// sigs.k8s.io/custom-metrics-apiserver, whose values and faults come from the
+// data of one ConfigMap (see README.md beside this module for its format).
+//
+// The providers read a Source, which is either a ConfigMap watched with an
+// informer (ConfigMapSource, what the binary uses) or fixed data
+// (StaticSource, what unit tests use), so they can be tested without a
+// server. A FetchCounter counts the fetches of every metric by outcome and
+// exposes them as JSON and as a Prometheus collector.
+package adapter

@@ -1,0 +1,79 @@
+package adapter
+
+import (
+	"context"
+	"maps"
+	"slices"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/metrics/pkg/apis/external_metrics"
+	"sigs.k8s.io/custom-metrics-apiserver/pkg/provider"
+)
+
+// GetExternalMetric answers the series of an external.<metric> key whose
+// labels match selector, in any namespace, after playing the metric's
+// fault, or fault.external's.
+func (p *Provider) GetExternalMetric(ctx context.Context, _ string, selector labels.Selector, info provider.ExternalMetricInfo) (list *external_metrics.ExternalMetricValueList, err error) {
+	defer func() {
+		items := 0
+		if list != nil {
+			items = len(list.Items)
+		}
+		p.counter.record(APIExternal, info.Metric, items, err)
+	}()
+	return p.externalMetric(ctx, p.source.Config(), selector, info.Metric)
+}
+
+func (p *Provider) externalMetric(ctx context.Context, config *Config, selector labels.Selector, name string) (*external_metrics.ExternalMetricValueList, error) {
+	what := "external metric " + name
+	empty := &external_metrics.ExternalMetricValueList{Items: []external_metrics.ExternalMetricValue{}}
+	if config.ExternalFault != nil {
+		isEmpty, err := play(ctx, p.clock, config.ExternalFault, what)
+		if err != nil {
+			return nil, err
+		}
+		if isEmpty {
+			return empty, nil
+		}
+	}
+	m, ok := config.External[name]
+	if !ok {
+		return nil, provider.NewMetricNotFoundError(schema.GroupResource{Group: external_metrics.GroupName}, name)
+	}
+	isEmpty, err := play(ctx, p.clock, m, what)
+	if err != nil {
+		return nil, err
+	}
+	if isEmpty {
+		return empty, nil
+	}
+	if selector == nil {
+		selector = labels.Everything()
+	}
+	list := empty
+	now := metav1.NewTime(p.clock.Now())
+	for _, s := range m.Series {
+		if !selector.Matches(labels.Set(s.Labels)) {
+			continue
+		}
+		list.Items = append(list.Items, external_metrics.ExternalMetricValue{
+			MetricName:   name,
+			MetricLabels: maps.Clone(s.Labels),
+			Timestamp:    now,
+			Value:        s.Value.DeepCopy(),
+		})
+	}
+	return list, nil
+}
+
+// ListAllExternalMetrics lists the external.<metric> keys.
+func (p *Provider) ListAllExternalMetrics() []provider.ExternalMetricInfo {
+	names := slices.Sorted(maps.Keys(p.source.Config().External))
+	out := make([]provider.ExternalMetricInfo, 0, len(names))
+	for _, n := range names {
+		out = append(out, provider.ExternalMetricInfo{Metric: n})
+	}
+	return out
+}

@@ -1,0 +1,57 @@
+package adapter
+
+import (
+	"errors"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/utils/clock"
+	"sigs.k8s.io/custom-metrics-apiserver/pkg/provider"
+)
+
+// Options are the dependencies of a Provider.
+type Options struct {
+	// Source gives the metrics; required.
+	Source Source
+	// Mapper resolves kinds and resources of custom metrics, so that a key
+	// may name Deployment and match deployments.apps, and answers carry
+	// the right kind. Without one, names are compared as strings.
+	Mapper meta.RESTMapper
+	// Lister finds the objects that a label selector picks, for custom
+	// metric queries over many objects (pods/*/<metric>). Without one such
+	// queries fail.
+	Lister ObjectLister
+	// Clock stamps the values and measures delays; the real clock when nil.
+	Clock clock.Clock
+	// Counter counts fetches; nothing is counted when nil.
+	Counter *FetchCounter
+}
+
+// Provider serves the external and custom metrics of a Source. It is safe
+// for concurrent use: it keeps no state of its own besides the counter.
+type Provider struct {
+	source  Source
+	mapper  meta.RESTMapper
+	lister  ObjectLister
+	clock   clock.Clock
+	counter *FetchCounter
+}
+
+// Provider serves both metrics APIs of custom-metrics-apiserver.
+var _ provider.MetricsProvider = (*Provider)(nil)
+
+// New returns a Provider of opts.
+func New(opts Options) (*Provider, error) {
+	if opts.Source == nil {
+		return nil, errors.New("adapter: Options.Source is required")
+	}
+	if opts.Clock == nil {
+		opts.Clock = clock.RealClock{}
+	}
+	return &Provider{
+		source:  opts.Source,
+		mapper:  opts.Mapper,
+		lister:  opts.Lister,
+		clock:   opts.Clock,
+		counter: opts.Counter,
+	}, nil
+}

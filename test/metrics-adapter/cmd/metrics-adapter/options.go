@@ -1,0 +1,78 @@
+package main
+
+import (
+	"time"
+
+	"github.com/spf13/pflag"
+	basecmd "sigs.k8s.io/custom-metrics-apiserver/pkg/cmd"
+	serveroptions "sigs.k8s.io/custom-metrics-apiserver/pkg/cmd/options"
+)
+
+// Defaults of the flags this adapter adds or changes.
+const (
+	defaultConfigMapNamespace = "kube-hpa-system"
+	defaultConfigMapName      = "test-metrics"
+	defaultSecurePort         = 4443
+	defaultDiscoveryInterval  = 10 * time.Second
+	// fetchesPath serves the fetch counters as JSON.
+	fetchesPath = "/debug/fetches"
+)
+
+// options are the adapter's flags: those of custom-metrics-apiserver's
+// AdapterBase (serving, delegated authentication and authorization) and
+// this adapter's own.
+type options struct {
+	base basecmd.AdapterBase
+
+	kubeconfig         string
+	configMapNamespace string
+	configMapName      string
+}
+
+// newOptions registers every flag on fs with its default.
+func newOptions(fs *pflag.FlagSet) *options {
+	o := &options{
+		configMapNamespace: defaultConfigMapNamespace,
+		configMapName:      defaultConfigMapName,
+	}
+	server := serveroptions.NewCustomMetricsAdapterServerOptions()
+	server.SecureServing.BindPort = defaultSecurePort
+	// Without --tls-cert-file the serving certificate is self-signed and
+	// kept in memory, instead of being written under the working directory.
+	server.SecureServing.ServerCert.CertDirectory = ""
+	// Counters are for anyone on the machine, like the health checks.
+	server.Authorization.AlwaysAllowPaths = append(server.Authorization.AlwaysAllowPaths, "/metrics", fetchesPath)
+
+	o.base.Name = "kube-hpa-test-metrics-adapter"
+	o.base.FlagSet = fs
+	o.base.CustomMetricsAdapterServerOptions = server
+	o.base.DiscoveryInterval = defaultDiscoveryInterval
+	o.base.InstallFlags()
+
+	fs.StringVar(&o.kubeconfig, "kubeconfig", o.kubeconfig,
+		"kubeconfig of the cluster: watched for the ConfigMap, and used for delegated authentication and "+
+			"authorization unless --lister-kubeconfig, --authentication-kubeconfig or --authorization-kubeconfig say otherwise. "+
+			"Empty means in-cluster configuration.")
+	fs.StringVar(&o.configMapNamespace, "configmap-namespace", o.configMapNamespace,
+		"namespace of the ConfigMap that holds the metric values and faults")
+	fs.StringVar(&o.configMapName, "configmap-name", o.configMapName,
+		"name of the ConfigMap that holds the metric values and faults")
+	return o
+}
+
+// complete lets --kubeconfig stand for the three kubeconfig flags of the
+// library that were not given.
+func (o *options) complete() {
+	if o.kubeconfig == "" {
+		return
+	}
+	if o.base.RemoteKubeConfigFile == "" {
+		o.base.RemoteKubeConfigFile = o.kubeconfig
+	}
+	if o.base.Authentication.RemoteKubeConfigFile == "" {
+		o.base.Authentication.RemoteKubeConfigFile = o.kubeconfig
+	}
+	if o.base.Authorization.RemoteKubeConfigFile == "" {
+		o.base.Authorization.RemoteKubeConfigFile = o.kubeconfig
+	}
+}

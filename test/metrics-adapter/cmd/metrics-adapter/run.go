@@ -1,0 +1,76 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/metadata"
+	"k8s.io/component-base/metrics/legacyregistry"
+	"k8s.io/klog/v2"
+	apimetrics "sigs.k8s.io/custom-metrics-apiserver/pkg/apiserver/metrics"
+	"sigs.k8s.io/custom-metrics-apiserver/pkg/dynamicmapper"
+
+	"github.com/kube-hpa/kube-hpa/test/metrics-adapter/adapter"
+)
+
+// sourceDigest identifies the sources the binary was built from; the
+// build script sets it with -ldflags -X so that a stale binary shows.
+var sourceDigest = "unknown"
+
+// run serves the metrics until ctx ends.
+func run(ctx context.Context, o *options) error {
+	logger := klog.FromContext(ctx)
+	logger.Info("Starting the test metrics adapter", "sourceDigest", sourceDigest,
+		"configMap", klog.KRef(o.configMapNamespace, o.configMapName))
+
+	restConfig, err := o.base.ClientConfig()
+	if err != nil {
+		return err
+	}
+	client, err := kubernetes.NewForConfig(restConfig)
+	if err != nil {
+		return fmt.Errorf("building a client: %w", err)
+	}
+	metadataClient, err := metadata.NewForConfig(restConfig)
+	if err != nil {
+		return fmt.Errorf("building a metadata client: %w", err)
+	}
+	mapper, err := o.base.RESTMapper()
+	if err != nil {
+		return err
+	}
+	if regenerating, ok := mapper.(*dynamicmapper.RegeneratingDiscoveryRESTMapper); ok && o.base.DiscoveryInterval > 0 {
+		// Kinds created after start (CRDs of a test) become known.
+		regenerating.RunUntil(ctx.Done())
+	}
+
+	source := adapter.NewConfigMapSource(client, o.configMapNamespace, o.configMapName)
+	if err := source.Start(ctx); err != nil {
+		return err
+	}
+	counter := adapter.NewFetchCounter()
+	provider, err := adapter.New(adapter.Options{
+		Source:  source,
+		Mapper:  mapper,
+		Lister:  adapter.NewMetadataLister(metadataClient, mapper),
+		Counter: counter,
+	})
+	if err != nil {
+		return err
+	}
+	o.base.WithExternalMetrics(provider)
+	o.base.WithCustomMetrics(provider)
+
+	if err := apimetrics.RegisterMetrics(legacyregistry.Register); err != nil {
+		return fmt.Errorf("registering the library's metrics: %w", err)
+	}
+	legacyregistry.CustomMustRegister(counter.Collector())
+
+	server, err := o.base.Server()
+	if err != nil {
+		return err
+	}
+	server.GenericAPIServer.Handler.NonGoRestfulMux.Handle(fetchesPath, counter)
+	return o.base.Run(ctx)
+}
