@@ -8,11 +8,13 @@ import (
 	"testing"
 	"time"
 
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 
 	v2 "github.com/kube-hpa/kube-hpa/api/autoscaling/v2"
@@ -546,4 +548,46 @@ func metricsFailureMsg(invalid, total int, first string) string {
 
 func invalidMetricsMsg(invalid, total int, first string) string {
 	return fmt.Sprintf("invalid metrics (%d invalid out of %d), first error is: %s", invalid, total, first)
+}
+
+// addScale stores the scale of another Deployment (name) in namespace.
+func addScale(h *harness, namespace, name string, replicas int32, selector string) {
+	h.scales.mu.Lock()
+	defer h.scales.mu.Unlock()
+	h.scales.scales[namespace+"/"+name] = &autoscalingv1.Scale{
+		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name, ResourceVersion: "1"},
+		Spec:       autoscalingv1.ScaleSpec{Replicas: replicas},
+		Status:     autoscalingv1.ScaleStatus{Replicas: replicas, Selector: selector},
+	}
+}
+
+// forgetObservations drops what the fakes recorded so far, so that a
+// scenario's outcome describes only the passes after it.
+func forgetObservations(h *harness) {
+	h.events()
+	h.monitor.mu.Lock()
+	h.monitor.reconciliations, h.monitor.computations = nil, nil
+	h.monitor.mu.Unlock()
+	h.scales.mu.Lock()
+	h.scales.updates = nil
+	h.scales.mu.Unlock()
+	h.source.mu.Lock()
+	h.source.statusUpdates = 0
+	h.source.mu.Unlock()
+	h.metrics.ResetRequests()
+}
+
+// reconcileOther runs one pass of another HPA and fails the test on a
+// panic only; its outcome is not the scenario's.
+func reconcileOther(h *harness, namespace, name string) {
+	_, _ = h.c.reconcileKey(h.ctx, hpaKey{namespace: namespace, name: name})
+}
+
+// addOtherHPA stores and registers an HPA other than the one under test.
+func addOtherHPA(h *harness, namespace, name, target string, minReplicas, maxReplicas int32, metrics ...v2.MetricSpec) {
+	hpa := newHPA(minReplicas, maxReplicas, metrics...)
+	hpa.Namespace, hpa.Name, hpa.UID = namespace, name, types.UID("uid-"+name)
+	hpa.Spec.ScaleTargetRef.Name = target
+	h.source.set(hpa)
+	h.c.onAdd(0, hpa)
 }
