@@ -122,16 +122,16 @@ func withSelector(m v2.MetricSpec, matchLabels map[string]string) v2.MetricSpec 
 }
 
 // ext is a successful external metric answer of the given milli-values.
-func ext(milliValues ...int64) metricstest.ExternalAnswer {
+func extOK(milliValues ...int64) metricstest.ExternalAnswer {
 	return metricstest.ExternalAnswer{Values: milliValues, Timestamp: testStart}
 }
 
-func obj(milliValue int64) metricstest.ObjectAnswer {
+func objOK(milliValue int64) metricstest.ObjectAnswer {
 	return metricstest.ObjectAnswer{Value: milliValue, Timestamp: testStart}
 }
 
 // gates returns harness options with the given gates.
-func gates(kv ...any) harnessOptions {
+func withGates(kv ...any) harnessOptions {
 	g := map[featuregate.Feature]bool{}
 	for i := 0; i < len(kv); i += 2 {
 		g[kv[i].(featuregate.Feature)] = kv[i+1].(bool)
@@ -145,8 +145,8 @@ func noDownscaleWindow(o harnessOptions) harnessOptions {
 }
 
 var (
-	fallbackOn  = gates(features.HPAExternalMetricFallback, true)
-	fallbackOff = gates(features.HPAExternalMetricFallback, false)
+	fallbackOn  = withGates(features.HPAExternalMetricFallback, true)
+	fallbackOff = withGates(features.HPAExternalMetricFallback, false)
 )
 
 // externalStatusOf returns the status entry of the External metric name,

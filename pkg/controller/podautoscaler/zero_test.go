@@ -52,7 +52,7 @@ type zeroCase struct {
 }
 
 func (tc zeroCase) run(t *testing.T) {
-	h := newHarness(t, tc.hpa, noDownscaleWindow(gates(features.HPAScaleToZero, tc.gate)))
+	h := newHarness(t, tc.hpa, noDownscaleWindow(withGates(features.HPAScaleToZero, tc.gate)))
 	h.scales.setScale(tc.spec, tc.status, testSelector)
 	h.addPods(tc.readyPods, 100)
 	for name, a := range tc.external {
@@ -108,7 +108,7 @@ func TestScaleToZero(t *testing.T) {
 				name: "scales down to zero on an Object metric at zero",
 				gate: gate, hpa: newHPA(0, 6, objectValue("qps", "20")),
 				spec: 5, status: 5, readyPods: 5,
-				object:      map[string]metricstest.ObjectAnswer{"qps": obj(0)},
+				object:      map[string]metricstest.ObjectAnswer{"qps": objOK(0)},
 				wantUpdates: []int32{0}, wantDesired: 0, wantConds: downConds,
 				wantEvents:   []string{"Normal SuccessfulRescale New size: 0; reason: All metrics below target"},
 				wantReconcil: "scale_down/none",
@@ -117,7 +117,7 @@ func TestScaleToZero(t *testing.T) {
 				name: "scales down to zero on an External Value metric at zero",
 				gate: gate, hpa: newHPA(0, 6, externalValue("queue", "14400m")),
 				spec: 5, status: 5, readyPods: 5,
-				external:    map[string]metricstest.ExternalAnswer{"queue": ext(0)},
+				external:    map[string]metricstest.ExternalAnswer{"queue": extOK(0)},
 				wantUpdates: []int32{0}, wantDesired: 0, wantConds: downConds,
 				wantEvents: []string{"Normal SuccessfulRescale New size: 0; reason: All metrics below target"},
 			},
@@ -125,7 +125,7 @@ func TestScaleToZero(t *testing.T) {
 				name: "scales down to zero on an External AverageValue metric at zero",
 				gate: gate, hpa: newHPA(0, 6, externalAverage("queue", "3")),
 				spec: 5, status: 5,
-				external:    map[string]metricstest.ExternalAnswer{"queue": ext(0)},
+				external:    map[string]metricstest.ExternalAnswer{"queue": extOK(0)},
 				wantUpdates: []int32{0}, wantDesired: 0, wantConds: downConds,
 				wantEvents: []string{"Normal SuccessfulRescale New size: 0; reason: All metrics below target"},
 			},
@@ -138,7 +138,7 @@ func TestScaleToZero(t *testing.T) {
 			zeroCase{
 				name: "a manual scale to zero without the condition pauses the HPA with minReplicas 0",
 				gate: gate, hpa: newHPA(0, 6, objectValue("qps", "15")),
-				object:      map[string]metricstest.ObjectAnswer{"qps": obj(20000)},
+				object:      map[string]metricstest.ObjectAnswer{"qps": objOK(20000)},
 				wantDesired: 0, wantConds: []wantCond{gotScale, disabled}, wantNoFetch: true,
 				wantReconcil: "none/none",
 			},
@@ -152,7 +152,7 @@ func TestScaleToZero(t *testing.T) {
 				gate: gate,
 				hpa: withConditions(newHPA(0, 6, externalValue("queue", "10")), autoscalingv2.HorizontalPodAutoscalerCondition{
 					Type: v2.ScaledToZero, Status: corev1.ConditionFalse, Reason: "NotScaledToZero"}),
-				external:    map[string]metricstest.ExternalAnswer{"queue": ext(100000)},
+				external:    map[string]metricstest.ExternalAnswer{"queue": extOK(100000)},
 				wantDesired: 0, wantNoFetch: true,
 				wantConds: func() []wantCond {
 					if gate {
@@ -167,7 +167,7 @@ func TestScaleToZero(t *testing.T) {
 		zeroCase{
 			name: "scales up from zero on an Object metric when ScaledToZero is True",
 			gate: true, hpa: scaledToZeroHPA(0, 6, objectValue("qps", "15")),
-			object:      map[string]metricstest.ObjectAnswer{"qps": obj(20000)},
+			object:      map[string]metricstest.ObjectAnswer{"qps": objOK(20000)},
 			wantUpdates: []int32{2}, wantDesired: 2,
 			wantConds:    []wantCond{notScaledTo0, rescaled, validMetric, withinRange},
 			wantEvents:   []string{"Normal SuccessfulRescale New size: 2; reason: Deployment metric qps above target"},
@@ -176,7 +176,7 @@ func TestScaleToZero(t *testing.T) {
 		zeroCase{
 			name: "scales up from zero on an External Value metric when ScaledToZero is True",
 			gate: true, hpa: scaledToZeroHPA(0, 6, externalValue("queue", "10")),
-			external:    map[string]metricstest.ExternalAnswer{"queue": ext(25000)},
+			external:    map[string]metricstest.ExternalAnswer{"queue": extOK(25000)},
 			wantUpdates: []int32{3}, wantDesired: 3,
 			wantConds:  []wantCond{notScaledTo0, rescaled, validMetric, withinRange},
 			wantEvents: []string{"Normal SuccessfulRescale New size: 3; reason: external metric queue(nil) above target"},
@@ -184,14 +184,14 @@ func TestScaleToZero(t *testing.T) {
 		zeroCase{
 			name: "gate off: the ScaledToZero condition is removed and the workload at zero stays paused",
 			gate: false, hpa: scaledToZeroHPA(0, 6, objectValue("qps", "15")),
-			object:      map[string]metricstest.ObjectAnswer{"qps": obj(20000)},
+			object:      map[string]metricstest.ObjectAnswer{"qps": objOK(20000)},
 			wantDesired: 0, wantConds: []wantCond{gotScale, disabled}, wantNoFetch: true,
 			wantReconcil: "none/none",
 		},
 		zeroCase{
 			name: "scale up from zero ignores tolerance: a ratio of exactly 1 brings one pod back",
 			gate: true, hpa: scaledToZeroHPA(0, 6, objectValue("qps", "1")),
-			object:      map[string]metricstest.ObjectAnswer{"qps": obj(1000)},
+			object:      map[string]metricstest.ObjectAnswer{"qps": objOK(1000)},
 			wantUpdates: []int32{1}, wantDesired: 1,
 			wantConds:  []wantCond{notScaledTo0, rescaled, validMetric, withinRange},
 			wantEvents: []string{"Normal SuccessfulRescale New size: 1; reason: Deployment metric qps above target"},
@@ -199,7 +199,7 @@ func TestScaleToZero(t *testing.T) {
 		zeroCase{
 			name: "scale up from zero ignores tolerance: a tiny positive value brings one pod back",
 			gate: true, hpa: scaledToZeroHPA(0, 6, externalValue("queue", "10")),
-			external:    map[string]metricstest.ExternalAnswer{"queue": ext(1)},
+			external:    map[string]metricstest.ExternalAnswer{"queue": extOK(1)},
 			wantUpdates: []int32{1}, wantDesired: 1,
 			wantConds:  []wantCond{notScaledTo0, rescaled, validMetric, withinRange},
 			wantEvents: []string{"Normal SuccessfulRescale New size: 1; reason: external metric queue(nil) above target"},
@@ -207,7 +207,7 @@ func TestScaleToZero(t *testing.T) {
 		zeroCase{
 			name: "scale up from zero ignores tolerance on an AverageValue target",
 			gate: true, hpa: scaledToZeroHPA(0, 6, externalAverage("queue", "10")),
-			external:    map[string]metricstest.ExternalAnswer{"queue": ext(1)},
+			external:    map[string]metricstest.ExternalAnswer{"queue": extOK(1)},
 			wantUpdates: []int32{1}, wantDesired: 1,
 			wantConds:  []wantCond{notScaledTo0, rescaled, validMetric, withinRange},
 			wantEvents: []string{"Normal SuccessfulRescale New size: 1; reason: external metric queue(nil) above target"},
@@ -215,7 +215,7 @@ func TestScaleToZero(t *testing.T) {
 		zeroCase{
 			name: "scaled to zero with no demand stays at zero and keeps ScaledToZero",
 			gate: true, hpa: scaledToZeroHPA(0, 6, externalValue("queue", "10")),
-			external:    map[string]metricstest.ExternalAnswer{"queue": ext(0)},
+			external:    map[string]metricstest.ExternalAnswer{"queue": extOK(0)},
 			wantDesired: 0,
 			// No rescale, so the condition keeps its status; stabilization
 			// and limits report as for any pass that keeps the count.
@@ -224,7 +224,7 @@ func TestScaleToZero(t *testing.T) {
 		zeroCase{
 			name: "one metric invalid at zero: the valid one scales up and the pass reports the error",
 			gate: true, hpa: scaledToZeroHPA(0, 6, objectValue("qps", "15"), externalValue("queue", "10")),
-			external:    map[string]metricstest.ExternalAnswer{"queue": ext(20000)},
+			external:    map[string]metricstest.ExternalAnswer{"queue": extOK(20000)},
 			wantErr:     "invalid metrics (1 invalid out of 2), first error is: failed to get object metric value",
 			wantUpdates: []int32{2}, wantDesired: 2,
 			wantConds: []wantCond{notScaledTo0, rescaled, validMetric, withinRange},
@@ -251,7 +251,7 @@ func TestScaleToZero(t *testing.T) {
 		zeroCase{
 			name: "minReplicas raised from 0 to 2 while scaled to zero scales to 2",
 			gate: true, hpa: scaledToZeroHPA(2, 6, objectValue("qps", "15")),
-			object:      map[string]metricstest.ObjectAnswer{"qps": obj(10000)},
+			object:      map[string]metricstest.ObjectAnswer{"qps": objOK(10000)},
 			wantUpdates: []int32{2}, wantDesired: 2,
 			wantConds:  []wantCond{notScaledTo0, rescaled, validMetric, condTrue(autoscalingv2.ScalingLimited, "TooFewReplicas")},
 			wantEvents: []string{"Normal SuccessfulRescale New size: 2; reason: Deployment metric qps above target"},
@@ -259,7 +259,7 @@ func TestScaleToZero(t *testing.T) {
 		zeroCase{
 			name: "minReplicas raised from 0 to 2 while scaled to zero scales to 2 with no demand",
 			gate: true, hpa: scaledToZeroHPA(2, 6, objectValue("qps", "15")),
-			object:      map[string]metricstest.ObjectAnswer{"qps": obj(0)},
+			object:      map[string]metricstest.ObjectAnswer{"qps": objOK(0)},
 			wantUpdates: []int32{2}, wantDesired: 2,
 			wantConds:  []wantCond{notScaledTo0, rescaled, validMetric, condTrue(autoscalingv2.ScalingLimited, "TooFewReplicas")},
 			wantEvents: []string{"Normal SuccessfulRescale New size: 2; reason: Current number of replicas below Spec.MinReplicas"},
@@ -267,14 +267,14 @@ func TestScaleToZero(t *testing.T) {
 		zeroCase{
 			name: "minReplicas raised from 0 to 2 with the gate off stays paused",
 			gate: false, hpa: scaledToZeroHPA(2, 6, objectValue("qps", "15")),
-			object:      map[string]metricstest.ObjectAnswer{"qps": obj(10000)},
+			object:      map[string]metricstest.ObjectAnswer{"qps": objOK(10000)},
 			wantDesired: 0, wantConds: []wantCond{gotScale, disabled}, wantNoFetch: true,
 		},
 		zeroCase{
 			name: "a normal rescale records ScaledToZero=False over a stale True",
 			gate: true, hpa: scaledToZeroHPA(1, 6, externalAverage("queue", "10")),
 			spec: 3, status: 3,
-			external:    map[string]metricstest.ExternalAnswer{"queue": ext(50000)},
+			external:    map[string]metricstest.ExternalAnswer{"queue": extOK(50000)},
 			wantUpdates: []int32{5}, wantDesired: 5,
 			wantConds:  []wantCond{notScaledTo0, rescaled, validMetric, withinRange},
 			wantEvents: []string{"Normal SuccessfulRescale New size: 5; reason: external metric queue(nil) above target"},
@@ -283,7 +283,7 @@ func TestScaleToZero(t *testing.T) {
 			name: "gate off: a normal rescale removes a stale ScaledToZero",
 			gate: false, hpa: scaledToZeroHPA(1, 6, externalAverage("queue", "10")),
 			spec: 3, status: 3,
-			external:    map[string]metricstest.ExternalAnswer{"queue": ext(50000)},
+			external:    map[string]metricstest.ExternalAnswer{"queue": extOK(50000)},
 			wantUpdates: []int32{5}, wantDesired: 5,
 			wantConds:  []wantCond{rescaled, validMetric, withinRange},
 			wantEvents: []string{"Normal SuccessfulRescale New size: 5; reason: external metric queue(nil) above target"},
@@ -292,7 +292,7 @@ func TestScaleToZero(t *testing.T) {
 			name: "a scale down that stops above zero records ScaledToZero=False",
 			gate: true, hpa: newHPA(0, 6, externalAverage("queue", "10")),
 			spec: 5, status: 5,
-			external:    map[string]metricstest.ExternalAnswer{"queue": ext(20000)},
+			external:    map[string]metricstest.ExternalAnswer{"queue": extOK(20000)},
 			wantUpdates: []int32{2}, wantDesired: 2,
 			wantConds:  []wantCond{notScaledTo0, rescaled, validMetric, withinRange},
 			wantEvents: []string{"Normal SuccessfulRescale New size: 2; reason: All metrics below target"},
@@ -301,7 +301,7 @@ func TestScaleToZero(t *testing.T) {
 			name: "a scale down to minReplicas 1 is not a scale to zero",
 			gate: true, hpa: newHPA(1, 6, externalAverage("queue", "10")),
 			spec: 5, status: 5,
-			external:    map[string]metricstest.ExternalAnswer{"queue": ext(0)},
+			external:    map[string]metricstest.ExternalAnswer{"queue": extOK(0)},
 			wantUpdates: []int32{1}, wantDesired: 1,
 			wantConds:  []wantCond{notScaledTo0, rescaled, validMetric, condTrue(autoscalingv2.ScalingLimited, "TooFewReplicas")},
 			wantEvents: []string{"Normal SuccessfulRescale New size: 1; reason: All metrics below target"},
@@ -309,7 +309,7 @@ func TestScaleToZero(t *testing.T) {
 		zeroCase{
 			name: "an AverageValue External target at zero status replicas reports the total, not 0/0",
 			gate: true, hpa: scaledToZeroHPA(0, 6, externalAverage("queue", "10")),
-			external:    map[string]metricstest.ExternalAnswer{"queue": ext(25000)},
+			external:    map[string]metricstest.ExternalAnswer{"queue": extOK(25000)},
 			wantUpdates: []int32{3}, wantDesired: 3,
 			wantConds:  []wantCond{notScaledTo0, rescaled, validMetric, withinRange},
 			wantEvents: []string{"Normal SuccessfulRescale New size: 3; reason: external metric queue(nil) above target"},
@@ -324,7 +324,7 @@ func TestScaleToZero(t *testing.T) {
 			name: "an AverageValue External target with pods not yet created (status 0) does not divide by zero",
 			gate: true, hpa: newHPA(1, 6, externalAverage("queue", "10")),
 			spec: 2, status: 0,
-			external:    map[string]metricstest.ExternalAnswer{"queue": ext(40000)},
+			external:    map[string]metricstest.ExternalAnswer{"queue": extOK(40000)},
 			wantUpdates: []int32{4}, wantDesired: 4,
 			wantConds:  []wantCond{notScaledTo0, rescaled, validMetric, withinRange},
 			wantEvents: []string{"Normal SuccessfulRescale New size: 4; reason: external metric queue(nil) above target"},
@@ -338,7 +338,7 @@ func TestScaleToZero(t *testing.T) {
 		zeroCase{
 			name: "an AverageValue Object target at zero status replicas reports the total, not 0/0",
 			gate: true, hpa: scaledToZeroHPA(0, 6, objectAverage("qps", "10")),
-			object:      map[string]metricstest.ObjectAnswer{"qps": obj(15000)},
+			object:      map[string]metricstest.ObjectAnswer{"qps": objOK(15000)},
 			wantUpdates: []int32{2}, wantDesired: 2,
 			wantConds:  []wantCond{notScaledTo0, rescaled, validMetric, withinRange},
 			wantEvents: []string{"Normal SuccessfulRescale New size: 2; reason: external metric qps(nil) above target"},
@@ -353,7 +353,7 @@ func TestScaleToZero(t *testing.T) {
 		zeroCase{
 			name: "the legacy scale-up limit from zero is 4 replicas",
 			gate: true, hpa: scaledToZeroHPA(0, 20, externalValue("queue", "1")),
-			external:    map[string]metricstest.ExternalAnswer{"queue": ext(10000)},
+			external:    map[string]metricstest.ExternalAnswer{"queue": extOK(10000)},
 			wantUpdates: []int32{4}, wantDesired: 4,
 			wantConds:  []wantCond{notScaledTo0, rescaled, validMetric, condTrue(autoscalingv2.ScalingLimited, "ScaleUpLimit")},
 			wantEvents: []string{"Normal SuccessfulRescale New size: 4; reason: external metric queue(nil) above target"},
@@ -361,7 +361,7 @@ func TestScaleToZero(t *testing.T) {
 		zeroCase{
 			name: "maxReplicas bounds a scale up from zero",
 			gate: true, hpa: scaledToZeroHPA(0, 3, externalValue("queue", "1")),
-			external:    map[string]metricstest.ExternalAnswer{"queue": ext(10000)},
+			external:    map[string]metricstest.ExternalAnswer{"queue": extOK(10000)},
 			wantUpdates: []int32{3}, wantDesired: 3,
 			wantConds:  []wantCond{notScaledTo0, rescaled, validMetric, condTrue(autoscalingv2.ScalingLimited, "TooManyReplicas")},
 			wantEvents: []string{"Normal SuccessfulRescale New size: 3; reason: external metric queue(nil) above target"},
@@ -379,9 +379,9 @@ func TestScaleToZero(t *testing.T) {
 // TestScaleToZeroAndBack drives one HPA down to zero and back up through
 // consecutive passes, as the metric falls to nothing and comes back.
 func TestScaleToZeroAndBack(t *testing.T) {
-	h := newHarness(t, newHPA(0, 10, externalAverage("queue", "10")), noDownscaleWindow(gates(features.HPAScaleToZero, true)))
+	h := newHarness(t, newHPA(0, 10, externalAverage("queue", "10")), noDownscaleWindow(withGates(features.HPAScaleToZero, true)))
 	h.scales.setScale(3, 3, testSelector)
-	h.metrics.SetExternal("queue", ext(0))
+	h.metrics.SetExternal("queue", extOK(0))
 
 	h.mustReconcile()
 	h.assertUpdates(0)
@@ -401,7 +401,7 @@ func TestScaleToZeroAndBack(t *testing.T) {
 	h.assertEvents()
 
 	// Work arrives: the HPA brings the workload back.
-	h.metrics.SetExternal("queue", ext(20000))
+	h.metrics.SetExternal("queue", extOK(20000))
 	h.clock.Step(15 * time.Second)
 	h.mustReconcile()
 	h.assertUpdates(0, 2)
@@ -484,9 +484,9 @@ func TestScaleFromZeroBehavior(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			hpa := withBehavior(scaledToZeroHPA(0, 10, externalValue("queue", "1")),
 				&autoscalingv2.HorizontalPodAutoscalerBehavior{ScaleUp: tc.scaleUp})
-			h := newHarness(t, hpa, gates(features.HPAScaleToZero, true))
+			h := newHarness(t, hpa, withGates(features.HPAScaleToZero, true))
 			h.scales.setScale(0, 0, testSelector)
-			h.metrics.SetExternal("queue", ext(8000))
+			h.metrics.SetExternal("queue", extOK(8000))
 
 			h.mustReconcile()
 			got := h.hpa(testHPAName)
@@ -505,14 +505,14 @@ func TestScaleFromZeroBehavior(t *testing.T) {
 			ScaleUp:   &autoscalingv2.HPAScalingRules{Policies: percent(100, 60)},
 			ScaleDown: &autoscalingv2.HPAScalingRules{StabilizationWindowSeconds: ptr.To[int32](0), Policies: percent(100, 60)},
 		})
-		h := newHarness(t, hpa, gates(features.HPAScaleToZero, true))
+		h := newHarness(t, hpa, withGates(features.HPAScaleToZero, true))
 		h.scales.setScale(3, 3, testSelector)
-		h.metrics.SetExternal("queue", ext(0))
+		h.metrics.SetExternal("queue", extOK(0))
 		h.mustReconcile()
 		h.assertUpdates(0)
 
 		h.scales.setScale(0, 0, testSelector)
-		h.metrics.SetExternal("queue", ext(10000))
+		h.metrics.SetExternal("queue", extOK(10000))
 		h.clock.Step(15 * time.Second)
 		h.mustReconcile()
 		// 3 replicas 15 s ago, +100% over 60 s: 6.

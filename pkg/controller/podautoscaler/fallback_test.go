@@ -1,0 +1,900 @@
+package podautoscaler
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	v2 "github.com/kube-hpa/kube-hpa/api/autoscaling/v2"
+	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/metrics"
+	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/metrics/metricstest"
+	"github.com/kube-hpa/kube-hpa/pkg/features"
+)
+
+// KEP-5679's example: queue_depth falls back to 10 replicas after 3m0s.
+const activatedQueueDepth = "Normal ExternalMetricFallbackActivated Fallback activated for external metric 'queue_depth' after 3m0s of consecutive failures, using fallback replica count: 10"
+
+var (
+	fallbackActive   = condTrue(v2.ExternalMetricFallbackActive, "FallbackActive")
+	noFallbackActive = condFalse(v2.ExternalMetricFallbackActive, "NoFallbackActive")
+	failedExternal   = condFalse(autoscalingv2.ScalingActive, "FailedGetExternalMetric")
+)
+
+// queueDepth is an AverageValue External metric (10 per replica) with
+// KEP-5679's fallback: 10 replicas after 180 s of failures.
+func queueDepth() v2.MetricSpec {
+	return withFallback(externalAverage("queue_depth", "10"), 180, 10)
+}
+
+// failing is the event pair of a pass whose only metric failed.
+func failingEvents() []string {
+	return []string{"Warning FailedGetExternalMetric ~adapter unavailable", "Warning FailedComputeMetricsReplicas ~invalid metrics (1 invalid out of 1)"}
+}
+
+func fallbackCondition(t *testing.T, hpa *v2.HorizontalPodAutoscaler) autoscalingv2.HorizontalPodAutoscalerCondition {
+	t.Helper()
+	return conditionOf(t, hpa, v2.ExternalMetricFallbackActive)
+}
+
+// TestFallbackLifecycle follows one metric through KEP-5679's states with
+// the fake clock: failing, in fallback, recovered, failing again.
+func TestFallbackLifecycle(t *testing.T) {
+	h := newHarness(t, newHPA(1, 20, queueDepth()), fallbackOn)
+	h.scales.setScale(5, 5, testSelector)
+	h.metrics.SetExternal("queue_depth", metricstest.ExternalAnswer{Err: errBoom})
+
+	// First failure: firstFailureTime is now, fallbackStatus Normal, the
+	// metric is invalid and nothing scales.
+	err := h.reconcileFails()
+	if !strings.Contains(err.Error(), "invalid metrics (1 invalid out of 1)") {
+		t.Errorf("error = %v", err)
+	}
+	hpa := h.hpa(testHPAName)
+	h.assertUpdates()
+	assertFallbackStatus(t, hpa, "queue_depth", v2.FallbackStatusNormal, testStart)
+	if s := externalStatusOf(t, hpa, "queue_depth"); s.Metric.Name != "queue_depth" || s.Metric.Selector != nil ||
+		s.Current.AverageValue != nil || s.Current.Value != nil {
+		t.Errorf("failing metric status = %+v, want its identifier and no value", s)
+	}
+	assertConditions(t, hpa, gotScale, failedExternal, noFallbackActive)
+	if c := fallbackCondition(t, hpa); c.Message != "no external metric is using its fallback" || !c.LastTransitionTime.Time.Equal(testStart) {
+		t.Errorf("ExternalMetricFallbackActive = %+v", c)
+	}
+	h.assertEvents(failingEvents()...)
+
+	// Consecutive failures keep the first failure's time.
+	for _, at := range []time.Duration{60 * time.Second, 179 * time.Second} {
+		h.clock.SetTime(testStart.Add(at))
+		h.reconcileFails()
+		hpa = h.hpa(testHPAName)
+		assertFallbackStatus(t, hpa, "queue_depth", v2.FallbackStatusNormal, testStart)
+		assertConditions(t, hpa, gotScale, failedExternal, noFallbackActive)
+		if c := fallbackCondition(t, hpa); !c.LastTransitionTime.Time.Equal(testStart) {
+			t.Errorf("at +%v: ExternalMetricFallbackActive moved to %v without a status change", at, c.LastTransitionTime)
+		}
+		h.assertEvents(failingEvents()...)
+	}
+	h.assertUpdates()
+
+	// At exactly failureDurationSeconds the fallback applies: 10 replicas,
+	// one event, the condition flips.
+	activation := testStart.Add(180 * time.Second)
+	h.clock.SetTime(activation)
+	h.mustReconcile()
+	h.assertUpdates(10)
+	hpa = h.hpa(testHPAName)
+	assertFallbackStatus(t, hpa, "queue_depth", v2.FallbackStatusFallback, testStart)
+	assertConditions(t, hpa, notScaledTo0, rescaled, validMetric, withinRange, fallbackActive)
+	c := fallbackCondition(t, hpa)
+	if c.Message != "external metrics using their fallback replica count: queue_depth" || !c.LastTransitionTime.Time.Equal(activation) {
+		t.Errorf("ExternalMetricFallbackActive = %+v, want the metric named, flipped at %v", c, activation)
+	}
+	if hpa.Status.DesiredReplicas != 10 {
+		t.Errorf("desiredReplicas = %d, want 10", hpa.Status.DesiredReplicas)
+	}
+	h.assertEvents("Warning FailedGetExternalMetric ~adapter unavailable", activatedQueueDepth,
+		"Normal SuccessfulRescale New size: 10; reason: external metric queue_depth fallback above target")
+	if got := h.monitor.reconciliations; got[len(got)-1] != "scale_up/none" {
+		t.Errorf("last reconciliation = %s, want scale_up/none (a metric in fallback is valid)", got[len(got)-1])
+	}
+
+	// Still failing: the fallback holds, no second activation event, the
+	// condition keeps its transition time.
+	h.scales.setScale(10, 10, testSelector)
+	h.clock.SetTime(testStart.Add(195 * time.Second))
+	h.mustReconcile()
+	h.assertUpdates(10)
+	hpa = h.hpa(testHPAName)
+	assertFallbackStatus(t, hpa, "queue_depth", v2.FallbackStatusFallback, testStart)
+	if c := fallbackCondition(t, hpa); c.Status != corev1.ConditionTrue || !c.LastTransitionTime.Time.Equal(activation) {
+		t.Errorf("ExternalMetricFallbackActive = %+v, want True since %v", c, activation)
+	}
+	h.assertEvents("Warning FailedGetExternalMetric ~adapter unavailable")
+
+	// Recovery: fallbackStatus Normal, firstFailureTime cleared, one
+	// deactivation event, the condition flips back.
+	recovery := testStart.Add(210 * time.Second)
+	h.clock.SetTime(recovery)
+	h.metrics.SetExternal("queue_depth", extOK(100000))
+	h.mustReconcile()
+	h.assertUpdates(10)
+	hpa = h.hpa(testHPAName)
+	assertFallbackStatus(t, hpa, "queue_depth", v2.FallbackStatusNormal, time.Time{})
+	if s := externalStatusOf(t, hpa, "queue_depth"); s.Current.AverageValue == nil || s.Current.AverageValue.String() != "10" {
+		t.Errorf("recovered metric status = %+v, want averageValue 10", s)
+	}
+	assertConditions(t, hpa, notScaledTo0, condTrue(autoscalingv2.AbleToScale, "ReadyForNewScale"), validMetric, withinRange, noFallbackActive)
+	if c := fallbackCondition(t, hpa); c.Message != "no external metric is using its fallback" || !c.LastTransitionTime.Time.Equal(recovery) {
+		t.Errorf("ExternalMetricFallbackActive = %+v, want False since %v", c, recovery)
+	}
+	h.assertEvents("Normal ExternalMetricFallbackDeactivated External metric 'queue_depth' recovered, fallback deactivated")
+
+	// Healthy again: no more events, no transition.
+	h.clock.SetTime(testStart.Add(225 * time.Second))
+	h.mustReconcile()
+	hpa = h.hpa(testHPAName)
+	if c := fallbackCondition(t, hpa); !c.LastTransitionTime.Time.Equal(recovery) {
+		t.Errorf("ExternalMetricFallbackActive moved to %v without a status change", c.LastTransitionTime)
+	}
+	h.assertEvents()
+
+	// A new run of failures starts a new clock.
+	again := testStart.Add(240 * time.Second)
+	h.clock.SetTime(again)
+	h.metrics.SetExternal("queue_depth", metricstest.ExternalAnswer{Err: errBoom})
+	h.reconcileFails()
+	hpa = h.hpa(testHPAName)
+	assertFallbackStatus(t, hpa, "queue_depth", v2.FallbackStatusNormal, again)
+	assertConditions(t, hpa, notScaledTo0, gotScale, failedExternal, withinRange, noFallbackActive)
+	h.assertEvents(failingEvents()...)
+	h.assertUpdates(10)
+}
+
+// passWakeAt runs the steps of a pass up to the metrics, as reconcile
+// does, and returns the wake-up the pass asked for.
+func (h *harness) passWakeAt() time.Time {
+	h.t.Helper()
+	shared, ok, _ := h.source.Get(testNamespace, testHPAName)
+	if !ok {
+		h.t.Fatal("HPA not found")
+	}
+	p := h.c.newPass(h.ctx, h.source, shared, h.key(testHPAName))
+	if err := p.checkSpec(); err != nil {
+		h.t.Fatalf("checkSpec: %v", err)
+	}
+	if err := p.readScale(); err != nil {
+		h.t.Fatalf("readScale: %v", err)
+	}
+	if p.chooseStartingPoint() {
+		_, _ = p.computeFromMetrics()
+	}
+	return p.wakeAt
+}
+
+// TestFallbackDeadline pins "due when now - firstFailureTime >=
+// failureDurationSeconds": exactly at the deadline the fallback applies, a
+// moment before the metric is invalid and the pass asks to be woken at the
+// deadline.
+func TestFallbackDeadline(t *testing.T) {
+	cases := []struct {
+		name     string
+		duration int64
+		elapsed  time.Duration
+		due      bool
+	}{
+		{name: "due exactly at failureDurationSeconds", duration: 180, elapsed: 180 * time.Second, due: true},
+		{name: "due after failureDurationSeconds", duration: 180, elapsed: 181 * time.Second, due: true},
+		{name: "not due 1ns before the deadline", duration: 180, elapsed: 180*time.Second - time.Nanosecond},
+		{name: "not due 1s before the deadline", duration: 180, elapsed: 179 * time.Second},
+		{name: "not due 10s before the deadline", duration: 180, elapsed: 170 * time.Second},
+		{name: "a longer failureDurationSeconds is due exactly at its end", duration: 600, elapsed: 600 * time.Second, due: true},
+		{name: "a longer failureDurationSeconds is not due a second before", duration: 600, elapsed: 599 * time.Second},
+		{name: "a longer failureDurationSeconds is not due at the default", duration: 600, elapsed: 180 * time.Second},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t, newHPA(1, 20, withFallback(externalAverage("queue_depth", "10"), tc.duration, 10)), fallbackOn)
+			h.scales.setScale(5, 5, testSelector)
+			h.metrics.SetExternal("queue_depth", metricstest.ExternalAnswer{Err: errBoom})
+			h.reconcileFails()
+			h.events()
+
+			h.clock.Step(tc.elapsed)
+			deadline := testStart.Add(time.Duration(tc.duration) * time.Second)
+			if tc.due {
+				h.mustReconcile()
+				h.assertUpdates(10)
+				hpa := h.hpa(testHPAName)
+				assertFallbackStatus(t, hpa, "queue_depth", v2.FallbackStatusFallback, testStart)
+				assertConditions(t, hpa, notScaledTo0, rescaled, validMetric, withinRange, fallbackActive)
+				if got := h.eventsWithReason("ExternalMetricFallbackActivated"); len(got) != 1 {
+					t.Errorf("activation events = %q, want one", got)
+				}
+				return
+			}
+			h.reconcileFails()
+			h.assertUpdates()
+			hpa := h.hpa(testHPAName)
+			assertFallbackStatus(t, hpa, "queue_depth", v2.FallbackStatusNormal, testStart)
+			assertConditions(t, hpa, gotScale, failedExternal, noFallbackActive)
+			if got := h.eventsWithReason("ExternalMetricFallbackActivated"); len(got) != 0 {
+				t.Errorf("activation events = %q, want none", got)
+			}
+			if got := h.passWakeAt(); !got.Equal(deadline) {
+				t.Errorf("wakeAt = %v, want the deadline %v", got, deadline)
+			}
+		})
+	}
+}
+
+// TestFallbackWakesAtDeadline checks that a pass shortly before the
+// deadline puts the HPA back on the queue for the deadline itself, so the
+// fallback does not wait for the next sync period.
+func TestFallbackWakesAtDeadline(t *testing.T) {
+	h := newHarness(t, newHPA(1, 20, queueDepth()), fallbackOn)
+	h.scales.setScale(5, 5, testSelector)
+	h.metrics.SetExternal("queue_depth", metricstest.ExternalAnswer{Err: errBoom})
+	h.reconcileFails()
+
+	// The key queued when the HPA was added comes due at +15 s; take it.
+	h.clock.SetTime(testStart.Add(175 * time.Second))
+	if !h.waitQueued() {
+		t.Fatal("the HPA's periodic key never became ready")
+	}
+	h.drainQueue()
+
+	// 5 s before the deadline, within a sync period of it.
+	h.reconcileFails()
+	if n := h.c.queue.Len(); n != 0 {
+		t.Fatalf("queue holds %d ready keys before the deadline, want 0", n)
+	}
+	h.clock.SetTime(testStart.Add(180*time.Second - time.Nanosecond))
+	if n := h.c.queue.Len(); n != 0 {
+		t.Fatalf("queue holds %d ready keys 1ns before the deadline, want 0", n)
+	}
+	h.clock.SetTime(testStart.Add(180 * time.Second))
+	if !h.waitQueued() {
+		t.Fatal("the HPA was not queued at the fallback deadline")
+	}
+	key, _ := h.c.queue.Get()
+	h.c.queue.Done(key)
+	if key != h.key(testHPAName) {
+		t.Errorf("queued key = %v, want %v", key, h.key(testHPAName))
+	}
+	h.mustReconcile()
+	h.assertUpdates(10)
+}
+
+// TestFallbackWakeBeyondSyncPeriod: a deadline further away than a sync
+// period is left to the periodic requeue.
+func TestFallbackWakeBeyondSyncPeriod(t *testing.T) {
+	h := newHarness(t, newHPA(1, 20, queueDepth()), fallbackOn)
+	h.scales.setScale(5, 5, testSelector)
+	h.metrics.SetExternal("queue_depth", metricstest.ExternalAnswer{Err: errBoom})
+	if got, want := h.passWakeAt(), testStart.Add(180*time.Second); !got.Equal(want) {
+		t.Errorf("wakeAt = %v, want %v", got, want)
+	}
+	// Take the key queued at add time (due at +15 s); nothing else may come.
+	h.clock.SetTime(testStart.Add(15 * time.Second))
+	if !h.waitQueued() {
+		t.Fatal("the HPA's periodic key never became ready")
+	}
+	h.drainQueue()
+	h.clock.SetTime(testStart.Add(30 * time.Second))
+	if n := h.c.queue.Len(); n != 0 {
+		t.Errorf("queue holds %d ready keys, want 0 (the deadline is 150 s away)", n)
+	}
+}
+
+// persistedFailure is a status entry as an earlier controller wrote it.
+func persistedFailure(name string, selector *metav1.LabelSelector, status v2.FallbackStatus, firstFailure time.Time) v2.MetricStatus {
+	t := metav1.NewTime(firstFailure)
+	return v2.MetricStatus{
+		Type: autoscalingv2.ExternalMetricSourceType,
+		External: &v2.ExternalMetricStatus{
+			Metric:           autoscalingv2.MetricIdentifier{Name: name, Selector: selector},
+			FallbackStatus:   status,
+			FirstFailureTime: &t,
+		},
+	}
+}
+
+func withStatusMetrics(hpa *v2.HorizontalPodAutoscaler, metrics ...v2.MetricStatus) *v2.HorizontalPodAutoscaler {
+	hpa.Status.CurrentMetrics = metrics
+	return hpa
+}
+
+// TestFallbackAfterRestart: firstFailureTime lives in status, so a new
+// controller (a new harness: no in-memory state) honors it on its first
+// pass.
+func TestFallbackAfterRestart(t *testing.T) {
+	cases := []struct {
+		name          string
+		status        v2.FallbackStatus
+		firstFailure  time.Duration // before testStart
+		wantUpdates   []int32
+		wantStatus    v2.FallbackStatus
+		wantActivated bool
+		wantWake      time.Time
+	}{
+		{
+			name: "a failure 200s old is due on the first pass", status: v2.FallbackStatusNormal, firstFailure: 200 * time.Second,
+			wantUpdates: []int32{10}, wantStatus: v2.FallbackStatusFallback, wantActivated: true,
+		},
+		{
+			name: "a metric already in fallback stays in it without a second activation event", status: v2.FallbackStatusFallback,
+			firstFailure: 600 * time.Second, wantUpdates: []int32{10}, wantStatus: v2.FallbackStatusFallback,
+		},
+		{
+			name: "a failure 170s old is not due yet, and the pass wakes at its deadline", status: v2.FallbackStatusNormal,
+			firstFailure: 170 * time.Second, wantStatus: v2.FallbackStatusNormal, wantWake: testStart.Add(10 * time.Second),
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			first := testStart.Add(-tc.firstFailure)
+			hpa := withStatusMetrics(newHPA(1, 20, queueDepth()), persistedFailure("queue_depth", nil, tc.status, first))
+			h := newHarness(t, hpa, fallbackOn)
+			h.scales.setScale(5, 5, testSelector)
+			h.metrics.SetExternal("queue_depth", metricstest.ExternalAnswer{Err: metrics.ErrNoMetrics})
+
+			if !tc.wantWake.IsZero() {
+				if got := h.passWakeAt(); !got.Equal(tc.wantWake) {
+					t.Errorf("wakeAt = %v, want %v", got, tc.wantWake)
+				}
+				h.events()
+			}
+			err := h.reconcile(testHPAName)
+			if (err != nil) != (tc.wantUpdates == nil) {
+				t.Errorf("reconcile error = %v", err)
+			}
+			h.assertUpdates(tc.wantUpdates...)
+			assertFallbackStatus(t, h.hpa(testHPAName), "queue_depth", tc.wantStatus, first)
+			got := h.eventsWithReason("ExternalMetricFallbackActivated")
+			if tc.wantActivated && (len(got) != 1 || got[0] != activatedQueueDepth) {
+				t.Errorf("activation events = %q, want [%q]", got, activatedQueueDepth)
+			}
+			if !tc.wantActivated && len(got) != 0 {
+				t.Errorf("activation events = %q, want none", got)
+			}
+		})
+	}
+}
+
+// TestFallbackFailureKinds: every way a fetch can fail starts the run of
+// failures, and the fallback applies after it.
+func TestFallbackFailureKinds(t *testing.T) {
+	unavailable := apierrors.NewServiceUnavailable("the server is currently unable to handle the request")
+	cases := []struct {
+		name string
+		// set makes the metric fail; timeout, when set, bounds each pass.
+		set     func(c *metricstest.Client)
+		timeout time.Duration
+		wantErr string
+	}{
+		{
+			name:    "an error from the adapter",
+			set:     func(c *metricstest.Client) { c.SetExternal("queue_depth", metricstest.ExternalAnswer{Err: errBoom}) },
+			wantErr: "adapter unavailable",
+		},
+		{
+			name:    "an empty item list",
+			set:     func(c *metricstest.Client) { c.SetExternal("queue_depth", metricstest.ExternalAnswer{Timestamp: testStart}) },
+			wantErr: metrics.ErrNoMetrics.Error(),
+		},
+		{
+			name:    "no series for the metric at all",
+			set:     func(*metricstest.Client) {},
+			wantErr: "no answer set",
+		},
+		{
+			name: "a fetch that never answers, cut by the pass's deadline",
+			set: func(c *metricstest.Client) {
+				c.SetExternal("queue_depth", extOK(1000)).SetHook(metricstest.BlockUntilDone)
+			},
+			timeout: 20 * time.Millisecond,
+			wantErr: context.DeadlineExceeded.Error(),
+		},
+		{
+			name: "the whole external metrics API unavailable",
+			set: func(c *metricstest.Client) {
+				c.SetExternal("queue_depth", extOK(1000)).SetHook(func(context.Context, metricstest.Request) error { return unavailable })
+			},
+			wantErr: "the server is currently unable to handle the request",
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t, newHPA(1, 20, queueDepth()), fallbackOn)
+			h.scales.setScale(5, 5, testSelector)
+			tc.set(h.metrics)
+			pass := func() error {
+				ctx := h.ctx
+				if tc.timeout > 0 {
+					var cancel context.CancelFunc
+					ctx, cancel = context.WithTimeout(ctx, tc.timeout)
+					defer cancel()
+				}
+				_, err := h.c.reconcileKey(ctx, h.key(testHPAName))
+				return err
+			}
+
+			err := pass()
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Fatalf("first pass error = %v, want one containing %q", err, tc.wantErr)
+			}
+			assertFallbackStatus(t, h.hpa(testHPAName), "queue_depth", v2.FallbackStatusNormal, testStart)
+			assertConditions(t, h.hpa(testHPAName), gotScale, failedExternal, noFallbackActive)
+			if c := conditionOf(t, h.hpa(testHPAName), autoscalingv2.ScalingActive); !strings.Contains(c.Message, tc.wantErr) {
+				t.Errorf("ScalingActive message = %q, want the cause %q", c.Message, tc.wantErr)
+			}
+
+			h.clock.Step(180 * time.Second)
+			if err := pass(); err != nil {
+				t.Fatalf("pass at the deadline: %v", err)
+			}
+			h.assertUpdates(10)
+			assertFallbackStatus(t, h.hpa(testHPAName), "queue_depth", v2.FallbackStatusFallback, testStart)
+			if got := h.eventsWithReason("ExternalMetricFallbackActivated"); len(got) != 1 || got[0] != activatedQueueDepth {
+				t.Errorf("activation events = %q", got)
+			}
+		})
+	}
+}
+
+// multiCase is one pass over an HPA with several metrics, some of which may
+// be failing since before the pass (status says since when).
+type multiCase struct {
+	name        string
+	hpa         *v2.HorizontalPodAutoscaler
+	spec        int32
+	readyPods   int
+	external    map[string]metricstest.ExternalAnswer
+	behavior    *autoscalingv2.HorizontalPodAutoscalerBehavior
+	wantErr     string
+	wantUpdates []int32
+	wantConds   []wantCond
+	wantReason  string // of the rescale event; "" when none
+	wantFallMsg string // ExternalMetricFallbackActive message
+}
+
+func (tc multiCase) run(t *testing.T) {
+	if tc.behavior != nil {
+		tc.hpa.Spec.Behavior = tc.behavior
+	}
+	h := newHarness(t, tc.hpa, noDownscaleWindow(fallbackOn))
+	h.scales.setScale(tc.spec, tc.spec, testSelector)
+	h.addPods(tc.readyPods, 100)
+	for name, a := range tc.external {
+		h.metrics.SetExternal(name, a)
+	}
+	err := h.reconcile(testHPAName)
+	switch {
+	case tc.wantErr == "" && err != nil:
+		t.Fatalf("reconcile: %v", err)
+	case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
+		t.Fatalf("reconcile error = %v, want one containing %q", err, tc.wantErr)
+	}
+	h.assertUpdates(tc.wantUpdates...)
+	hpa := h.hpa(testHPAName)
+	assertConditions(t, hpa, tc.wantConds...)
+	if tc.wantFallMsg != "" {
+		if c := fallbackCondition(t, hpa); c.Message != tc.wantFallMsg {
+			t.Errorf("ExternalMetricFallbackActive message = %q, want %q", c.Message, tc.wantFallMsg)
+		}
+	}
+	var rescales []string
+	for _, e := range h.events() {
+		if eventReason(e) == "SuccessfulRescale" {
+			rescales = append(rescales, e)
+		}
+	}
+	switch {
+	case tc.wantReason == "" && len(rescales) != 0:
+		t.Errorf("rescale events = %q, want none", rescales)
+	case tc.wantReason != "" && (len(rescales) != 1 || !strings.HasSuffix(rescales[0], "reason: "+tc.wantReason)):
+		t.Errorf("rescale events = %q, want one with reason %q", rescales, tc.wantReason)
+	}
+}
+
+// TestFallbackCombination pins how a fallback joins the other metrics: the
+// max over metrics, a fallback counting as valid, then the limits.
+func TestFallbackCombination(t *testing.T) {
+	failing := metricstest.ExternalAnswer{Err: errBoom}
+	longAgo := testStart.Add(-200 * time.Second)
+	recently := testStart.Add(-30 * time.Second)
+	backlog := func() v2.MetricSpec { return withFallback(externalAverage("backlog", "10"), 180, 7) }
+	both := func(minR, maxR int32, first, second time.Time, metrics ...v2.MetricSpec) *v2.HorizontalPodAutoscaler {
+		return withStatusMetrics(newHPA(minR, maxR, metrics...),
+			persistedFailure("queue_depth", nil, v2.FallbackStatusNormal, first),
+			persistedFailure("backlog", nil, v2.FallbackStatusNormal, second))
+	}
+	queueDue := func(minR, maxR int32, metrics ...v2.MetricSpec) *v2.HorizontalPodAutoscaler {
+		return withStatusMetrics(newHPA(minR, maxR, metrics...), persistedFailure("queue_depth", nil, v2.FallbackStatusNormal, longAgo))
+	}
+	cases := []multiCase{
+		{
+			name: "two external metrics in fallback: the larger fallback wins",
+			hpa:  both(1, 20, longAgo, longAgo, backlog(), queueDepth()), spec: 5,
+			external:    map[string]metricstest.ExternalAnswer{"queue_depth": failing, "backlog": failing},
+			wantUpdates: []int32{10}, wantConds: []wantCond{notScaledTo0, rescaled, validMetric, withinRange, fallbackActive},
+			wantReason:  "external metric queue_depth fallback above target",
+			wantFallMsg: "external metrics using their fallback replica count: backlog, queue_depth",
+		},
+		{
+			name: "two metrics failing independently: one in fallback, one not yet due",
+			hpa:  both(1, 20, longAgo, recently, queueDepth(), backlog()), spec: 5,
+			external: map[string]metricstest.ExternalAnswer{"queue_depth": failing, "backlog": failing},
+			// The due one scales up; the other is invalid and reported.
+			wantErr:     "invalid metrics (1 invalid out of 2)",
+			wantUpdates: []int32{10}, wantConds: []wantCond{notScaledTo0, rescaled, validMetric, withinRange, fallbackActive},
+			wantReason:  "external metric queue_depth fallback above target",
+			wantFallMsg: "external metrics using their fallback replica count: queue_depth",
+		},
+		{
+			name: "a healthy metric asking for more than the fallback wins",
+			hpa:  queueDue(1, 20, queueDepth(), externalAverage("requests", "10")), spec: 7,
+			external:    map[string]metricstest.ExternalAnswer{"queue_depth": failing, "requests": extOK(120000)},
+			wantUpdates: []int32{12}, wantConds: []wantCond{notScaledTo0, rescaled, validMetric, withinRange, fallbackActive},
+			wantReason: "external metric requests(nil) above target",
+		},
+		{
+			name: "the fallback asking for more than a healthy metric wins",
+			hpa:  queueDue(1, 20, queueDepth(), externalAverage("requests", "10")), spec: 5,
+			external:    map[string]metricstest.ExternalAnswer{"queue_depth": failing, "requests": extOK(30000)},
+			wantUpdates: []int32{10}, wantConds: []wantCond{notScaledTo0, rescaled, validMetric, withinRange, fallbackActive},
+			wantReason: "external metric queue_depth fallback above target",
+		},
+		{
+			name: "a fallback below the current count scales down when the other metric agrees",
+			hpa:  queueDue(1, 20, queueDepth(), externalAverage("requests", "10")), spec: 14,
+			external:    map[string]metricstest.ExternalAnswer{"queue_depth": failing, "requests": extOK(40000)},
+			wantUpdates: []int32{10}, wantConds: []wantCond{notScaledTo0, rescaled, validMetric, withinRange, fallbackActive},
+			wantReason: "All metrics below target",
+		},
+		{
+			name: "a fallback alone below the current count scales down",
+			hpa:  queueDue(1, 20, queueDepth()), spec: 14,
+			external:    map[string]metricstest.ExternalAnswer{"queue_depth": failing},
+			wantUpdates: []int32{10}, wantConds: []wantCond{notScaledTo0, rescaled, validMetric, withinRange, fallbackActive},
+			wantReason: "All metrics below target",
+		},
+		{
+			name: "a failing metric not yet in fallback blocks a scale-down by the others",
+			hpa: withStatusMetrics(newHPA(1, 20, queueDepth(), externalAverage("requests", "10")),
+				persistedFailure("queue_depth", nil, v2.FallbackStatusNormal, recently)), spec: 14,
+			external: map[string]metricstest.ExternalAnswer{"queue_depth": failing, "requests": extOK(40000)},
+			wantErr:  "invalid metrics (1 invalid out of 2)",
+			wantConds: []wantCond{gotScale, failedExternal, noFallbackActive},
+		},
+		{
+			name: "maxReplicas clamps the fallback",
+			hpa:  queueDue(1, 8, queueDepth()), spec: 5,
+			external:    map[string]metricstest.ExternalAnswer{"queue_depth": failing},
+			wantUpdates: []int32{8},
+			wantConds:   []wantCond{notScaledTo0, rescaled, validMetric, condTrue(autoscalingv2.ScalingLimited, "TooManyReplicas"), fallbackActive},
+			wantReason:  "external metric queue_depth fallback above target",
+		},
+		{
+			name: "minReplicas clamps a fallback below it",
+			hpa: withStatusMetrics(newHPA(4, 20, withFallback(externalAverage("queue_depth", "10"), 180, 2)),
+				persistedFailure("queue_depth", nil, v2.FallbackStatusNormal, longAgo)), spec: 6,
+			external:    map[string]metricstest.ExternalAnswer{"queue_depth": failing},
+			wantUpdates: []int32{4},
+			wantConds:   []wantCond{notScaledTo0, rescaled, validMetric, condTrue(autoscalingv2.ScalingLimited, "TooFewReplicas"), fallbackActive},
+			wantReason:  "All metrics below target",
+		},
+		{
+			name: "the legacy scale-up limit applies to the fallback",
+			hpa:  queueDue(1, 20, queueDepth()), spec: 3,
+			external:    map[string]metricstest.ExternalAnswer{"queue_depth": failing},
+			wantUpdates: []int32{6},
+			wantConds:   []wantCond{notScaledTo0, rescaled, validMetric, condTrue(autoscalingv2.ScalingLimited, "ScaleUpLimit"), fallbackActive},
+			wantReason:  "external metric queue_depth fallback above target",
+		},
+		{
+			name: "a behavior Pods policy limits the jump to the fallback",
+			hpa:  queueDue(1, 20, queueDepth()), spec: 3,
+			behavior: &autoscalingv2.HorizontalPodAutoscalerBehavior{ScaleUp: &autoscalingv2.HPAScalingRules{
+				Policies: []autoscalingv2.HPAScalingPolicy{{Type: autoscalingv2.PodsScalingPolicy, Value: 2, PeriodSeconds: 60}}}},
+			external:    map[string]metricstest.ExternalAnswer{"queue_depth": failing},
+			wantUpdates: []int32{5},
+			wantConds:   []wantCond{notScaledTo0, rescaled, validMetric, condTrue(autoscalingv2.ScalingLimited, "ScaleUpLimit"), fallbackActive},
+			wantReason:  "external metric queue_depth fallback above target",
+		},
+		{
+			name: "scale-down stabilization holds a fallback below the recent recommendations",
+			hpa:  queueDue(1, 20, queueDepth()), spec: 14,
+			behavior: &autoscalingv2.HorizontalPodAutoscalerBehavior{ScaleDown: &autoscalingv2.HPAScalingRules{
+				StabilizationWindowSeconds: ptr.To[int32](300)}},
+			external: map[string]metricstest.ExternalAnswer{"queue_depth": failing},
+			// The controller's first pass records the current count as a
+			// recommendation, so the window holds 14.
+			wantConds: []wantCond{condTrue(autoscalingv2.AbleToScale, "ScaleDownStabilized"), validMetric, withinRange, fallbackActive},
+		},
+		{
+			name: "a Value External metric in fallback with a selector",
+			hpa: withStatusMetrics(newHPA(1, 20, withFallback(withSelector(externalValue("queue_depth", "10"), map[string]string{"queue": "a"}), 180, 10)),
+				persistedFailure("queue_depth", &metav1.LabelSelector{MatchLabels: map[string]string{"queue": "a"}}, v2.FallbackStatusNormal, longAgo)),
+			spec: 5, readyPods: 5,
+			external:    map[string]metricstest.ExternalAnswer{"queue_depth": failing},
+			wantUpdates: []int32{10}, wantConds: []wantCond{notScaledTo0, rescaled, validMetric, withinRange, fallbackActive},
+			wantReason: "external metric queue_depth fallback above target",
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, tc.run)
+	}
+}
+
+// TestFallbackConditionAcrossMetrics: the condition names every metric in
+// fallback; a second metric joining changes the message, not the
+// transition time; each activation has its own event.
+func TestFallbackConditionAcrossMetrics(t *testing.T) {
+	backlog := withFallback(externalAverage("backlog", "10"), 300, 7)
+	h := newHarness(t, newHPA(1, 20, queueDepth(), backlog), fallbackOn)
+	h.scales.setScale(5, 5, testSelector)
+	h.metrics.SetExternal("queue_depth", metricstest.ExternalAnswer{Err: errBoom})
+	h.metrics.SetExternal("backlog", metricstest.ExternalAnswer{Err: errBoom})
+	h.reconcileFails()
+	h.events()
+
+	// queue_depth is due, backlog is not: the pass scales on the fallback
+	// and reports backlog's failure.
+	h.clock.SetTime(testStart.Add(180 * time.Second))
+	h.reconcileFails()
+	hpa := h.hpa(testHPAName)
+	c := fallbackCondition(t, hpa)
+	if c.Status != corev1.ConditionTrue || c.Message != "external metrics using their fallback replica count: queue_depth" {
+		t.Errorf("ExternalMetricFallbackActive = %+v", c)
+	}
+	assertFallbackStatus(t, hpa, "queue_depth", v2.FallbackStatusFallback, testStart)
+	assertFallbackStatus(t, hpa, "backlog", v2.FallbackStatusNormal, testStart)
+	if got := h.eventsWithReason("ExternalMetricFallbackActivated"); len(got) != 1 || got[0] != activatedQueueDepth {
+		t.Errorf("activation events = %q", got)
+	}
+
+	h.clock.SetTime(testStart.Add(300 * time.Second))
+	h.mustReconcile()
+	hpa = h.hpa(testHPAName)
+	c = fallbackCondition(t, hpa)
+	if c.Message != "external metrics using their fallback replica count: queue_depth, backlog" ||
+		!c.LastTransitionTime.Time.Equal(testStart.Add(180*time.Second)) {
+		t.Errorf("ExternalMetricFallbackActive = %+v, want both metrics, True since +180s", c)
+	}
+	want := "Normal ExternalMetricFallbackActivated Fallback activated for external metric 'backlog' after 5m0s of consecutive failures, using fallback replica count: 7"
+	if got := h.eventsWithReason("ExternalMetricFallbackActivated"); len(got) != 1 || got[0] != want {
+		t.Errorf("activation events = %q, want [%q]", got, want)
+	}
+
+	// One recovers: one deactivation event, the condition stays True.
+	h.metrics.SetExternal("queue_depth", extOK(100000))
+	h.clock.SetTime(testStart.Add(315 * time.Second))
+	h.mustReconcile()
+	hpa = h.hpa(testHPAName)
+	c = fallbackCondition(t, hpa)
+	if c.Message != "external metrics using their fallback replica count: backlog" || c.Status != corev1.ConditionTrue ||
+		!c.LastTransitionTime.Time.Equal(testStart.Add(180*time.Second)) {
+		t.Errorf("ExternalMetricFallbackActive = %+v", c)
+	}
+	if got := h.eventsWithReason("ExternalMetricFallbackDeactivated"); len(got) != 1 ||
+		got[0] != "Normal ExternalMetricFallbackDeactivated External metric 'queue_depth' recovered, fallback deactivated" {
+		t.Errorf("deactivation events = %q", got)
+	}
+}
+
+// TestFallbackGateOff: with HPAExternalMetricFallback off the controller
+// behaves as upstream: the fallback is ignored, a failing metric is
+// invalid, and no fallback status or condition is written (stale ones from
+// an earlier run with the gate on are dropped).
+func TestFallbackGateOff(t *testing.T) {
+	cases := []struct {
+		name string
+		hpa  *v2.HorizontalPodAutoscaler
+	}{
+		{name: "a fresh HPA", hpa: newHPA(1, 20, queueDepth())},
+		{
+			name: "an HPA whose status says the metric was in fallback",
+			hpa: withConditions(
+				withStatusMetrics(newHPA(1, 20, queueDepth()), persistedFailure("queue_depth", nil, v2.FallbackStatusFallback, testStart.Add(-time.Hour))),
+				autoscalingv2.HorizontalPodAutoscalerCondition{Type: v2.ExternalMetricFallbackActive, Status: corev1.ConditionTrue, Reason: "FallbackActive"}),
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t, tc.hpa, fallbackOff)
+			h.scales.setScale(5, 5, testSelector)
+			h.metrics.SetExternal("queue_depth", metricstest.ExternalAnswer{Err: errBoom})
+			for _, at := range []time.Duration{0, 200 * time.Second} {
+				h.clock.SetTime(testStart.Add(at))
+				h.reconcileFails()
+				h.assertUpdates()
+				hpa := h.hpa(testHPAName)
+				assertConditions(t, hpa, gotScale, failedExternal)
+				for _, m := range hpa.Status.CurrentMetrics {
+					if m.External != nil && (m.External.FallbackStatus != "" || m.External.FirstFailureTime != nil) {
+						t.Errorf("at +%v: status entry %+v carries fallback fields", at, m.External)
+					}
+				}
+				if got := h.eventsWithReason("ExternalMetricFallbackActivated"); len(got) != 0 {
+					t.Errorf("activation events = %q", got)
+				}
+			}
+
+			// A success writes the upstream status entry, without fallbackStatus.
+			h.metrics.SetExternal("queue_depth", extOK(50000))
+			h.clock.SetTime(testStart.Add(215 * time.Second))
+			h.mustReconcile()
+			s := externalStatusOf(t, h.hpa(testHPAName), "queue_depth")
+			if s.FallbackStatus != "" || s.FirstFailureTime != nil {
+				t.Errorf("status entry %+v carries fallback fields", s)
+			}
+			if hasCondition(h.hpa(testHPAName), v2.ExternalMetricFallbackActive) {
+				t.Error("ExternalMetricFallbackActive present with the gate off")
+			}
+			if got := h.eventsWithReason("ExternalMetricFallbackDeactivated"); len(got) != 0 {
+				t.Errorf("deactivation events = %q", got)
+			}
+		})
+	}
+}
+
+// TestFallbackNotConfigured: an External metric without a fallback, with
+// the gate on, fails as upstream and gets no fallback state.
+func TestFallbackNotConfigured(t *testing.T) {
+	h := newHarness(t, newHPA(1, 20, externalAverage("queue_depth", "10")), fallbackOn)
+	h.scales.setScale(5, 5, testSelector)
+	h.metrics.SetExternal("queue_depth", metricstest.ExternalAnswer{Err: errBoom})
+	h.reconcileFails()
+	h.clock.Step(time.Hour)
+	h.reconcileFails()
+	h.assertUpdates()
+	hpa := h.hpa(testHPAName)
+	assertConditions(t, hpa, gotScale, failedExternal)
+	for _, m := range hpa.Status.CurrentMetrics {
+		if m.External != nil && (m.External.FallbackStatus != "" || m.External.FirstFailureTime != nil) {
+			t.Errorf("status entry %+v carries fallback fields", m.External)
+		}
+	}
+}
+
+// TestFallbackAtZero: a fallback may bring back a workload this controller
+// scaled to zero, never one a person set to zero.
+func TestFallbackAtZero(t *testing.T) {
+	zeroHPA := func(scaledToZero bool) *v2.HorizontalPodAutoscaler {
+		hpa := withStatusMetrics(newHPA(0, 20, withFallback(externalAverage("queue_depth", "10"), 180, 3)),
+			persistedFailure("queue_depth", nil, v2.FallbackStatusNormal, testStart.Add(-200*time.Second)))
+		if scaledToZero {
+			hpa = withConditions(hpa, scaledToZeroStatus(testStart.Add(-time.Hour)))
+		}
+		return hpa
+	}
+	opts := withGates(features.HPAExternalMetricFallback, true, features.HPAScaleToZero, true)
+
+	t.Run("ScaledToZero=True: the fallback scales up from zero", func(t *testing.T) {
+		h := newHarness(t, zeroHPA(true), opts)
+		h.scales.setScale(0, 0, testSelector)
+		h.metrics.SetExternal("queue_depth", metricstest.ExternalAnswer{Err: errBoom})
+		h.mustReconcile()
+		h.assertUpdates(3)
+		hpa := h.hpa(testHPAName)
+		assertConditions(t, hpa, notScaledTo0, rescaled, validMetric, withinRange, fallbackActive)
+		assertFallbackStatus(t, hpa, "queue_depth", v2.FallbackStatusFallback, testStart.Add(-200*time.Second))
+		h.assertEvents("Warning FailedGetExternalMetric ~adapter unavailable",
+			"Normal ExternalMetricFallbackActivated Fallback activated for external metric 'queue_depth' after 3m0s of consecutive failures, using fallback replica count: 3",
+			"Normal SuccessfulRescale New size: 3; reason: external metric queue_depth fallback above target")
+	})
+	t.Run("ScaledToZero=True, not due yet: stays at zero and keeps counting", func(t *testing.T) {
+		hpa := zeroHPA(true)
+		hpa.Status.CurrentMetrics = nil
+		h := newHarness(t, hpa, opts)
+		h.scales.setScale(0, 0, testSelector)
+		h.metrics.SetExternal("queue_depth", metricstest.ExternalAnswer{Err: errBoom})
+		h.reconcileFails()
+		h.assertUpdates()
+		assertFallbackStatus(t, h.hpa(testHPAName), "queue_depth", v2.FallbackStatusNormal, testStart)
+		assertConditions(t, h.hpa(testHPAName), scaledToZero, gotScale, failedExternal, noFallbackActive)
+		h.clock.Step(180 * time.Second)
+		h.mustReconcile()
+		h.assertUpdates(3)
+	})
+	t.Run("no ScaledToZero condition: a workload a person set to zero stays there", func(t *testing.T) {
+		h := newHarness(t, zeroHPA(false), opts)
+		h.scales.setScale(0, 0, testSelector)
+		h.metrics.SetExternal("queue_depth", metricstest.ExternalAnswer{Err: errBoom})
+		h.mustReconcile()
+		h.assertUpdates()
+		hpa := h.hpa(testHPAName)
+		assertConditions(t, hpa, gotScale, disabled)
+		if n := len(h.metrics.Requests()); n != 0 {
+			t.Errorf("metrics fetched %d times while paused, want none", n)
+		}
+		if got := h.eventsWithReason("ExternalMetricFallbackActivated"); len(got) != 0 {
+			t.Errorf("activation events = %q", got)
+		}
+	})
+}
+
+// TestFallbackHistoryFollowsTheMetric: status entries are matched to spec
+// metrics by name and selector, so reordering, adding or removing metrics
+// keeps each metric's own failure history.
+func TestFallbackHistoryFollowsTheMetric(t *testing.T) {
+	selA := map[string]string{"queue": "a"}
+	selB := map[string]string{"queue": "b"}
+	old := testStart.Add(-200 * time.Second)
+	recent := testStart.Add(-100 * time.Second)
+	hpa := withStatusMetrics(
+		// The spec as edited: new order, a new metric, one metric gone.
+		newHPA(1, 20,
+			withFallback(withSelector(externalAverage("queue", "10"), selB), 180, 9),
+			withFallback(externalAverage("fresh", "10"), 180, 15),
+			withFallback(withSelector(externalAverage("queue", "10"), selA), 180, 4),
+		),
+		// The status as the last pass wrote it, for the spec before the edit.
+		persistedFailure("queue", &metav1.LabelSelector{MatchLabels: selA}, v2.FallbackStatusNormal, old),
+		persistedFailure("removed", nil, v2.FallbackStatusFallback, old),
+		persistedFailure("queue", &metav1.LabelSelector{MatchLabels: selB}, v2.FallbackStatusNormal, recent),
+	)
+	h := newHarness(t, hpa, fallbackOn)
+	h.scales.setScale(5, 5, testSelector)
+	h.metrics.SetExternal("queue", metricstest.ExternalAnswer{Err: errBoom})
+	h.metrics.SetExternal("fresh", metricstest.ExternalAnswer{Err: errBoom})
+
+	// queue{a} is due (200 s): 4 replicas, below the 5 current, while two
+	// metrics are invalid: no scale-down.
+	h.reconcileFails()
+	h.assertUpdates()
+	got := h.hpa(testHPAName).Status.CurrentMetrics
+	if len(got) != 3 {
+		t.Fatalf("currentMetrics = %+v, want one entry per spec metric", got)
+	}
+	type entry struct {
+		name     string
+		selector map[string]string
+		status   v2.FallbackStatus
+		first    time.Time
+	}
+	want := []entry{
+		{"queue", selB, v2.FallbackStatusNormal, recent},
+		{"fresh", nil, v2.FallbackStatusNormal, testStart},
+		{"queue", selA, v2.FallbackStatusFallback, old},
+	}
+	for i, w := range want {
+		e := got[i].External
+		if e == nil {
+			t.Errorf("entry %d = %+v, want an External entry", i, got[i])
+			continue
+		}
+		var sel map[string]string
+		if e.Metric.Selector != nil {
+			sel = e.Metric.Selector.MatchLabels
+		}
+		if e.Metric.Name != w.name || !equalLabels(sel, w.selector) || e.FallbackStatus != w.status ||
+			e.FirstFailureTime == nil || !e.FirstFailureTime.Time.Equal(w.first) {
+			t.Errorf("entry %d = %s%v %s since %v, want %s%v %s since %v", i, e.Metric.Name, sel, e.FallbackStatus,
+				e.FirstFailureTime, w.name, w.selector, w.status, w.first)
+		}
+	}
+	if c := fallbackCondition(t, h.hpa(testHPAName)); c.Message != "external metrics using their fallback replica count: queue" {
+		t.Errorf("ExternalMetricFallbackActive message = %q", c.Message)
+	}
+}
+
+func equalLabels(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
+}
