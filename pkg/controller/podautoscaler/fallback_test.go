@@ -385,8 +385,10 @@ func TestFallbackFailureKinds(t *testing.T) {
 			wantErr: "adapter unavailable",
 		},
 		{
-			name:    "an empty item list",
-			set:     func(c *metricstest.Client) { c.SetExternal("queue_depth", metricstest.ExternalAnswer{Timestamp: testStart}) },
+			name: "an empty item list",
+			set: func(c *metricstest.Client) {
+				c.SetExternal("queue_depth", metricstest.ExternalAnswer{Timestamp: testStart})
+			},
 			wantErr: metrics.ErrNoMetrics.Error(),
 		},
 		{
@@ -570,8 +572,8 @@ func TestFallbackCombination(t *testing.T) {
 			name: "a failing metric not yet in fallback blocks a scale-down by the others",
 			hpa: withStatusMetrics(newHPA(1, 20, queueDepth(), externalAverage("requests", "10")),
 				persistedFailure("queue_depth", nil, v2.FallbackStatusNormal, recently)), spec: 14,
-			external: map[string]metricstest.ExternalAnswer{"queue_depth": failing, "requests": extOK(40000)},
-			wantErr:  "invalid metrics (1 invalid out of 2)",
+			external:  map[string]metricstest.ExternalAnswer{"queue_depth": failing, "requests": extOK(40000)},
+			wantErr:   "invalid metrics (1 invalid out of 2)",
 			wantConds: []wantCond{gotScale, failedExternal, noFallbackActive},
 		},
 		{
