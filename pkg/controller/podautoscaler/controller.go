@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -74,15 +75,29 @@ type Options struct {
 
 func (o *Options) validate() error {
 	var errs []error
-	if len(o.Sources) == 0 || o.PodInformer == nil || o.ScaleClient == nil || o.Mapper == nil ||
+	if len(o.Sources) == 0 || slices.Contains(o.Sources, nil) || o.PodInformer == nil || o.ScaleClient == nil || o.Mapper == nil ||
 		o.MetricsClient == nil || o.EventRecorder == nil || o.Monitor == nil || o.Clock == nil || o.Gates == nil {
 		errs = append(errs, errors.New("every dependency of the HPA controller must be set"))
 	}
 	if o.SyncPeriod <= 0 {
 		errs = append(errs, fmt.Errorf("sync period must be positive, got %v", o.SyncPeriod))
 	}
-	if o.Tolerance < 0 {
-		errs = append(errs, fmt.Errorf("tolerance must not be negative, got %v", o.Tolerance))
+	// NaN passes a "< 0" check and then makes every usage ratio fall
+	// outside the tolerance.
+	if !(o.Tolerance >= 0) {
+		errs = append(errs, fmt.Errorf("tolerance must be a non-negative number, got %v", o.Tolerance))
+	}
+	for _, d := range []struct {
+		name  string
+		value time.Duration
+	}{
+		{"downscale stabilization window", o.DownscaleStabilizationWindow},
+		{"CPU initialization period", o.CPUInitializationPeriod},
+		{"initial readiness delay", o.InitialReadinessDelay},
+	} {
+		if d.value < 0 {
+			errs = append(errs, fmt.Errorf("%s must not be negative, got %v", d.name, d.value))
+		}
 	}
 	return errors.Join(errs...)
 }
