@@ -53,7 +53,10 @@ func (p *pass) proposeExternalWithFallback(src *v2.ExternalMetricSource, selecto
 
 func (p *pass) trackFailure(src *v2.ExternalMetricSource, previous *v2.ExternalMetricStatus, failed proposal) proposal {
 	firstFailure := p.now
-	if previous != nil && previous.FirstFailureTime != nil {
+	// A first failure recorded ahead of this controller's clock (by a
+	// replica whose clock ran ahead) counts from now, or it would put the
+	// fallback off by the skew, possibly for good.
+	if previous != nil && previous.FirstFailureTime != nil && !previous.FirstFailureTime.After(p.now.Time) {
 		firstFailure = *previous.FirstFailureTime
 	}
 	duration := failureDuration(src.Fallback)
@@ -121,6 +124,34 @@ func (p *pass) previousExternalStatus(id autoscalingv2.MetricIdentifier) *v2.Ext
 		}
 	}
 	return nil
+}
+
+// keepFallbackHistory carries the fallback state of the External metrics
+// through a pass that asks no metric because the target is outside
+// [minReplicas, maxReplicas]: only a successful fetch ends a run of
+// failures, so such a pass must not restart a failing metric's clock (nor
+// take a metric out of fallback without a word). The condition follows the
+// entries kept.
+func (p *pass) keepFallbackHistory() {
+	if !p.c.opts.Gates.Enabled(features.HPAExternalMetricFallback) {
+		removeCondition(p.hpa, v2.ExternalMetricFallbackActive)
+		return
+	}
+	var kept []proposal
+	for i := range p.hpa.Spec.Metrics {
+		src := p.hpa.Spec.Metrics[i].External
+		if src == nil || !p.fallbackEnabled(src) {
+			continue
+		}
+		previous := p.previousExternalStatus(src.Metric)
+		if previous == nil || previous.FirstFailureTime == nil {
+			continue
+		}
+		status := v2.MetricStatus{Type: autoscalingv2.ExternalMetricSourceType, External: previous.DeepCopy()}
+		p.metricStatuses = append(p.metricStatuses, status)
+		kept = append(kept, proposal{status: status, fallback: previous.FallbackStatus == v2.FallbackStatusFallback})
+	}
+	p.recordFallbackCondition(kept)
 }
 
 // recordFallbackCondition sets ExternalMetricFallbackActive from this

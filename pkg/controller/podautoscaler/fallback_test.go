@@ -814,7 +814,7 @@ func TestFallbackAtZero(t *testing.T) {
 		h.mustReconcile()
 		h.assertUpdates()
 		hpa := h.hpa(testHPAName)
-		assertConditions(t, hpa, gotScale, disabled)
+		assertConditions(t, hpa, gotScale, disabled, noFallbackActive)
 		if n := len(h.metrics.Requests()); n != 0 {
 			t.Errorf("metrics fetched %d times while paused, want none", n)
 		}
@@ -899,4 +899,103 @@ func equalLabels(a, b map[string]string) bool {
 		}
 	}
 	return true
+}
+
+// TestFallbackHistoryAcrossPassesWithoutFetch: only a successful fetch ends
+// a run of failures. A pass that asks no metric (the target outside
+// [minReplicas, maxReplicas]) keeps each metric's failure history, and a
+// pass paused at zero leaves no stale fallback condition.
+func TestFallbackHistoryAcrossPassesWithoutFetch(t *testing.T) {
+	first := testStart.Add(-100 * time.Second)
+	t.Run("a pass bringing the target back into range keeps firstFailureTime", func(t *testing.T) {
+		h := newHarness(t, withStatusMetrics(newHPA(1, 20, queueDepth()),
+			persistedFailure("queue_depth", nil, v2.FallbackStatusNormal, first)), noDownscaleWindow(fallbackOn))
+		h.scales.setScale(25, 25, testSelector)
+		h.metrics.SetExternal("queue_depth", metricstest.ExternalAnswer{Err: errBoom})
+		h.mustReconcile()
+		h.assertUpdates(20)
+		if n := len(h.metrics.Requests()); n != 0 {
+			t.Errorf("metrics fetched %d times, want none", n)
+		}
+		assertFallbackStatus(t, h.hpa(testHPAName), "queue_depth", v2.FallbackStatusNormal, first)
+
+		h.scales.setScale(20, 20, testSelector)
+		h.clock.SetTime(first.Add(180 * time.Second))
+		h.mustReconcile()
+		h.assertUpdates(20, 10)
+		assertFallbackStatus(t, h.hpa(testHPAName), "queue_depth", v2.FallbackStatusFallback, first)
+	})
+	t.Run("a metric in fallback stays in fallback through a pass out of range", func(t *testing.T) {
+		hpa := withConditions(withStatusMetrics(newHPA(1, 20, queueDepth()),
+			persistedFailure("queue_depth", nil, v2.FallbackStatusFallback, first.Add(-time.Hour))),
+			autoscalingv2.HorizontalPodAutoscalerCondition{Type: v2.ExternalMetricFallbackActive, Status: corev1.ConditionTrue,
+				Reason: "FallbackActive", Message: "external metrics using their fallback replica count: queue_depth"})
+		h := newHarness(t, hpa, noDownscaleWindow(fallbackOn))
+		h.scales.setScale(25, 25, testSelector)
+		h.metrics.SetExternal("queue_depth", metricstest.ExternalAnswer{Err: errBoom})
+		h.mustReconcile()
+		h.assertUpdates(20)
+		assertFallbackStatus(t, h.hpa(testHPAName), "queue_depth", v2.FallbackStatusFallback, first.Add(-time.Hour))
+		assertConditions(t, h.hpa(testHPAName), notScaledTo0, rescaled, fallbackActive)
+
+		h.scales.setScale(20, 20, testSelector)
+		h.clock.Step(15 * time.Second)
+		h.mustReconcile()
+		h.assertUpdates(20, 10)
+		if got := h.eventsWithReason("ExternalMetricFallbackActivated"); len(got) != 0 {
+			t.Errorf("activation events = %q, want none: the metric never left fallback", got)
+		}
+	})
+	t.Run("paused at zero: no metric is in fallback", func(t *testing.T) {
+		hpa := withConditions(withStatusMetrics(newHPA(1, 20, queueDepth()),
+			persistedFailure("queue_depth", nil, v2.FallbackStatusFallback, first)),
+			autoscalingv2.HorizontalPodAutoscalerCondition{Type: v2.ExternalMetricFallbackActive, Status: corev1.ConditionTrue, Reason: "FallbackActive"})
+		h := newHarness(t, hpa, fallbackOn)
+		h.scales.setScale(0, 0, testSelector)
+		h.mustReconcile()
+		h.assertUpdates()
+		got := h.hpa(testHPAName)
+		assertConditions(t, got, gotScale, disabled, noFallbackActive)
+		if len(got.Status.CurrentMetrics) != 0 {
+			t.Errorf("currentMetrics = %+v, want none while paused", got.Status.CurrentMetrics)
+		}
+	})
+	t.Run("gate off, paused at zero: a stale fallback condition is removed", func(t *testing.T) {
+		hpa := withConditions(withStatusMetrics(newHPA(1, 20, queueDepth()),
+			persistedFailure("queue_depth", nil, v2.FallbackStatusFallback, first)),
+			autoscalingv2.HorizontalPodAutoscalerCondition{Type: v2.ExternalMetricFallbackActive, Status: corev1.ConditionTrue, Reason: "FallbackActive"})
+		h := newHarness(t, hpa, fallbackOff)
+		h.scales.setScale(0, 0, testSelector)
+		h.mustReconcile()
+		got := h.hpa(testHPAName)
+		assertConditions(t, got, gotScale, disabled)
+		if len(got.Status.CurrentMetrics) != 0 {
+			t.Errorf("currentMetrics = %+v, want none while paused", got.Status.CurrentMetrics)
+		}
+	})
+	t.Run("gate off, out of range: no fallback state is carried", func(t *testing.T) {
+		h := newHarness(t, withStatusMetrics(newHPA(1, 20, queueDepth()),
+			persistedFailure("queue_depth", nil, v2.FallbackStatusNormal, first)), fallbackOff)
+		h.scales.setScale(25, 25, testSelector)
+		h.mustReconcile()
+		h.assertUpdates(20)
+		if got := h.hpa(testHPAName).Status.CurrentMetrics; len(got) != 0 {
+			t.Errorf("currentMetrics = %+v, want none", got)
+		}
+	})
+}
+
+// TestFallbackFirstFailureInTheFuture: a firstFailureTime ahead of this
+// controller's clock (written by a replica whose clock ran ahead) must not
+// put the fallback off beyond failureDurationSeconds from now.
+func TestFallbackFirstFailureInTheFuture(t *testing.T) {
+	h := newHarness(t, withStatusMetrics(newHPA(1, 20, queueDepth()),
+		persistedFailure("queue_depth", nil, v2.FallbackStatusNormal, testStart.Add(24*time.Hour))), fallbackOn)
+	h.scales.setScale(5, 5, testSelector)
+	h.metrics.SetExternal("queue_depth", metricstest.ExternalAnswer{Err: errBoom})
+	h.reconcileFails()
+	assertFallbackStatus(t, h.hpa(testHPAName), "queue_depth", v2.FallbackStatusNormal, testStart)
+	h.clock.Step(180 * time.Second)
+	h.mustReconcile()
+	h.assertUpdates(10)
 }

@@ -18,9 +18,11 @@ func (p *pass) chooseStartingPoint() (needsMetrics bool) {
 		return p.atZero()
 	case p.current > p.hpa.Spec.MaxReplicas:
 		p.desired, p.rescaleReason = p.hpa.Spec.MaxReplicas, "Current number of replicas above Spec.MaxReplicas"
+		p.keepFallbackHistory()
 		return false
 	case p.current < p.minReplicas:
 		p.desired, p.rescaleReason = p.minReplicas, "Current number of replicas below Spec.MinReplicas"
+		p.keepFallbackHistory()
 		return false
 	}
 	return true
@@ -40,6 +42,9 @@ func (p *pass) atZero() (needsMetrics bool) {
 	if !p.c.opts.Gates.Enabled(features.HPAScaleToZero) {
 		removeCondition(p.hpa, v2.ScaledToZero)
 	}
+	// A paused HPA asks no metric and reports none (as upstream), so no
+	// metric is in fallback either.
+	p.recordFallbackCondition(nil)
 	return false
 }
 
