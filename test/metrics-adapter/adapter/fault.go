@@ -47,7 +47,7 @@ func play(ctx context.Context, clk clock.Clock, m *Metric, what string) (empty b
 		return false, apierrors.NewInternalError(fmt.Errorf("test metrics ConfigMap: %w", m.Invalid))
 	}
 	if m.Delay > 0 {
-		if err := wait(ctx, clk, m.Delay); err != nil {
+		if err := sleep(ctx, clk, m.Delay); err != nil {
 			return false, err
 		}
 	}
@@ -63,8 +63,8 @@ func play(ctx context.Context, clk clock.Clock, m *Metric, what string) (empty b
 	return false, nil
 }
 
-// wait returns after d, or with an error as soon as ctx ends.
-func wait(ctx context.Context, clk clock.Clock, d time.Duration) error {
+// sleep returns after d, or with an error as soon as ctx ends.
+func sleep(ctx context.Context, clk clock.Clock, d time.Duration) error {
 	select {
 	case <-ctx.Done():
 		return canceled(ctx)

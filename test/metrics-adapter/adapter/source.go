@@ -67,7 +67,10 @@ func (s *ConfigMapSource) Start(ctx context.Context) error {
 	_, err := s.informer.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    func(obj any) { s.update(logger, obj) },
 		UpdateFunc: func(_, obj any) { s.update(logger, obj) },
-		DeleteFunc: func(any) {
+		DeleteFunc: func(obj any) {
+			if !s.ours(obj) {
+				return
+			}
 			logger.Info("Test metrics ConfigMap deleted: no metrics")
 			s.current.Store(ParseConfig(nil))
 		},
@@ -87,7 +90,7 @@ func (s *ConfigMapSource) Config() *Config { return s.current.Load() }
 
 func (s *ConfigMapSource) update(logger klog.Logger, obj any) {
 	cm, ok := obj.(*corev1.ConfigMap)
-	if !ok {
+	if !ok || !s.ours(obj) {
 		return
 	}
 	config := ParseConfig(cm.Data)
@@ -98,4 +101,15 @@ func (s *ConfigMapSource) update(logger klog.Logger, obj any) {
 	for _, p := range config.Problems {
 		logger.Error(p, "Test metrics ConfigMap has a problem")
 	}
+}
+
+// ours reports whether obj is the watched ConfigMap (or its tombstone). The
+// informer's field selector already says so, but a client that ignores
+// field selectors (a fake) must not mix ConfigMaps up.
+func (s *ConfigMapSource) ours(obj any) bool {
+	if tombstone, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		obj = tombstone.Obj
+	}
+	cm, ok := obj.(*corev1.ConfigMap)
+	return ok && cm.Namespace == s.namespace && cm.Name == s.name
 }
