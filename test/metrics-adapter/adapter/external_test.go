@@ -189,8 +189,8 @@ func TestHangFaultAnswersOnlyWhenTheRequestEnds(t *testing.T) {
 	} {
 		p, counter := newTestProvider(t, data)
 		timeout := 100 * time.Millisecond
+		start := time.Now() // before the deadline is set
 		ctx := testContext(t, timeout)
-		start := time.Now()
 		_, err := p.GetExternalMetric(ctx, "default", labels.Everything(), provider.ExternalMetricInfo{Metric: "queue_depth"})
 		if elapsed := time.Since(start); elapsed < timeout {
 			t.Errorf("%v: answered after %v, before the request's %v deadline", data, elapsed, timeout)
