@@ -43,6 +43,7 @@ build_one() {
       module_bin "${TOOLS_DIR}" "$1" "k8s.io/kubernetes/cmd/$1" -ldflags="$(k8s_ldflags)" ;;
     etcd) module_bin "${TOOLS_DIR}" etcd ./cmd/etcd ;;
     kwok) module_bin "${KWOK_DIR}" kwok sigs.k8s.io/kwok/cmd/kwok ;;
+    metrics-adapter) build_metrics_adapter ;;
     *)
       echo "unknown binary $1" >&2
       return 1
@@ -53,7 +54,7 @@ build_one() {
 names=("$@")
 if [[ ${#names[@]} -eq 0 ]]; then
   # Smallest first, so a broken toolchain shows up in seconds.
-  names=(etcd kubectl kube-scheduler kube-controller-manager kwok kube-apiserver)
+  names=(etcd kubectl kube-scheduler kube-controller-manager kwok kube-apiserver metrics-adapter)
 fi
 for name in "${names[@]}"; do
   build_one "${name}" >/dev/null

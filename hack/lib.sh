@@ -61,3 +61,16 @@ module_bin() {
   fi
   echo "${bin}"
 }
+
+# build_metrics_adapter builds the test metrics adapter (test/metrics-adapter,
+# a module of its own) into _output/bin/metrics-adapter and prints its path.
+# The digest of the module's Go sources goes into the build flags, so that
+# module_bin also rebuilds when the adapter package changes, not only its
+# main package; the binary logs it at start.
+build_metrics_adapter() {
+  local dir="${REPO_ROOT}/test/metrics-adapter"
+  local digest
+  digest=$(cd "${dir}" && find . -name '*.go' ! -name '*_test.go' -print0 | LC_ALL=C sort -z |
+    xargs -0 sha256sum | sha256sum | cut -c1-16)
+  module_bin "${dir}" metrics-adapter ./cmd/metrics-adapter -ldflags="-X main.sourceDigest=${digest}"
+}
