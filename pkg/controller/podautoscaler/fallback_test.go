@@ -946,6 +946,29 @@ func TestFallbackHistoryAcrossPassesWithoutFetch(t *testing.T) {
 			t.Errorf("activation events = %q, want none: the metric never left fallback", got)
 		}
 	})
+	t.Run("below minReplicas: failing entries are kept, healthy ones dropped, the condition follows", func(t *testing.T) {
+		healthy := v2.MetricStatus{Type: autoscalingv2.ExternalMetricSourceType, External: &v2.ExternalMetricStatus{
+			Metric:         autoscalingv2.MetricIdentifier{Name: "backlog"},
+			Current:        autoscalingv2.MetricValueStatus{AverageValue: milliQuantity(5000)},
+			FallbackStatus: v2.FallbackStatusNormal,
+		}}
+		hpa := withConditions(withStatusMetrics(
+			newHPA(3, 20, queueDepth(), withFallback(externalAverage("backlog", "10"), 180, 4), externalAverage("plain", "10")),
+			persistedFailure("queue_depth", nil, v2.FallbackStatusNormal, first), healthy,
+			persistedFailure("plain", nil, v2.FallbackStatusNormal, first)),
+			// Stale: no entry kept is in fallback.
+			autoscalingv2.HorizontalPodAutoscalerCondition{Type: v2.ExternalMetricFallbackActive, Status: corev1.ConditionTrue, Reason: "FallbackActive"})
+		h := newHarness(t, hpa, fallbackOn)
+		h.scales.setScale(1, 1, testSelector)
+		h.mustReconcile()
+		h.assertUpdates(3)
+		got := h.hpa(testHPAName)
+		if len(got.Status.CurrentMetrics) != 1 {
+			t.Fatalf("currentMetrics = %+v, want only queue_depth's failure", got.Status.CurrentMetrics)
+		}
+		assertFallbackStatus(t, got, "queue_depth", v2.FallbackStatusNormal, first)
+		assertConditions(t, got, notScaledTo0, rescaled, noFallbackActive)
+	})
 	t.Run("paused at zero: no metric is in fallback", func(t *testing.T) {
 		hpa := withConditions(withStatusMetrics(newHPA(1, 20, queueDepth()),
 			persistedFailure("queue_depth", nil, v2.FallbackStatusFallback, first)),

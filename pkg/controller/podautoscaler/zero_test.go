@@ -520,3 +520,26 @@ func TestScaleFromZeroBehavior(t *testing.T) {
 		assertConditions(t, h.hpa(testHPAName), notScaledTo0, rescaled, validMetric, condTrue(autoscalingv2.ScalingLimited, "ScaleUpLimit"))
 	})
 }
+
+// TestHasObjectOrExternalMetric pins which metrics can take a workload to
+// and from zero (KEP-2021): Object and External only.
+func TestHasObjectOrExternalMetric(t *testing.T) {
+	cases := []struct {
+		name    string
+		metrics []v2.MetricSpec
+		want    bool
+	}{
+		{name: "an Object metric", metrics: []v2.MetricSpec{objectValue("qps", "1")}, want: true},
+		{name: "an External metric", metrics: []v2.MetricSpec{externalValue("queue", "1")}, want: true},
+		{name: "an External metric after a Resource metric", metrics: []v2.MetricSpec{cpuUtilization(50), externalAverage("queue", "1")}, want: true},
+		{name: "a Resource metric only", metrics: []v2.MetricSpec{cpuUtilization(50)}},
+		{name: "no metrics", metrics: nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := hasObjectOrExternalMetric(newHPA(0, 5, tc.metrics...)); got != tc.want {
+				t.Errorf("hasObjectOrExternalMetric = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
