@@ -301,12 +301,13 @@ func TestParityInvalidMetrics(t *testing.T) {
 			},
 		},
 		{
-			name:  "all metrics failing reports the first failure and FailedComputeMetricsReplicas",
-			hpa:   parityHPA(1, 10, externalValue("queue", "10"), externalValue("backlog", "10")),
-			setup: threeReplicas(storedReplicas(3), externalFails("queue", errBoom), externalFails("backlog", errBoom)),
+			name: "all metrics failing reports the first failure and FailedComputeMetricsReplicas, writing current replicas only",
+			hpa:  parityHPA(1, 10, externalValue("queue", "10"), externalValue("backlog", "10")),
+			setup: threeReplicas(externalFails("queue", errBoom), externalFails("backlog", errBoom),
+				storedStatus(func(st *v2.HorizontalPodAutoscalerStatus) { st.CurrentReplicas, st.DesiredReplicas = 2, 2 })),
 			want: parityOutcome{
 				err:     metricsFailureMsg(2, 2, "failed to get queue external metric value: failed to get external metric queue: "+externalCause),
-				current: 3, desired: 3,
+				current: 3, desired: 2,
 				metrics:    []v2.MetricStatus{{}, {}},
 				conditions: []parityCond{condGotScale, condUnableToCompute("FailedGetExternalMetric", externalCause)},
 				events: []string{
@@ -467,6 +468,171 @@ func TestParityTolerance(t *testing.T) {
 			hpa:   parityHPAWith(1, 10, downTolerance("0.5"), cpuUtilization(50)),
 			setup: threeReplicas(storedReplicas(3), cpuUsage(56, 56, 56)),
 			want:  scaledUpFromThree(4, cpuUtilizationName, []string{"scale_up/none/Resource"}, cpuUtilizationStatus(56, 56)),
+		},
+	})
+}
+
+func TestParityMetricSpecsTheControllerRefuses(t *testing.T) {
+	bogusSelector := &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "tier", Operator: "Near"}}}
+	const bogusCause = `"Near" is not a valid label selector operator`
+	withMetricSelector := func(m v2.MetricSpec) v2.MetricSpec {
+		switch {
+		case m.Pods != nil:
+			m.Pods.Metric.Selector = bogusSelector
+		case m.Object != nil:
+			m.Object.Metric.Selector = bogusSelector
+		case m.External != nil:
+			m.External.Metric.Selector = bogusSelector
+		}
+		return m
+	}
+	objectValueTypeWithAverage := ingressAverage("requests", "50")
+	objectValueTypeWithAverage.Object.Target.Type = autoscalingv2.ValueMetricType
+	objectAverageTypeWithValue := ingressValue("requests", "50")
+	objectAverageTypeWithValue.Object.Target.Type = autoscalingv2.AverageValueMetricType
+
+	runParity(t, []parityScenario{
+		{
+			name:  "a pods metric with an unparsable metric selector reports FailedGetPodsMetric",
+			hpa:   parityHPA(1, 10, withMetricSelector(podsAverage("qps", "10"))),
+			setup: threeReplicas(storedReplicas(3), podsMetricValues("qps", 1000, 1000, 1000)),
+			want: onlyMetricFailed(autoscalingv2.PodsMetricSourceType, "FailedGetPodsMetric", bogusCause,
+				"failed to get pods metric value: "+bogusCause),
+			check: noMetricsAsked,
+		},
+		{
+			name:  "an object metric with an unparsable metric selector reports FailedGetObjectMetric",
+			hpa:   parityHPA(1, 10, withMetricSelector(ingressValue("requests", "100"))),
+			setup: threeReplicas(storedReplicas(3), objectMetricValue("requests", 100000)),
+			want: onlyMetricFailed(autoscalingv2.ObjectMetricSourceType, "FailedGetObjectMetric", bogusCause,
+				"failed to get object metric value: "+bogusCause),
+			check: noMetricsAsked,
+		},
+		{
+			name:  "an external metric with an unparsable metric selector reports FailedGetExternalMetric",
+			hpa:   parityHPA(1, 10, withMetricSelector(externalValue("queue", "10"))),
+			setup: threeReplicas(storedReplicas(3), externalSeries("queue", 10000)),
+			want: onlyMetricFailed(autoscalingv2.ExternalMetricSourceType, "FailedGetExternalMetric",
+				"invalid selector for external metric queue: "+bogusCause,
+				"failed to get queue external metric value: failed to get external metric queue: invalid selector for external metric queue: "+bogusCause),
+			check: noMetricsAsked,
+		},
+		{
+			name:  "an object metric of type Value with only an average value set has no usable target",
+			hpa:   parityHPA(1, 10, objectValueTypeWithAverage),
+			setup: threeReplicas(storedReplicas(3), objectMetricValue("requests", 100000)),
+			want: onlyMetricFailed(autoscalingv2.ObjectMetricSourceType, "FailedGetObjectMetric",
+				"invalid object metric source: neither a value target nor an average value target was set",
+				"failed to get object metric value: invalid object metric source: neither a value target nor an average value target was set"),
+			check: noMetricsAsked,
+		},
+		{
+			name:  "an object metric of type AverageValue with only a value set has no usable target",
+			hpa:   parityHPA(1, 10, objectAverageTypeWithValue),
+			setup: threeReplicas(storedReplicas(3), objectMetricValue("requests", 100000)),
+			want: onlyMetricFailed(autoscalingv2.ObjectMetricSourceType, "FailedGetObjectMetric",
+				"invalid object metric source: neither a value target nor an average value target was set",
+				"failed to get object metric value: invalid object metric source: neither a value target nor an average value target was set"),
+			check: noMetricsAsked,
+		},
+	})
+}
+
+// passSkippingSpecCheck runs the steps of a pass up to the metrics without
+// the spec check, as for an HPA that reached the controller without any
+// validation: the metric steps must still refuse it gracefully.
+func passSkippingSpecCheck(mutate func(*v2.HorizontalPodAutoscaler)) func(h *harness) error {
+	return func(h *harness) error {
+		p := h.c.newPass(h.ctx, h.source, h.hpa(testHPAName), h.key(testHPAName))
+		mutate(p.hpa)
+		if err := p.readScale(); err != nil {
+			return err
+		}
+		if fatal, err := p.computeFromMetrics(); fatal || err != nil {
+			return err
+		}
+		p.normalize()
+		if err := p.applyScale(); err != nil {
+			return err
+		}
+		p.finishStatus()
+		return p.writeStatus()
+	}
+}
+
+func TestParityUnvalidatedMetricSpecs(t *testing.T) {
+	unvalidated := func(m v2.MetricSpec) func(*v2.HorizontalPodAutoscaler) {
+		return func(hpa *v2.HorizontalPodAutoscaler) { hpa.Spec.Metrics = []v2.MetricSpec{m} }
+	}
+	specFailure := func(metricType autoscalingv2.MetricSourceType, reason, cause, chain string) parityOutcome {
+		o := onlyMetricFailed(metricType, reason, cause, chain)
+		o.reconciliations = nil
+		o.computations = []string{"none/spec/" + string(metricType)}
+		o.spec = true
+		return o
+	}
+	internalFailure := func(metricType autoscalingv2.MetricSourceType, reason, cause, chain string) parityOutcome {
+		o := onlyMetricFailed(metricType, reason, cause, chain)
+		o.reconciliations = nil
+		return o
+	}
+	noTarget := func(m v2.MetricSpec) v2.MetricSpec {
+		switch {
+		case m.Resource != nil:
+			m.Resource.Target = autoscalingv2.MetricTarget{Type: autoscalingv2.UtilizationMetricType}
+		case m.ContainerResource != nil:
+			m.ContainerResource.Target = autoscalingv2.MetricTarget{Type: autoscalingv2.UtilizationMetricType}
+		case m.Pods != nil:
+			m.Pods.Target = autoscalingv2.MetricTarget{Type: autoscalingv2.AverageValueMetricType}
+		case m.External != nil:
+			m.External.Target = autoscalingv2.MetricTarget{Type: autoscalingv2.ValueMetricType}
+		}
+		return m
+	}
+	const resourceNoTarget = "invalid resource metric source: neither an average utilization target nor an average value (usage) target was set"
+	const externalNoTarget = "invalid external metric source: neither a value target nor an average value target was set"
+
+	runParity(t, []parityScenario{
+		{
+			name:  "an unknown metric type fails its metric with InvalidMetricSourceType and a spec label, without panicking",
+			hpa:   parityHPA(1, 10, cpuUtilization(50)),
+			setup: threeReplicas(storedReplicas(3)),
+			run:   passSkippingSpecCheck(unvalidated(v2.MetricSpec{Type: "CheddarCheese"})),
+			want: specFailure("CheddarCheese", "InvalidMetricSourceType",
+				`unknown metric source type "CheddarCheese": invalid HPA spec`, `unknown metric source type "CheddarCheese": invalid HPA spec`),
+		},
+		{
+			name:  "a pods metric without a target fails its metric with a spec label, without panicking",
+			hpa:   parityHPA(1, 10, cpuUtilization(50)),
+			setup: threeReplicas(storedReplicas(3), podsMetricValues("qps", 1000, 1000, 1000)),
+			run:   passSkippingSpecCheck(unvalidated(noTarget(podsAverage("qps", "10")))),
+			want: specFailure(autoscalingv2.PodsMetricSourceType, "FailedGetPodsMetric",
+				"invalid pods metric source: no average value target was set: invalid HPA spec",
+				"failed to get pods metric value: invalid pods metric source: no average value target was set: invalid HPA spec"),
+		},
+		{
+			name:  "a resource metric without a target fails its metric",
+			hpa:   parityHPA(1, 10, cpuUtilization(50)),
+			setup: threeReplicas(storedReplicas(3), cpuUsage(50, 50, 50)),
+			run:   passSkippingSpecCheck(unvalidated(noTarget(cpuUtilization(50)))),
+			want: internalFailure(autoscalingv2.ResourceMetricSourceType, "FailedGetResourceMetric", resourceNoTarget,
+				"failed to get cpu resource metric value: "+resourceNoTarget),
+		},
+		{
+			name:  "a container resource metric without a target fails its metric",
+			hpa:   parityHPA(1, 10, cpuUtilization(50)),
+			setup: threeReplicas(storedReplicas(3), cpuUsage(50, 50, 50)),
+			run:   passSkippingSpecCheck(unvalidated(noTarget(containerCPUUtilization("app", 50)))),
+			want: internalFailure(autoscalingv2.ContainerResourceMetricSourceType, "FailedGetContainerResourceMetric", resourceNoTarget,
+				"failed to get app container metric value: "+resourceNoTarget),
+		},
+		{
+			name:  "an external metric without a target fails its metric",
+			hpa:   parityHPA(1, 10, cpuUtilization(50)),
+			setup: threeReplicas(storedReplicas(3), externalSeries("queue", 1000)),
+			run:   passSkippingSpecCheck(unvalidated(noTarget(externalValue("queue", "10")))),
+			want: internalFailure(autoscalingv2.ExternalMetricSourceType, "FailedGetExternalMetric", externalNoTarget,
+				"failed to get queue external metric value: "+externalNoTarget),
 		},
 	})
 }

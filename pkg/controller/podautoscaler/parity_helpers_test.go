@@ -1,10 +1,12 @@
 package podautoscaler
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -12,9 +14,12 @@ import (
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/scale"
 	"k8s.io/utils/ptr"
 
 	v2 "github.com/kube-hpa/kube-hpa/api/autoscaling/v2"
@@ -590,4 +595,70 @@ func addOtherHPA(h *harness, namespace, name, target string, minReplicas, maxRep
 	hpa.Spec.ScaleTargetRef.Name = target
 	h.source.set(hpa)
 	h.c.onAdd(0, hpa)
+}
+
+// versionedScales wraps the harness's scales with resource versions, as
+// the API server checks them: an update must carry the version of the
+// latest write. concurrentWrites updates are each preceded by another
+// writer's change; Gets after failGetsAfter fail.
+type versionedScales struct {
+	f                *fakeScales
+	mu               sync.Mutex
+	version          int
+	gets             int
+	concurrentWrites int
+	failGetsAfter    int
+}
+
+func (v *versionedScales) Scales(namespace string) scale.ScaleInterface {
+	return &versionedNamespacedScales{v: v, inner: v.f.Scales(namespace)}
+}
+
+type versionedNamespacedScales struct {
+	v     *versionedScales
+	inner scale.ScaleInterface
+}
+
+func (n *versionedNamespacedScales) Get(ctx context.Context, gr schema.GroupResource, name string, opts metav1.GetOptions) (*autoscalingv1.Scale, error) {
+	n.v.mu.Lock()
+	defer n.v.mu.Unlock()
+	n.v.gets++
+	if n.v.failGetsAfter > 0 && n.v.gets > n.v.failGetsAfter {
+		return nil, errBoom
+	}
+	s, err := n.inner.Get(ctx, gr, name, opts)
+	if err == nil {
+		s.ResourceVersion = fmt.Sprint(n.v.version)
+	}
+	return s, err
+}
+
+func (n *versionedNamespacedScales) Update(ctx context.Context, gr schema.GroupResource, s *autoscalingv1.Scale, opts metav1.UpdateOptions) (*autoscalingv1.Scale, error) {
+	n.v.mu.Lock()
+	defer n.v.mu.Unlock()
+	if n.v.concurrentWrites > 0 {
+		n.v.concurrentWrites--
+		n.v.version++
+	}
+	if s.ResourceVersion != fmt.Sprint(n.v.version) {
+		return nil, apierrors.NewConflict(gr, s.Name, errors.New("the object has been modified"))
+	}
+	out, err := n.inner.Update(ctx, gr, s, opts)
+	if err == nil {
+		n.v.version++
+	}
+	return out, err
+}
+
+func (n *versionedNamespacedScales) Patch(ctx context.Context, gvr schema.GroupVersionResource, name string, pt types.PatchType, data []byte, opts metav1.PatchOptions) (*autoscalingv1.Scale, error) {
+	return n.inner.Patch(ctx, gvr, name, pt, data, opts)
+}
+
+// versioned installs resource-version checks on h's scales.
+func versioned(configure func(v *versionedScales)) func(*harness) {
+	return func(h *harness) {
+		v := &versionedScales{f: h.scales}
+		configure(v)
+		h.c.opts.ScaleClient = v
+	}
 }

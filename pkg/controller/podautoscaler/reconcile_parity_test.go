@@ -109,12 +109,29 @@ func TestParityScaleTarget(t *testing.T) {
 			want:  scaledUpFromThree(6, cpuUtilizationName, []string{"scale_up/none/Resource"}, cpuUtilizationStatus(100, 100)),
 		},
 		{
-			name:  "a failing update reports FailedRescale and FailedUpdateScale and keeps the last desired count",
+			name: "a concurrent write between the read and the update is retried with the re-read scale",
+			hpa:  parityHPA(1, 10, cpuUtilization(50)),
+			setup: threeReplicas(cpuUsage(100, 100, 100), versioned(func(v *versionedScales) {
+				v.concurrentWrites = 2
+			})),
+			want: scaledUpFromThree(6, cpuUtilizationName, []string{"scale_up/none/Resource"}, cpuUtilizationStatus(100, 100)),
+		},
+		{
+			name: "a failed re-read after a conflict retries with the scale read before",
+			hpa:  parityHPA(1, 10, cpuUtilization(50)),
+			setup: threeReplicas(cpuUsage(100, 100, 100), versioned(func(v *versionedScales) {
+				v.failGetsAfter = 1
+				v.f.conflicts = 1
+			})),
+			want: scaledUpFromThree(6, cpuUtilizationName, []string{"scale_up/none/Resource"}, cpuUtilizationStatus(100, 100)),
+		},
+		{
+			name:  "a failing update reports FailedRescale and FailedUpdateScale, writes current replicas and keeps the last desired count",
 			hpa:   parityHPA(1, 10, cpuUtilization(50)),
-			setup: threeReplicas(storedReplicas(3), cpuUsage(100, 100, 100), func(h *harness) { h.scales.updateErr = errBoom }),
+			setup: threeReplicas(storedStatus(func(st *v2.HorizontalPodAutoscalerStatus) { st.CurrentReplicas, st.DesiredReplicas = 2, 2 }), cpuUsage(100, 100, 100), func(h *harness) { h.scales.updateErr = errBoom }),
 			want: parityOutcome{
 				err:     "failed to rescale " + targetRef + ": adapter unavailable",
-				current: 3, desired: 3,
+				current: 3, desired: 2,
 				metrics: []v2.MetricStatus{cpuUtilizationStatus(100, 100)},
 				conditions: []parityCond{
 					{autoscalingv2.AbleToScale, corev1.ConditionFalse, "FailedUpdateScale", "the HPA controller was unable to update the target scale: adapter unavailable"},
