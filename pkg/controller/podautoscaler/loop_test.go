@@ -136,11 +136,12 @@ func TestLoopOnAdd(t *testing.T) {
 		}
 	})
 
-	t.Run("an object without metadata is refused and queues nothing", func(t *testing.T) {
+	t.Run("an object without metadata or with a malformed key is refused and queues nothing", func(t *testing.T) {
 		h := newHarness(t, nil, harnessOptions{})
 		q := recordQueue(h)
 		h.c.onAdd(0, "not an HPA")
 		h.c.onDelete(0, 42)
+		h.c.onDelete(0, cache.DeletedFinalStateUnknown{Key: "default/web/extra"})
 		if got := q.recorded(); len(got) != 0 {
 			t.Errorf("queue calls = %v, want none", got)
 		}
@@ -539,6 +540,19 @@ func TestLoopRun(t *testing.T) {
 		}
 		if moved := h.clock.Since(testStart); moved < 15*time.Second {
 			t.Errorf("reconciled %v after the add, want no sooner than the 15s period", moved)
+		}
+
+		// An update reaches the controller without counting the HPA
+		// again; a delete uncounts it.
+		changed := hpa.DeepCopy()
+		changed.ResourceVersion = "2"
+		w.Modify(changed)
+		w.Delete(changed)
+		for h.monitor.count() != 0 {
+			if time.Now().After(deadline) {
+				t.Fatalf("HPA count = %d after the informer's delete, want 0", h.monitor.count())
+			}
+			time.Sleep(time.Millisecond)
 		}
 
 		cancel()

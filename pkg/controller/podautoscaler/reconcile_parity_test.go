@@ -6,7 +6,9 @@ import (
 
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/component-base/featuregate"
 
 	v2 "github.com/kube-hpa/kube-hpa/api/autoscaling/v2"
@@ -431,6 +433,21 @@ func TestParityStoredSpecs(t *testing.T) {
 			check: noMetricsAsked,
 		},
 		{
+			name:  "a stored invalid HPA whose status cannot be written reports both errors",
+			hpa:   parityHPA(5, 2, cpuUtilization(50)),
+			setup: threeReplicas(cpuUsage(100, 100, 100), func(h *harness) { h.source.updateErr = errBoom }),
+			want: parityOutcome{
+				err: "invalid HPA spec: spec.maxReplicas: Invalid value: 2: must be greater than or equal to `minReplicas`" +
+					"\nfailed to update status for web: adapter unavailable",
+				spec: true,
+				events: []string{
+					"Warning InvalidSpec spec.maxReplicas: Invalid value: 2: must be greater than or equal to `minReplicas`",
+					"Warning FailedUpdateStatus adapter unavailable",
+				},
+				reconciliations: []string{"none/spec"},
+			},
+		},
+		{
 			name:  "a stored HPA with an unknown metric type is not scaled and says why",
 			hpa:   parityHPA(1, 10, v2.MetricSpec{Type: "CheddarCheese"}),
 			setup: threeReplicas(cpuUsage(100, 100, 100)),
@@ -468,6 +485,57 @@ func TestParityStoredSpecs(t *testing.T) {
 			opts:  harnessOptions{gates: map[featuregate.Feature]bool{features.HPAConfigurableTolerance: false}},
 			setup: threeReplicas(cpuUsage(100, 100, 100)),
 			want:  scaledUpFromThree(6, cpuUtilizationName, []string{"scale_up/none/Resource"}, cpuUtilizationStatus(100, 100)),
+		},
+	})
+}
+
+// fixedMapper maps every kind to the given REST mappings, in order.
+type fixedMapper struct {
+	apimeta.RESTMapper
+	mappings []*apimeta.RESTMapping
+}
+
+func (m fixedMapper) RESTMappings(schema.GroupKind, ...string) ([]*apimeta.RESTMapping, error) {
+	return m.mappings, nil
+}
+
+func mappingTo(group, resource string) *apimeta.RESTMapping {
+	return &apimeta.RESTMapping{Resource: schema.GroupVersionResource{Group: group, Version: "v1", Resource: resource}}
+}
+
+func withMappings(mappings ...*apimeta.RESTMapping) func(*harness) {
+	return func(h *harness) { h.c.opts.Mapper = fixedMapper{RESTMapper: testMapper(), mappings: mappings} }
+}
+
+func TestParityRESTMappings(t *testing.T) {
+	failedGetScale := func(cause string) parityOutcome {
+		return parityOutcome{
+			err: "failed to query scale subresource for " + targetRef + ": " + cause,
+			conditions: []parityCond{{autoscalingv2.AbleToScale, corev1.ConditionFalse, "FailedGetScale",
+				"the HPA controller was unable to get the target's current scale: " + cause}},
+			events:          []string{"Warning FailedGetScale " + cause},
+			reconciliations: []string{"none/internal"},
+			statusWrites:    1,
+		}
+	}
+	runParity(t, []parityScenario{
+		{
+			name:  "a kind served by several resources uses the first that serves a scale",
+			hpa:   parityHPA(1, 10, cpuUtilization(50)),
+			setup: threeReplicas(cpuUsage(100, 100, 100), withMappings(mappingTo("example.com", "widgets"), mappingTo("apps", "deployments"))),
+			want:  scaledUpFromThree(6, cpuUtilizationName, []string{"scale_up/none/Resource"}, cpuUtilizationStatus(100, 100)),
+		},
+		{
+			name:  "a kind none of whose resources serves a scale reports the first resource's error",
+			hpa:   parityHPA(1, 10, cpuUtilization(50)),
+			setup: threeReplicas(cpuUsage(100, 100, 100), withMappings(mappingTo("example.com", "widgets"), mappingTo("example.com", "gadgets"))),
+			want:  failedGetScale(`widgets.example.com "web" not found`),
+		},
+		{
+			name:  "a kind without resources reports an unrecognized resource",
+			hpa:   parityHPA(1, 10, cpuUtilization(50)),
+			setup: threeReplicas(cpuUsage(100, 100, 100), withMappings()),
+			want:  failedGetScale("unrecognized resource"),
 		},
 	})
 }
