@@ -1,0 +1,85 @@
+package autoscaling
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/gomega"
+	"k8s.io/klog/v2"
+
+	"github.com/kube-hpa/kube-hpa/test/e2e/framework"
+	"github.com/kube-hpa/kube-hpa/test/localcluster"
+)
+
+// Settings of the local environment's controllers.
+const (
+	// syncPeriod is the controllers' --horizontal-pod-autoscaler-sync-period.
+	// Every reaction the specs wait for takes up to one period, and some
+	// take several (a scale-up followed by a scale-down, a rate limit seen
+	// over two steps), so upstream's 15s would triple most waits. 5s still
+	// leaves the controller's own timing visible: behavior periods and
+	// stabilization windows in the specs are several sync periods long.
+	syncPeriod = 5 * time.Second
+	// controllerReplicas are as many as deploy/deployment.yaml runs.
+	controllerReplicas = 2
+)
+
+// suite is this ginkgo process's view of the environment, set by
+// SynchronizedBeforeSuite on every process.
+var suite *framework.Environment
+
+// local is the environment process 1 started; nil on other processes and
+// against an existing cluster.
+var local *framework.Local
+
+func TestAutoscaling(t *testing.T) {
+	gomega.RegisterFailHandler(ginkgo.Fail)
+	ginkgo.RunSpecs(t, "kube-hpa autoscaling e2e")
+}
+
+var _ = ginkgo.SynchronizedBeforeSuite(func(ctx context.Context) []byte {
+	ctx = klog.NewContext(ctx, ginkgo.GinkgoLogr)
+	root, err := localcluster.FindRepoRoot()
+	gomega.Expect(err).NotTo(gomega.HaveOccurred())
+	var cfg framework.Config
+	if os.Getenv(framework.EnvKubeconfig) != "" {
+		cfg, err = framework.ExternalConfig(root)
+		gomega.Expect(err).NotTo(gomega.HaveOccurred())
+	} else {
+		local, err = framework.StartLocal(ctx, framework.LocalOptions{
+			RepoRoot:   root,
+			Replicas:   controllerReplicas,
+			SyncPeriod: syncPeriod,
+			// The fallback specs need the alpha gate; HPAScaleToZero is on
+			// by default.
+			FeatureGates:     map[string]bool{"HPAExternalMetricFallback": true},
+			ManageNativeHPAs: true,
+			Verbosity:        2,
+		})
+		gomega.Expect(err).NotTo(gomega.HaveOccurred(), "starting the local e2e environment")
+		cfg = local.Config()
+		ginkgo.AddReportEntry("logs", cfg.LogDir)
+	}
+	data, err := json.Marshal(cfg)
+	gomega.Expect(err).NotTo(gomega.HaveOccurred())
+	return data
+}, func(data []byte) {
+	var cfg framework.Config
+	gomega.Expect(json.Unmarshal(data, &cfg)).To(gomega.Succeed())
+	env, err := framework.NewEnvironment(cfg)
+	gomega.Expect(err).NotTo(gomega.HaveOccurred())
+	suite = env
+}, ginkgo.NodeTimeout(5*time.Minute))
+
+var _ = ginkgo.SynchronizedAfterSuite(func() {}, func() {
+	if local == nil {
+		return
+	}
+	// Stop also fails when any process of the environment survived it.
+	gomega.Expect(local.Stop()).To(gomega.Succeed())
+	ginkgo.GinkgoWriter.Printf("logs of every process: %s\n", local.Config().LogDir)
+})

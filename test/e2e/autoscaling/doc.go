@@ -1,0 +1,20 @@
+// Package autoscaling is kube-hpa's ginkgo e2e suite, in the style of
+// upstream's test/e2e/autoscaling: "[sig-autoscaling] [Feature:HPA] ..."
+// specs, with the labels Feature:HPA, Feature:HPAExternalMetricFallback,
+// Feature:HPAScaleToZero, Serial and Disruptive.
+//
+// Run it with `make e2e`, which builds what it needs and runs
+//
+//	go tool ginkgo -p --fail-on-empty ./test/e2e/autoscaling
+//
+// Without KUBECONFIG, ginkgo's process 1 starts the local environment of
+// test/e2e/framework (a local control plane, the test metrics adapter and
+// two hpa-controller-manager replicas under the ServiceAccount of
+// deploy/rbac.yaml) and stops it after the last spec; logs of every
+// process stay under _output/localcluster/<run>/logs. With KUBECONFIG the
+// suite uses that cluster; framework.EnvKubeconfig lists what it must run.
+//
+// Every spec works in a namespace of its own and with metric names of its
+// own, so specs run in parallel; only those that disturb the controllers
+// for everyone (killing the leader, editing its RBAC) are Serial.
+package autoscaling

@@ -1,0 +1,160 @@
+package framework
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"time"
+)
+
+// Environment variables that point the suite at an existing cluster.
+const (
+	// EnvKubeconfig names the kubeconfig of an existing cluster; when it is
+	// set the suite starts nothing. The cluster must have:
+	//   - the CRD of deploy/crd and the admission webhook of deploy/webhook.yaml,
+	//   - hpa-controller-manager running with
+	//     --feature-gates=HPAExternalMetricFallback=true (and, for the specs
+	//     on native HPAs, --manage-native-hpas),
+	//   - the test metrics adapter of test/metrics-adapter registered for
+	//     external.metrics.k8s.io/v1beta1 and custom.metrics.k8s.io/v1beta2,
+	//     reading the ConfigMap kube-hpa-system/test-metrics, which the
+	//     kubeconfig's user may patch,
+	//   - nodes that run pods of registry.k8s.io/pause.
+	// Specs that kill, restart or re-permission the controller
+	// ([Disruptive]) need the local environment and skip.
+	EnvKubeconfig = "KUBECONFIG"
+	// EnvSyncPeriod is the controller's --horizontal-pod-autoscaler-sync-period
+	// on an existing cluster (default 15s, kube-controller-manager's), which
+	// bounds how long specs wait for a reaction.
+	EnvSyncPeriod = "E2E_SYNC_PERIOD"
+	// EnvKubectl overrides the kubectl binary.
+	EnvKubectl = "E2E_KUBECTL"
+	// EnvControllerBinary and EnvAdapterBinary override the binaries the
+	// local environment runs (default: _output/bin of the checkout).
+	EnvControllerBinary = "E2E_HPA_CONTROLLER_MANAGER"
+	EnvAdapterBinary    = "E2E_METRICS_ADAPTER"
+)
+
+// Duration is a time.Duration that reads and writes as "5s" in JSON.
+type Duration struct{ time.Duration }
+
+// MarshalJSON writes the duration as a string.
+func (d Duration) MarshalJSON() ([]byte, error) { return json.Marshal(d.String()) }
+
+// UnmarshalJSON reads a string such as "5s".
+func (d *Duration) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return err
+	}
+	v, err := time.ParseDuration(s)
+	d.Duration = v
+	return err
+}
+
+// ReplicaEndpoints are the ports and log of one controller replica of the
+// local environment.
+type ReplicaEndpoints struct {
+	Name        string `json:"name"`
+	MetricsPort int    `json:"metricsPort"`
+	WebhookPort int    `json:"webhookPort"`
+	LogPath     string `json:"logPath"`
+}
+
+// Config is everything a ginkgo process needs to use the environment;
+// process 1 builds it and hands it to every process as JSON.
+type Config struct {
+	// Local is true when process 1 started the environment itself.
+	Local bool `json:"local"`
+	// Kubeconfig is an administrator's kubeconfig.
+	Kubeconfig string `json:"kubeconfig"`
+	Kubectl    string `json:"kubectl"`
+	RepoRoot   string `json:"repoRoot"`
+	// MetricsNamespace and MetricsConfigMap hold the test metrics adapter's
+	// values and faults.
+	MetricsNamespace string `json:"metricsNamespace"`
+	MetricsConfigMap string `json:"metricsConfigMap"`
+	// ControllerNamespace holds the controller's ServiceAccount and Lease.
+	ControllerNamespace string `json:"controllerNamespace"`
+	// LeaseName is the controller's leader election Lease.
+	LeaseName     string   `json:"leaseName"`
+	SyncPeriod    Duration `json:"syncPeriod"`
+	LeaseDuration Duration `json:"leaseDuration"`
+	// FeatureGates are the gates the controller (and its webhook) run with,
+	// as far as the suite knows.
+	FeatureGates map[string]bool `json:"featureGates"`
+
+	// The rest is set only in the local environment.
+
+	// ControlURL is process 1's control endpoint (ControlClient).
+	ControlURL string             `json:"controlURL,omitempty"`
+	Replicas   []ReplicaEndpoints `json:"replicas,omitempty"`
+	// LogDir holds the log of every process of the environment.
+	LogDir string `json:"logDir,omitempty"`
+}
+
+// Defaults that deploy/ and the test metrics adapter share with the suite.
+const (
+	defaultControllerNamespace = "kube-hpa-system"
+	defaultLeaseName           = "hpa-controller-manager"
+	defaultMetricsConfigMap    = "test-metrics"
+	defaultLeaseDuration       = 15 * time.Second
+	// upstreamSyncPeriod is kube-controller-manager's default, what a
+	// cluster deployed from deploy/ runs with.
+	upstreamSyncPeriod = 15 * time.Second
+)
+
+// ExternalConfig describes the existing cluster named by KUBECONFIG.
+func ExternalConfig(repoRoot string) (Config, error) {
+	cfg := Config{
+		Kubeconfig:          os.Getenv(EnvKubeconfig),
+		RepoRoot:            repoRoot,
+		MetricsNamespace:    defaultControllerNamespace,
+		MetricsConfigMap:    defaultMetricsConfigMap,
+		ControllerNamespace: defaultControllerNamespace,
+		LeaseName:           defaultLeaseName,
+		SyncPeriod:          Duration{upstreamSyncPeriod},
+		LeaseDuration:       Duration{defaultLeaseDuration},
+		FeatureGates:        map[string]bool{"HPAExternalMetricFallback": true},
+	}
+	if v := os.Getenv(EnvSyncPeriod); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			return cfg, fmt.Errorf("%s=%q: %w", EnvSyncPeriod, v, err)
+		}
+		cfg.SyncPeriod.Duration = d
+	}
+	kubectl, err := findKubectl(repoRoot)
+	if err != nil {
+		return cfg, err
+	}
+	cfg.Kubectl = kubectl
+	return cfg, nil
+}
+
+// findKubectl prefers E2E_KUBECTL, then the kubectl that
+// hack/build-upstream.sh built, then the one on PATH.
+func findKubectl(repoRoot string) (string, error) {
+	if v := os.Getenv(EnvKubectl); v != "" {
+		return v, nil
+	}
+	built := filepath.Join(repoRoot, "_output", "bin", "kubectl")
+	if _, err := os.Stat(built); err == nil {
+		return built, nil
+	}
+	path, err := exec.LookPath("kubectl")
+	if err != nil {
+		return "", fmt.Errorf("no kubectl: set %s, run make upstream-binaries, or put kubectl on PATH", EnvKubectl)
+	}
+	return path, nil
+}
+
+// binaryPath is env's value, or name in repoRoot/_output/bin.
+func binaryPath(repoRoot, env, name string) string {
+	if v := os.Getenv(env); v != "" {
+		return v
+	}
+	return filepath.Join(repoRoot, "_output", "bin", name)
+}

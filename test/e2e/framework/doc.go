@@ -1,0 +1,18 @@
+// Package framework is the machinery of kube-hpa's ginkgo e2e suite
+// (test/e2e/autoscaling): the environment the specs run in and the small
+// helpers they share.
+//
+// The environment is either a cluster named by KUBECONFIG (see Config for
+// what must be installed there) or, by default, one that ginkgo's first
+// process builds for the whole run with StartLocal: the local control plane
+// of test/localcluster, the test metrics adapter registered for
+// external.metrics.k8s.io and custom.metrics.k8s.io, and two replicas of
+// hpa-controller-manager run by a Supervisor under the ServiceAccount of
+// deploy/rbac.yaml, behind a TCP round robin that serves their admission
+// webhook. Process 1 also serves a small control endpoint so that a spec on
+// any ginkgo process can kill, stop, start or restart controller replicas
+// (ControlClient).
+//
+// Helpers take a context and fail the current spec through gomega; none of
+// them keeps state between specs.
+package framework

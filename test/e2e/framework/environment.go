@@ -1,0 +1,85 @@
+package framework
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os/exec"
+	"strings"
+	"time"
+
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+)
+
+// Environment is one ginkgo process's view of the environment: the Config
+// and clients built from it.
+type Environment struct {
+	Config     Config
+	RESTConfig *rest.Config
+	Kube       kubernetes.Interface
+	Dynamic    dynamic.Interface
+	// Controllers acts on the controller replicas; nil outside the local
+	// environment.
+	Controllers *Controllers
+}
+
+// NewEnvironment builds the clients of cfg.
+func NewEnvironment(cfg Config) (*Environment, error) {
+	restConfig, err := clientcmd.BuildConfigFromFlags("", cfg.Kubeconfig)
+	if err != nil {
+		return nil, fmt.Errorf("reading kubeconfig %s: %w", cfg.Kubeconfig, err)
+	}
+	// Specs create objects and poll in bursts from several processes; the
+	// client-side default of 5 QPS would make them wait on themselves.
+	restConfig.QPS, restConfig.Burst = 50, 100
+	restConfig.UserAgent = "kube-hpa-e2e"
+	kube, err := kubernetes.NewForConfig(restConfig)
+	if err != nil {
+		return nil, err
+	}
+	dyn, err := dynamic.NewForConfig(restConfig)
+	if err != nil {
+		return nil, err
+	}
+	env := &Environment{Config: cfg, RESTConfig: restConfig, Kube: kube, Dynamic: dyn}
+	if cfg.ControlURL != "" {
+		env.Controllers = newControllers(cfg, NewControlClient(cfg.ControlURL))
+	}
+	return env, nil
+}
+
+// kubectlTimeout bounds one kubectl call.
+const kubectlTimeout = time.Minute
+
+// Kubectl runs kubectl against the environment with stdin (may be empty)
+// and returns its standard output; the error carries standard error.
+func (e *Environment) Kubectl(ctx context.Context, stdin string, args ...string) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, kubectlTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, e.Config.Kubectl, append([]string{"--kubeconfig=" + e.Config.Kubeconfig}, args...)...)
+	if stdin != "" {
+		cmd.Stdin = strings.NewReader(stdin)
+	}
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		return stdout.String(), fmt.Errorf("kubectl %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
+	}
+	return stdout.String(), nil
+}
+
+// waitReady returns once the local environment is usable: a replica leads
+// and is ready, and the webhook answers through the API server.
+func (e *Environment) waitReady(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	if e.Controllers != nil {
+		if _, err := e.Controllers.WaitForLeader(ctx, -1); err != nil {
+			return err
+		}
+	}
+	return e.waitWebhook(ctx)
+}

@@ -1,0 +1,60 @@
+package framework
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+)
+
+// Events lists the events of the spec's namespace about object (every
+// event when object is empty), oldest first.
+func (f *Framework) Events(ctx context.Context, object string) []corev1.Event {
+	ginkgo.GinkgoHelper()
+	opts := metav1.ListOptions{}
+	if object != "" {
+		opts.FieldSelector = fields.OneTermEqualSelector("involvedObject.name", object).String()
+	}
+	list, err := f.Kube.CoreV1().Events(f.Namespace).List(ctx, opts)
+	gomega.Expect(err).NotTo(gomega.HaveOccurred(), "listing events")
+	events := list.Items
+	sort.SliceStable(events, func(i, j int) bool { return eventTime(events[i]).Before(eventTime(events[j])) })
+	return events
+}
+
+func eventTime(e corev1.Event) time.Time {
+	switch {
+	case !e.LastTimestamp.IsZero():
+		return e.LastTimestamp.Time
+	case !e.EventTime.IsZero():
+		return e.EventTime.Time
+	}
+	return e.CreationTimestamp.Time
+}
+
+// WaitForEvent waits for an event about object with reason whose message
+// contains messagePart (may be empty), and returns it.
+func (f *Framework) WaitForEvent(ctx context.Context, object, reason, messagePart string, timeout time.Duration) corev1.Event {
+	ginkgo.GinkgoHelper()
+	var found corev1.Event
+	gomega.Eventually(ctx, func(ctx context.Context) error {
+		var seen []string
+		for _, e := range f.Events(ctx, object) {
+			if e.Reason == reason && strings.Contains(e.Message, messagePart) {
+				found = e
+				return nil
+			}
+			seen = append(seen, e.Reason+": "+e.Message)
+		}
+		return fmt.Errorf("events so far: %q", seen)
+	}).WithTimeout(timeout).WithPolling(500*time.Millisecond).Should(gomega.Succeed(),
+		"an event %s about %s containing %q", reason, object, messagePart)
+	return found
+}

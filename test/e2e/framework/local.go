@@ -1,0 +1,336 @@
+package framework
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	authenticationv1 "k8s.io/api/authentication/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+	"k8s.io/klog/v2"
+	"k8s.io/utils/ptr"
+
+	"github.com/kube-hpa/kube-hpa/test/localcluster"
+)
+
+// The aggregated APIs the test metrics adapter serves.
+var adapterAPIs = []struct{ group, version string }{
+	{"external.metrics.k8s.io", "v1beta1"},
+	{"custom.metrics.k8s.io", "v1beta2"},
+}
+
+// Binary names in _output/bin.
+const (
+	controllerBinary = "hpa-controller-manager"
+	adapterBinary    = "metrics-adapter"
+)
+
+// LocalOptions shape the local environment.
+type LocalOptions struct {
+	// RepoRoot is the kube-hpa checkout (deploy/, _output/).
+	RepoRoot string
+	// Replicas of hpa-controller-manager; 2, as in deploy/deployment.yaml.
+	Replicas int
+	// SyncPeriod is the controllers' --horizontal-pod-autoscaler-sync-period.
+	SyncPeriod time.Duration
+	// FeatureGates are the controllers' --feature-gates.
+	FeatureGates map[string]bool
+	// ManageNativeHPAs passes --manage-native-hpas, which is safe because
+	// the local kube-controller-manager runs without its HPA controller.
+	ManageNativeHPAs bool
+	// Verbosity is the controllers' -v.
+	Verbosity int
+}
+
+// Local is the environment that process 1 runs for the whole suite.
+type Local struct {
+	logger      klog.Logger
+	cluster     *localcluster.Cluster
+	adapter     *Supervisor
+	controllers *Supervisor
+	proxy       *RoundRobin
+	control     *ControlServer
+	config      Config
+}
+
+// StartLocal starts the local environment; see the package documentation.
+// On error, whatever was started is stopped again.
+func StartLocal(ctx context.Context, opts LocalOptions) (*Local, error) {
+	l := &Local{logger: klog.FromContext(ctx)}
+	if err := l.start(ctx, opts); err != nil {
+		return nil, errors.Join(err, l.Stop())
+	}
+	return l, nil
+}
+
+// Config is what every ginkgo process needs to use the environment.
+func (l *Local) Config() Config { return l.config }
+
+// Cluster is the local control plane.
+func (l *Local) Cluster() *localcluster.Cluster { return l.cluster }
+
+func (l *Local) start(ctx context.Context, opts LocalOptions) error {
+	root := opts.RepoRoot
+	if opts.Replicas == 0 {
+		opts.Replicas = 2
+	}
+	binaries := map[string]string{
+		controllerBinary: binaryPath(root, EnvControllerBinary, controllerBinary),
+		adapterBinary:    binaryPath(root, EnvAdapterBinary, adapterBinary),
+	}
+	for name, path := range binaries {
+		if _, err := os.Stat(path); err != nil {
+			return fmt.Errorf("%s: %w (make e2e builds it)", name, err)
+		}
+	}
+	begin := time.Now()
+	cluster, err := localcluster.Start(ctx, localcluster.Options{RepoRoot: root})
+	if err != nil {
+		return err
+	}
+	l.cluster = cluster
+	l.logger.Info("Local cluster started", "took", time.Since(begin).Round(time.Millisecond), "logs", cluster.LogDir())
+
+	// Every file of the environment lives in the cluster's run directory,
+	// so that each process's command line names it and the cluster's
+	// LeftoverProcesses finds any that survives.
+	dir := filepath.Join(cluster.RunDir(), "e2e")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	kube, err := kubernetes.NewForConfig(cluster.RESTConfig())
+	if err != nil {
+		return err
+	}
+	rbac, err := ReadManifests(filepath.Join(root, "deploy", "rbac.yaml"))
+	if err != nil {
+		return err
+	}
+	sa, err := FindManifest(rbac, "ServiceAccount")
+	if err != nil {
+		return fmt.Errorf("deploy/rbac.yaml: %w", err)
+	}
+	l.config = Config{
+		Local:               true,
+		Kubeconfig:          cluster.Kubeconfig(),
+		Kubectl:             filepath.Join(cluster.BinDir(), "kubectl"),
+		RepoRoot:            root,
+		MetricsNamespace:    sa.GetNamespace(),
+		MetricsConfigMap:    defaultMetricsConfigMap,
+		ControllerNamespace: sa.GetNamespace(),
+		LeaseName:           defaultLeaseName,
+		SyncPeriod:          Duration{opts.SyncPeriod},
+		LeaseDuration:       Duration{defaultLeaseDuration},
+		FeatureGates:        opts.FeatureGates,
+		LogDir:              cluster.LogDir(),
+	}
+
+	for _, f := range []string{"namespace.yaml", "rbac.yaml"} {
+		if out, err := cluster.Kubectl("apply", "-f", filepath.Join(root, "deploy", f)); err != nil {
+			return fmt.Errorf("applying deploy/%s: %w\n%s", f, err, out)
+		}
+	}
+	if err := l.startAdapter(ctx, kube, dir, binaries[adapterBinary]); err != nil {
+		return err
+	}
+	saKubeconfig, err := l.writeServiceAccountKubeconfig(ctx, kube, dir, sa.GetNamespace(), sa.GetName())
+	if err != nil {
+		return err
+	}
+	if err := l.startControllers(ctx, opts, dir, binaries[controllerBinary], saKubeconfig); err != nil {
+		return err
+	}
+	if err := l.registerWebhook(ctx); err != nil {
+		return err
+	}
+	control, err := StartControlServer(l.logger, l.controllers)
+	if err != nil {
+		return err
+	}
+	l.control = control
+	l.config.ControlURL = control.URL()
+	env, err := NewEnvironment(l.config)
+	if err != nil {
+		return err
+	}
+	if err := env.waitReady(ctx); err != nil {
+		return err
+	}
+	l.logger.Info("Local e2e environment is ready", "took", time.Since(begin).Round(time.Millisecond))
+	return nil
+}
+
+// startAdapter runs the test metrics adapter on loopback and registers it
+// for both metrics APIs.
+func (l *Local) startAdapter(ctx context.Context, kube kubernetes.Interface, dir, binary string) error {
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: l.config.MetricsNamespace, Name: l.config.MetricsConfigMap}}
+	if _, err := kube.CoreV1().ConfigMaps(cm.Namespace).Create(ctx, cm, metav1.CreateOptions{}); err != nil {
+		return fmt.Errorf("creating the metrics ConfigMap: %w", err)
+	}
+	var hosts []string
+	for _, api := range adapterAPIs {
+		hosts = append(hosts, localcluster.APIServiceServerName(api.group, api.version))
+	}
+	certFile, keyFile, err := l.writeServingCert(dir, "metrics-adapter", hosts...)
+	if err != nil {
+		return err
+	}
+	ports, err := freePorts(1)
+	if err != nil {
+		return err
+	}
+	l.adapter = StartSupervisor(l.logger.WithName("adapter"), []ProcessSpec{{
+		Name:    adapterBinary,
+		Binary:  binary,
+		LogPath: filepath.Join(l.cluster.LogDir(), "metrics-adapter.log"),
+		Args: []string{
+			"--kubeconfig=" + l.cluster.Kubeconfig(),
+			"--bind-address=127.0.0.1",
+			"--secure-port=" + strconv.Itoa(ports[0]),
+			"--tls-cert-file=" + certFile,
+			"--tls-private-key-file=" + keyFile,
+			"--configmap-namespace=" + l.config.MetricsNamespace,
+			"--configmap-name=" + l.config.MetricsConfigMap,
+			"--v=2",
+		},
+	}})
+	for _, api := range adapterAPIs {
+		if err := l.cluster.RegisterAPIService(ctx, api.group, api.version, ports[0], l.cluster.CABundle()); err != nil {
+			return err
+		}
+	}
+	for _, api := range adapterAPIs {
+		if err := l.cluster.WaitAPIServiceAvailable(ctx, api.group, api.version); err != nil {
+			return fmt.Errorf("%w (adapter log: %s)", err, filepath.Join(l.cluster.LogDir(), "metrics-adapter.log"))
+		}
+	}
+	return nil
+}
+
+// writeServingCert writes a certificate of the cluster CA for hosts.
+func (l *Local) writeServingCert(dir, name string, hosts ...string) (certFile, keyFile string, err error) {
+	certPEM, keyPEM, err := l.cluster.IssueServingCert(hosts...)
+	if err != nil {
+		return "", "", err
+	}
+	certFile, keyFile = filepath.Join(dir, name+".crt"), filepath.Join(dir, name+".key")
+	if err := os.WriteFile(certFile, certPEM, 0o600); err != nil {
+		return "", "", err
+	}
+	return certFile, keyFile, os.WriteFile(keyFile, keyPEM, 0o600)
+}
+
+// serviceAccountTokenLifetime outlasts any run of the suite.
+const serviceAccountTokenLifetime = 6 * time.Hour
+
+// writeServiceAccountKubeconfig mints a token for the controller's
+// ServiceAccount (TokenRequest) and writes a kubeconfig with it, so that
+// the controllers hold exactly the permissions deploy/rbac.yaml grants.
+func (l *Local) writeServiceAccountKubeconfig(ctx context.Context, kube kubernetes.Interface, dir, namespace, name string) (string, error) {
+	tr := &authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{
+		ExpirationSeconds: ptr.To(int64(serviceAccountTokenLifetime / time.Second)),
+	}}
+	tr, err := kube.CoreV1().ServiceAccounts(namespace).CreateToken(ctx, name, tr, metav1.CreateOptions{})
+	if err != nil {
+		return "", fmt.Errorf("requesting a token for ServiceAccount %s/%s: %w", namespace, name, err)
+	}
+	const ctxName = "hpa-controller-manager"
+	cfg := clientcmdapi.NewConfig()
+	cfg.Clusters[ctxName] = &clientcmdapi.Cluster{Server: l.cluster.APIServerURL(), CertificateAuthorityData: l.cluster.CABundle()}
+	cfg.AuthInfos[ctxName] = &clientcmdapi.AuthInfo{Token: tr.Status.Token}
+	cfg.Contexts[ctxName] = &clientcmdapi.Context{Cluster: ctxName, AuthInfo: ctxName, Namespace: namespace}
+	cfg.CurrentContext = ctxName
+	path := filepath.Join(dir, "hpa-controller-manager.kubeconfig")
+	return path, clientcmd.WriteToFile(*cfg, path)
+}
+
+func (l *Local) startControllers(ctx context.Context, opts LocalOptions, dir, binary, kubeconfig string) error {
+	certFile, keyFile, err := l.writeServingCert(dir, "webhook", "127.0.0.1")
+	if err != nil {
+		return err
+	}
+	ports, err := freePorts(2 * opts.Replicas)
+	if err != nil {
+		return err
+	}
+	var gates []string
+	for name, on := range opts.FeatureGates {
+		gates = append(gates, fmt.Sprintf("%s=%t", name, on))
+	}
+	sort.Strings(gates) // the same command line on every run
+	var specs []ProcessSpec
+	var backends []string
+	for i := range opts.Replicas {
+		ep := ReplicaEndpoints{
+			Name:        fmt.Sprintf("%s-%d", controllerBinary, i),
+			MetricsPort: ports[2*i],
+			WebhookPort: ports[2*i+1],
+			LogPath:     filepath.Join(l.cluster.LogDir(), fmt.Sprintf("%s-%d.log", controllerBinary, i)),
+		}
+		l.config.Replicas = append(l.config.Replicas, ep)
+		backends = append(backends, fmt.Sprintf("127.0.0.1:%d", ep.WebhookPort))
+		args := []string{
+			"--kubeconfig=" + kubeconfig,
+			"--bind-address=127.0.0.1",
+			"--port=" + strconv.Itoa(ep.MetricsPort),
+			"--webhook-port=" + strconv.Itoa(ep.WebhookPort),
+			"--tls-cert-file=" + certFile,
+			"--tls-private-key-file=" + keyFile,
+			"--leader-elect-resource-namespace=" + l.config.ControllerNamespace,
+			"--horizontal-pod-autoscaler-sync-period=" + opts.SyncPeriod.String(),
+			"--v=" + strconv.Itoa(opts.Verbosity),
+		}
+		if len(gates) > 0 {
+			args = append(args, "--feature-gates="+strings.Join(gates, ","))
+		}
+		if opts.ManageNativeHPAs {
+			args = append(args, "--manage-native-hpas")
+		}
+		specs = append(specs, ProcessSpec{Name: ep.Name, Binary: binary, Args: args, LogPath: ep.LogPath})
+	}
+	proxy, err := StartRoundRobin(l.logger.WithName("webhook-proxy"), backends)
+	if err != nil {
+		return err
+	}
+	l.proxy = proxy
+	l.controllers = StartSupervisor(l.logger.WithName("controllers"), specs)
+	return nil
+}
+
+// Stop stops everything StartLocal started, in reverse order, and fails
+// if any process of the environment is still alive afterwards.
+func (l *Local) Stop() error {
+	var errs []error
+	if l.control != nil {
+		errs = append(errs, l.control.Close())
+	}
+	if l.controllers != nil {
+		l.controllers.Stop()
+	}
+	if l.proxy != nil {
+		l.proxy.Close()
+	}
+	if l.adapter != nil {
+		l.adapter.Stop()
+	}
+	if l.cluster != nil {
+		errs = append(errs, l.cluster.Stop())
+		leftovers, err := l.cluster.LeftoverProcesses()
+		errs = append(errs, err)
+		if len(leftovers) > 0 {
+			errs = append(errs, fmt.Errorf("processes left running:\n%s", strings.Join(leftovers, "\n")))
+		}
+		l.logger.Info("Local e2e environment stopped", "logs", l.cluster.LogDir())
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,85 @@
+package framework
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+)
+
+// ReadManifests decodes every object of a YAML file of several documents,
+// skipping empty ones, so that the suite takes names and rules from
+// deploy/ instead of repeating them.
+func ReadManifests(path string) ([]*unstructured.Unstructured, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return DecodeManifests(data)
+}
+
+// DecodeManifests is ReadManifests on bytes.
+func DecodeManifests(data []byte) ([]*unstructured.Unstructured, error) {
+	decoder := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
+	var out []*unstructured.Unstructured
+	for {
+		obj := &unstructured.Unstructured{}
+		err := decoder.Decode(&obj.Object)
+		if errors.Is(err, io.EOF) {
+			return out, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if len(obj.Object) == 0 || strings.TrimSpace(obj.GetKind()) == "" {
+			continue
+		}
+		out = append(out, obj)
+	}
+}
+
+// FindManifest returns the only object of kind in objs.
+func FindManifest(objs []*unstructured.Unstructured, kind string) (*unstructured.Unstructured, error) {
+	var found *unstructured.Unstructured
+	for _, o := range objs {
+		if o.GetKind() != kind {
+			continue
+		}
+		if found != nil {
+			return nil, fmt.Errorf("more than one %s", kind)
+		}
+		found = o
+	}
+	if found == nil {
+		return nil, fmt.Errorf("no %s", kind)
+	}
+	return found, nil
+}
+
+// freePorts returns n distinct free TCP ports of 127.0.0.1. They are not
+// reserved: a process that binds one first makes the user fail to start,
+// which the Supervisor's log shows.
+func freePorts(n int) ([]int, error) {
+	var listeners []net.Listener
+	defer func() {
+		for _, l := range listeners {
+			_ = l.Close()
+		}
+	}()
+	ports := make([]int, 0, n)
+	for range n {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, err
+		}
+		listeners = append(listeners, l)
+		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
+	}
+	return ports, nil
+}
