@@ -69,21 +69,35 @@ func recordQueue(h *harness) *recordingQueue {
 }
 
 // waitReady steps the fake clock by step until the queue holds want ready
-// items, failing after a few seconds of real time. It returns how far the
-// clock moved.
-func waitReady(t *testing.T, h *harness, want int, step time.Duration) time.Duration {
+// items, giving the queue's goroutine time to react after each step, and
+// fails after a few seconds of real time.
+func waitReady(t *testing.T, h *harness, want int, step time.Duration) {
 	t.Helper()
-	var moved time.Duration
 	deadline := time.Now().Add(5 * time.Second)
-	for h.c.queue.Len() < want {
+	for {
+		react := time.Now().Add(100 * time.Millisecond)
+		for h.c.queue.Len() < want && time.Now().Before(react) {
+			time.Sleep(time.Millisecond)
+		}
+		if h.c.queue.Len() >= want {
+			return
+		}
 		if time.Now().After(deadline) {
-			t.Fatalf("queue length = %d after the clock moved %v, want %d", h.c.queue.Len(), moved, want)
+			t.Fatalf("queue length = %d after the clock moved %v, want %d", h.c.queue.Len(), h.clock.Since(testStart), want)
 		}
 		h.clock.Step(step)
-		moved += step
-		time.Sleep(time.Millisecond)
 	}
-	return moved
+}
+
+// checkReadyAfter checks that the fake clock moved about d (from testStart)
+// before a key became ready: never less, and at most one step more, since
+// the queue may set its timer a step late when the clock moves while it
+// computes the timer.
+func checkReadyAfter(t *testing.T, h *harness, d, step time.Duration) {
+	t.Helper()
+	if moved := h.clock.Since(testStart); moved < d || moved > d+step {
+		t.Errorf("key became ready %v after the start, want %v", moved, d)
+	}
 }
 
 // settle gives the queue's goroutine time to act on what is due.
@@ -106,9 +120,7 @@ func TestLoopOnAdd(t *testing.T) {
 			t.Fatalf("queue length 14s after the add = %d, want 0", n)
 		}
 		waitReady(t, h, 1, time.Second)
-		if now := h.clock.Since(testStart); now != 15*time.Second {
-			t.Errorf("key became ready %v after the add, want the 15s sync period", now)
-		}
+		checkReadyAfter(t, h, 15*time.Second, time.Second)
 		key, _ := h.c.queue.Get()
 		if key != h.key(testHPAName) {
 			t.Errorf("queued key = %v, want %v", key, h.key(testHPAName))
@@ -129,6 +141,7 @@ func TestLoopOnAdd(t *testing.T) {
 		if got := q.recorded(); !sameStrings(got, want) {
 			t.Errorf("queue calls = %v, want %v", got, want)
 		}
+		h.clock.Step(15 * time.Second)
 		waitReady(t, h, 1, time.Second)
 		settle()
 		if n := h.c.queue.Len(); n != 1 {
@@ -330,10 +343,13 @@ func TestLoopProcessNextWorkItem(t *testing.T) {
 				t.Errorf("queue length right after the pass = %d, want 0", n)
 			}
 			if len(tc.wantCalls) > 0 {
-				waitReady(t, h, 1, time.Second)
-				if moved := h.clock.Since(testStart); moved != 15*time.Second {
-					t.Errorf("key came back after %v, want the 15s period", moved)
+				h.clock.Step(14 * time.Second)
+				settle()
+				if n := h.c.queue.Len(); n != 0 {
+					t.Fatalf("queue length 14s after the pass = %d, want 0", n)
 				}
+				waitReady(t, h, 1, time.Second)
+				checkReadyAfter(t, h, 15*time.Second, time.Second)
 			} else {
 				h.clock.Step(time.Minute)
 				settle()
@@ -430,10 +446,13 @@ func TestLoopEarlyReconcile(t *testing.T) {
 		if n := h.c.queue.Len(); n != 0 {
 			t.Fatalf("queue length before the deadline = %d, want 0", n)
 		}
-		waitReady(t, h, 1, time.Second)
-		if moved := h.clock.Since(testStart); moved != 5*time.Second {
-			t.Errorf("key became ready after %v, want 5s", moved)
+		h.clock.Step(4 * time.Second)
+		settle()
+		if n := h.c.queue.Len(); n != 0 {
+			t.Fatalf("queue length 4s before the deadline = %d, want 0", n)
 		}
+		waitReady(t, h, 1, time.Second)
+		checkReadyAfter(t, h, 5*time.Second, time.Second)
 	})
 	t.Run("requeueAt with a past deadline makes the key ready now", func(t *testing.T) {
 		h := newHarness(t, nil, harnessOptions{})
