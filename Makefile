@@ -4,6 +4,8 @@ SHELL := /usr/bin/env bash
 GO ?= go
 # Unit tests that need no API server; every package under pkg/ and api/.
 UNIT_PKGS := ./api/... ./pkg/... ./cmd/...
+# Modules of their own, kept out of the main module's dependencies.
+SUBMODULES := test/metrics-adapter
 
 .PHONY: all
 all: build
@@ -19,6 +21,7 @@ test: verify unit
 .PHONY: unit
 unit:
 	$(GO) test -race -count=1 $(UNIT_PKGS)
+	for m in $(SUBMODULES); do (cd $$m && $(GO) test -race -count=1 ./...) || exit 1; done
 
 ## verify: formatting, vet, generated code and CRD drift, go.mod tidiness.
 .PHONY: verify
@@ -31,6 +34,7 @@ verify-gofmt:
 .PHONY: verify-vet
 verify-vet:
 	$(GO) vet ./...
+	for m in $(SUBMODULES); do (cd $$m && $(GO) vet ./...) || exit 1; done
 
 .PHONY: verify-codegen
 verify-codegen:
