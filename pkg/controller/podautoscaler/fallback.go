@@ -72,11 +72,7 @@ func (p *pass) trackFailure(src *v2.ExternalMetricSource, previous *v2.ExternalM
 	if p.now.Time.Before(due) {
 		// Not yet: the metric counts as invalid, as upstream treats a
 		// failing metric, and the pass asks to be woken at the deadline.
-		// The wake is scheduled now rather than by the pass's last step:
-		// a pass whose every metric failed (the usual case here) stops
-		// before that step.
 		p.wakeAt = earliest(p.wakeAt, due)
-		p.scheduleWake()
 		failed.status = status
 		return failed
 	}

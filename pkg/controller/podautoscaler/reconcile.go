@@ -77,6 +77,9 @@ func (c *Controller) newPass(ctx context.Context, source HPASource, shared *v2.H
 func (c *Controller) reconcile(ctx context.Context, source HPASource, shared *v2.HorizontalPodAutoscaler, key hpaKey) (err error) {
 	p := c.newPass(ctx, source, shared, key)
 	defer func() { p.observe(err) }()
+	// Deadlines found on the way (a fallback coming due) must be honored
+	// however the pass ends: a pass whose every metric failed ends early.
+	defer p.scheduleWake()
 
 	if err := p.checkSpec(); err != nil {
 		return err
@@ -100,7 +103,6 @@ func (c *Controller) reconcile(ctx context.Context, source HPASource, shared *v2
 	if err := p.writeStatus(); err != nil {
 		return err
 	}
-	p.scheduleWake()
 	return metricsErr
 }
 

@@ -178,7 +178,7 @@ func (o *HPAOptions) validate() []error {
 	if o.DownscaleStabilizationWindow < 0 {
 		add("--horizontal-pod-autoscaler-downscale-stabilization must not be negative, got %v", o.DownscaleStabilizationWindow)
 	}
-	if o.Tolerance < 0 {
+	if !(o.Tolerance >= 0) { // also refuses NaN, which every comparison lets through
 		add("--horizontal-pod-autoscaler-tolerance must not be negative, got %v", o.Tolerance)
 	}
 	if o.CPUInitializationPeriod < 0 {

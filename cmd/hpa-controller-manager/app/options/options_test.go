@@ -101,6 +101,7 @@ func TestValidate(t *testing.T) {
 		{name: "zero concurrent syncs are refused", args: []string{"--concurrent-horizontal-pod-autoscaler-syncs=0"}, wantErr: "--concurrent-horizontal-pod-autoscaler-syncs must be greater than 0"},
 		{name: "zero sync period is refused", args: []string{"--horizontal-pod-autoscaler-sync-period=0s"}, wantErr: "--horizontal-pod-autoscaler-sync-period must be greater than 0"},
 		{name: "negative tolerance is refused", args: []string{"--horizontal-pod-autoscaler-tolerance=-0.1"}, wantErr: "--horizontal-pod-autoscaler-tolerance must not be negative"},
+		{name: "NaN tolerance is refused", args: []string{"--horizontal-pod-autoscaler-tolerance=NaN"}, wantErr: "--horizontal-pod-autoscaler-tolerance must not be negative"},
 		{name: "negative downscale stabilization is refused", args: []string{"--horizontal-pod-autoscaler-downscale-stabilization=-1s"}, wantErr: "--horizontal-pod-autoscaler-downscale-stabilization must not be negative"},
 		{name: "negative cpu initialization period is refused", args: []string{"--horizontal-pod-autoscaler-cpu-initialization-period=-1s"}, wantErr: "cpu-initialization-period must not be negative"},
 		{name: "negative initial readiness delay is refused", args: []string{"--horizontal-pod-autoscaler-initial-readiness-delay=-1s"}, wantErr: "initial-readiness-delay must not be negative"},
