@@ -35,7 +35,7 @@ const maxControlWait = 2 * time.Minute
 //
 //	GET  /replicas                        status of every replica
 //	POST /replicas/{i}/signal?name=KILL   send KILL, TERM, STOP or CONT
-//	POST /replicas/{i}/hold               stop it and keep it stopped
+//	POST /replicas/{i}/hold?name=TERM     stop it (TERM or KILL) and keep it stopped
 //	POST /replicas/{i}/release            let it start again
 //	GET  /replicas/{i}/running?notPID=N   wait until a process other than N runs
 type ControlServer struct {
@@ -65,8 +65,22 @@ func StartControlServer(logger logr.Logger, s *Supervisor) (*ControlServer, erro
 		logger.Info("Signalled a controller replica", "replica", i, "signal", r.URL.Query().Get("name"), "pid", pid)
 		writeJSON(w, map[string]int{"pid": pid})
 	})
-	mux.HandleFunc("POST /replicas/{i}/hold", replicaAction(s.Hold))
-	mux.HandleFunc("POST /replicas/{i}/release", replicaAction(s.Release))
+	mux.HandleFunc("POST /replicas/{i}/hold", replicaAction(func(i int, r *http.Request) error {
+		name := r.URL.Query().Get("name")
+		if name == "" {
+			name = "TERM"
+		}
+		sig, known := signalNames[name]
+		if !known || (sig != syscall.SIGTERM && sig != syscall.SIGKILL) {
+			return fmt.Errorf("hold takes name=TERM or name=KILL, not %q", name)
+		}
+		logger.Info("Holding a controller replica", "replica", i, "signal", name)
+		return s.Hold(i, sig)
+	}))
+	mux.HandleFunc("POST /replicas/{i}/release", replicaAction(func(i int, _ *http.Request) error {
+		logger.Info("Releasing a controller replica", "replica", i)
+		return s.Release(i)
+	}))
 	mux.HandleFunc("GET /replicas/{i}/running", func(w http.ResponseWriter, r *http.Request) {
 		i, err := strconv.Atoi(r.PathValue("i"))
 		if err != nil {
@@ -97,14 +111,14 @@ func StartControlServer(logger logr.Logger, s *Supervisor) (*ControlServer, erro
 	return c, nil
 }
 
-func replicaAction(action func(int) error) http.HandlerFunc {
+func replicaAction(action func(int, *http.Request) error) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		i, err := strconv.Atoi(r.PathValue("i"))
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
 		}
-		if err := action(i); err != nil {
+		if err := action(i, r); err != nil {
 			http.Error(w, err.Error(), http.StatusInternalServerError)
 			return
 		}
@@ -179,9 +193,10 @@ func (c *ControlClient) Signal(ctx context.Context, i int, name string) (int, er
 	return out.PID, err
 }
 
-// Hold stops replica i and keeps it stopped.
-func (c *ControlClient) Hold(ctx context.Context, i int) error {
-	return c.do(ctx, http.MethodPost, fmt.Sprintf("/replicas/%d/hold", i), nil, nil)
+// Hold stops replica i with signal (TERM: gracefully; KILL: at once) and
+// keeps it stopped until Release.
+func (c *ControlClient) Hold(ctx context.Context, i int, signal string) error {
+	return c.do(ctx, http.MethodPost, fmt.Sprintf("/replicas/%d/hold", i), url.Values{"name": {signal}}, nil)
 }
 
 // Release lets replica i start again.

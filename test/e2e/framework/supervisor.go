@@ -277,8 +277,10 @@ func (s *Supervisor) Signal(i int, sig syscall.Signal) (int, error) {
 	return m.signal(sig)
 }
 
-// Hold stops replica i gracefully and keeps it stopped until Release.
-func (s *Supervisor) Hold(i int) error {
+// Hold stops replica i and keeps it stopped until Release: gracefully
+// (SIGTERM, then SIGKILL after a grace period) when sig is SIGTERM, at once
+// with SIGKILL, which leaves no chance to release the Lease.
+func (s *Supervisor) Hold(i int, sig syscall.Signal) error {
 	m, err := s.member(i)
 	if err != nil {
 		return err
@@ -286,6 +288,11 @@ func (s *Supervisor) Hold(i int) error {
 	m.mu.Lock()
 	m.held = true
 	m.mu.Unlock()
+	if sig == syscall.SIGKILL {
+		if _, err := m.signal(syscall.SIGKILL); err != nil {
+			return err
+		}
+	}
 	m.terminate()
 	return nil
 }

@@ -1,0 +1,66 @@
+package autoscaling
+
+import (
+	"context"
+	"time"
+
+	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/gomega"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
+
+	"github.com/kube-hpa/kube-hpa/test/e2e/framework"
+)
+
+// takeoverSlack covers what follows the lease's expiry before the standby
+// scales: its next acquire attempt (--leader-elect-retry-period, 2s, with
+// jitter) and its informers' first list.
+const takeoverSlack = 5 * time.Second
+
+var _ = sigDescribe([]string{featureHPA, serial, disruptive}, "hpa-controller-manager leader election", func() {
+	f := newFramework("leader-election")
+
+	ginkgo.It("should keep scaling after the leader is killed, within the lease duration and one sync period", func(ctx context.Context) {
+		requireLocal()
+		c := suite.Controllers
+		gomega.Expect(c.WaitAllRunning(ctx)).To(gomega.Succeed())
+
+		const name = "worker"
+		metric := f.UniqueName("queue_depth")
+		f.CreateDeployment(ctx, name, 1)
+		f.SetExternalMetric(ctx, metric, "20")
+		f.CreateHPA(ctx, framework.Extended, framework.NoScaleDownStabilization(
+			framework.ExternalHPA(name, name, metric, autoscalingv2.AverageValueMetricType, "10", 1, 5)))
+		ginkgo.By("waiting for the leader to scale to 2")
+		f.WaitForReplicas(ctx, name, 2, reaction())
+
+		ginkgo.By("killing the leader with SIGKILL, so that it cannot release the Lease")
+		// Held down until the other replica has taken over: restarted at
+		// once, the killed replica would race it for the Lease.
+		old, err := c.WaitForLeader(ctx, -1)
+		gomega.Expect(err).NotTo(gomega.HaveOccurred())
+		gomega.Expect(c.Control().Hold(ctx, old, "KILL")).To(gomega.Succeed())
+		killed := time.Now()
+		ginkgo.DeferCleanup(func(ctx context.Context) error { return c.Control().Release(ctx, old) })
+		f.SetExternalMetric(ctx, metric, "40")
+
+		budget := suite.Config.LeaseDuration.Duration + suite.Config.SyncPeriod.Duration + takeoverSlack
+		ginkgo.By("waiting for the other replica to take over and scale to 4")
+		waitCtx, cancel := context.WithTimeout(ctx, budget)
+		defer cancel()
+		leader, err := c.WaitForLeader(waitCtx, old)
+		gomega.Expect(err).NotTo(gomega.HaveOccurred())
+		takeover := time.Since(killed)
+		f.WaitForScale(ctx, name, 4, max(budget-time.Since(killed), time.Second))
+		scaled := time.Since(killed)
+		ginkgo.AddReportEntry("takeover after SIGKILL", takeover.Round(10*time.Millisecond).String())
+		ginkgo.AddReportEntry("scale by the new leader after SIGKILL", scaled.Round(10*time.Millisecond).String())
+		gomega.Expect(leader).NotTo(gomega.Equal(old))
+		gomega.Expect(scaled).To(gomega.BeNumerically("<=", budget))
+
+		ginkgo.By("letting the supervisor restart the killed replica, as a standby")
+		gomega.Expect(c.Control().Release(ctx, old)).To(gomega.Succeed())
+		gomega.Expect(c.WaitAllRunning(ctx)).To(gomega.Succeed())
+		gomega.Consistently(ctx, c.Leaders).WithTimeout(2 * time.Second).Should(gomega.Equal([]int{leader}))
+		f.WaitForReplicas(ctx, name, 4, reaction())
+	})
+})
