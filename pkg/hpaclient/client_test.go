@@ -1,0 +1,151 @@
+package hpaclient
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/cache"
+
+	v2 "github.com/kube-hpa/kube-hpa/api/autoscaling/v2"
+)
+
+// fakeServer serves the extended HPA kind the way the API server serves the
+// CRD, enough for list, get, create and the status subresource.
+type fakeServer struct {
+	mu       sync.Mutex
+	requests []string
+	hpa      v2.HorizontalPodAutoscaler
+}
+
+func (s *fakeServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "application/json")
+	if r.URL.Query().Get("sendInitialEvents") == "true" {
+		// Like an API server without streaming lists: the informer falls
+		// back to list and watch.
+		http.Error(w, "sendInitialEvents is not supported", http.StatusBadRequest)
+		return
+	}
+	if r.URL.Query().Get("watch") == "true" {
+		// A watch that stays open with no event, outside the lock.
+		w.WriteHeader(http.StatusOK)
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.requests = append(s.requests, r.Method+" "+r.URL.Path)
+	base := "/apis/autoscaling.kube-hpa.io/v2/namespaces/default/horizontalpodautoscalers"
+	switch {
+	case r.Method == http.MethodGet && (r.URL.Path == "/apis/autoscaling.kube-hpa.io/v2/horizontalpodautoscalers" || r.URL.Path == base):
+		list := v2.HorizontalPodAutoscalerList{TypeMeta: metav1.TypeMeta{APIVersion: "autoscaling.kube-hpa.io/v2", Kind: "HorizontalPodAutoscalerList"},
+			ListMeta: metav1.ListMeta{ResourceVersion: "1"}, Items: []v2.HorizontalPodAutoscaler{s.hpa}}
+		_ = json.NewEncoder(w).Encode(list)
+	case r.Method == http.MethodGet && r.URL.Path == base+"/web":
+		_ = json.NewEncoder(w).Encode(s.hpa)
+	case (r.Method == http.MethodPut && r.URL.Path == base+"/web/status") || (r.Method == http.MethodPost && r.URL.Path == base):
+		body, _ := io.ReadAll(r.Body)
+		var in v2.HorizontalPodAutoscaler
+		if err := json.Unmarshal(body, &in); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		if r.Method == http.MethodPut {
+			s.hpa.Status = in.Status // the status subresource ignores spec
+		} else {
+			s.hpa = in
+		}
+		_ = json.NewEncoder(w).Encode(s.hpa)
+	default:
+		http.Error(w, "not found", http.StatusNotFound)
+	}
+}
+
+func newTestClient(t *testing.T) (*Client, *fakeServer) {
+	t.Helper()
+	fs := &fakeServer{hpa: v2.HorizontalPodAutoscaler{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "autoscaling.kube-hpa.io/v2", Kind: "HorizontalPodAutoscaler"},
+		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web", ResourceVersion: "1"},
+		Spec:       v2.HorizontalPodAutoscalerSpec{MaxReplicas: 5},
+	}}
+	srv := httptest.NewServer(fs)
+	t.Cleanup(srv.Close)
+	c, err := New(&rest.Config{Host: srv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, fs
+}
+
+func TestClientReadsAndWritesTheExtendedKind(t *testing.T) {
+	c, fs := newTestClient(t)
+	ctx := context.Background()
+
+	got, err := c.Get(ctx, "default", "web")
+	if err != nil || got.Spec.MaxReplicas != 5 {
+		t.Fatalf("Get = %+v, %v", got, err)
+	}
+	list, err := c.List(ctx, "", metav1.ListOptions{})
+	if err != nil || len(list.Items) != 1 {
+		t.Fatalf("List = %+v, %v", list, err)
+	}
+	got.Spec.MaxReplicas = 50
+	got.Status.DesiredReplicas = 3
+	updated, err := c.UpdateStatus(ctx, got)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if updated.Status.DesiredReplicas != 3 || updated.Spec.MaxReplicas != 5 {
+		t.Errorf("UpdateStatus wrote %+v; want the status written and the spec left alone", updated)
+	}
+	if _, err := c.Create(ctx, &v2.HorizontalPodAutoscaler{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web"}}); err != nil {
+		t.Errorf("Create: %v", err)
+	}
+	want := []string{
+		"GET /apis/autoscaling.kube-hpa.io/v2/namespaces/default/horizontalpodautoscalers/web",
+		"GET /apis/autoscaling.kube-hpa.io/v2/horizontalpodautoscalers",
+		"PUT /apis/autoscaling.kube-hpa.io/v2/namespaces/default/horizontalpodautoscalers/web/status",
+		"POST /apis/autoscaling.kube-hpa.io/v2/namespaces/default/horizontalpodautoscalers",
+	}
+	if len(fs.requests) != len(want) {
+		t.Fatalf("requests = %q, want %q", fs.requests, want)
+	}
+	for i := range want {
+		if fs.requests[i] != want[i] {
+			t.Errorf("request %d = %q, want %q", i, fs.requests[i], want[i])
+		}
+	}
+}
+
+func TestSourceServesTheInformerCache(t *testing.T) {
+	c, _ := newTestClient(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	informer := NewInformer(c, 0)
+	go informer.RunWithContext(ctx)
+	if !cache.WaitForCacheSync(ctx.Done(), informer.HasSynced) {
+		t.Fatal("informer never synced")
+	}
+	src := NewSource(c, informer)
+	hpa, ok, err := src.Get("default", "web")
+	if err != nil || !ok || hpa.Spec.MaxReplicas != 5 {
+		t.Fatalf("Get = %+v, %v, %v", hpa, ok, err)
+	}
+	if _, ok, _ := src.Get("default", "missing"); ok {
+		t.Error("Get of a missing HPA reported it present")
+	}
+	ref := src.EventObject(hpa)
+	if gvk := ref.GetObjectKind().GroupVersionKind(); gvk.Group != v2.GroupName || gvk.Kind != "HorizontalPodAutoscaler" {
+		t.Errorf("event object kind = %v", gvk)
+	}
+	if err := src.UpdateStatus(ctx, hpa); err != nil {
+		t.Errorf("UpdateStatus: %v", err)
+	}
+}
