@@ -59,7 +59,7 @@ func runControllers(ctx context.Context, cfg *config.Config, c *clients, registr
 		PodInformer:                  factory.Core().V1().Pods(),
 		ScaleClient:                  c.scale,
 		Mapper:                       c.mapper,
-		MetricsClient:                metricsClient,
+		MetricsClient:                metrics.NewSharedExternal(metricsClient, cfg.HPA.ExternalMetricSharingWindow, realClock),
 		EventRecorder:                recorder,
 		Monitor:                      monitor.New(registry),
 		Clock:                        realClock,

@@ -35,6 +35,7 @@ type HPA struct {
 	CPUInitializationPeriod      Duration
 	InitialReadinessDelay        Duration
 	MetricFetchTimeout           Duration
+	ExternalMetricSharingWindow  Duration
 }
 
 // Webhook configures the admission webhook server; empty CertFile disables

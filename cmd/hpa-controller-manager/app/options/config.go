@@ -42,6 +42,7 @@ func (o *Options) Config() (*config.Config, error) {
 			CPUInitializationPeriod:      o.HPA.CPUInitializationPeriod,
 			InitialReadinessDelay:        o.HPA.InitialReadinessDelay,
 			MetricFetchTimeout:           o.HPA.MetricFetchTimeout,
+			ExternalMetricSharingWindow:  o.HPA.ExternalMetricSharingWindow,
 		},
 	}
 	if o.Port > 0 {

@@ -55,6 +55,9 @@ type HPAOptions struct {
 	// MetricFetchTimeout bounds every metrics API call (ours: upstream
 	// has no bound, so a hanging adapter stalls a worker).
 	MetricFetchTimeout time.Duration
+	// ExternalMetricSharingWindow lets HPAs asking for the same external
+	// metric within it share one fetch (ours).
+	ExternalMetricSharingWindow time.Duration
 }
 
 // WebhookOptions configure the validating admission webhook's server.
@@ -91,6 +94,7 @@ func NewOptions() (*Options, error) {
 			CPUInitializationPeriod:      5 * time.Minute,
 			InitialReadinessDelay:        30 * time.Second,
 			MetricFetchTimeout:           10 * time.Second,
+			ExternalMetricSharingWindow:  15 * time.Second,
 		},
 		BindAddress:  "0.0.0.0",
 		Port:         10258,
@@ -130,6 +134,7 @@ func (o *HPAOptions) addFlags(fs *pflag.FlagSet) {
 	fs.Float64Var(&o.Tolerance, "horizontal-pod-autoscaler-tolerance", o.Tolerance, "The minimum change (from 1.0) in the desired-to-actual metrics ratio for the horizontal pod autoscaler to consider scaling.")
 	fs.DurationVar(&o.CPUInitializationPeriod, "horizontal-pod-autoscaler-cpu-initialization-period", o.CPUInitializationPeriod, "The period after pod start when CPU samples might be skipped.")
 	fs.DurationVar(&o.InitialReadinessDelay, "horizontal-pod-autoscaler-initial-readiness-delay", o.InitialReadinessDelay, "The period after pod start during which readiness changes will be treated as initial readiness.")
+	fs.DurationVar(&o.ExternalMetricSharingWindow, "horizontal-pod-autoscaler-external-metric-sharing-window", o.ExternalMetricSharingWindow, "HPAs that ask for the same external metric (name, selector and namespace) within this window share one fetch from the external metrics API; 0 fetches for every HPA, as kube-controller-manager does.")
 	fs.DurationVar(&o.MetricFetchTimeout, "horizontal-pod-autoscaler-metric-fetch-timeout", o.MetricFetchTimeout, "The longest a single call to a metrics API may take before it counts as failed (a hanging metrics adapter cannot stall a worker).")
 }
 
@@ -186,6 +191,9 @@ func (o *HPAOptions) validate() []error {
 	}
 	if o.InitialReadinessDelay < 0 {
 		add("--horizontal-pod-autoscaler-initial-readiness-delay must not be negative, got %v", o.InitialReadinessDelay)
+	}
+	if o.ExternalMetricSharingWindow < 0 {
+		add("--horizontal-pod-autoscaler-external-metric-sharing-window must not be negative, got %v", o.ExternalMetricSharingWindow)
 	}
 	if o.MetricFetchTimeout <= 0 {
 		add("--horizontal-pod-autoscaler-metric-fetch-timeout must be greater than 0, got %v", o.MetricFetchTimeout)

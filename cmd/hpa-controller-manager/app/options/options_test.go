@@ -105,6 +105,8 @@ func TestValidate(t *testing.T) {
 		{name: "negative downscale stabilization is refused", args: []string{"--horizontal-pod-autoscaler-downscale-stabilization=-1s"}, wantErr: "--horizontal-pod-autoscaler-downscale-stabilization must not be negative"},
 		{name: "negative cpu initialization period is refused", args: []string{"--horizontal-pod-autoscaler-cpu-initialization-period=-1s"}, wantErr: "cpu-initialization-period must not be negative"},
 		{name: "negative initial readiness delay is refused", args: []string{"--horizontal-pod-autoscaler-initial-readiness-delay=-1s"}, wantErr: "initial-readiness-delay must not be negative"},
+		{name: "negative sharing window is refused", args: []string{"--horizontal-pod-autoscaler-external-metric-sharing-window=-1s"}, wantErr: "external-metric-sharing-window must not be negative"},
+		{name: "zero sharing window turns sharing off", args: []string{"--horizontal-pod-autoscaler-external-metric-sharing-window=0s"}},
 		{name: "zero metric fetch timeout is refused", args: []string{"--horizontal-pod-autoscaler-metric-fetch-timeout=0s"}, wantErr: "metric-fetch-timeout must be greater than 0"},
 		{name: "zero api qps is refused", args: []string{"--kube-api-qps=0"}, wantErr: "--kube-api-qps must be greater than 0"},
 		{name: "zero api burst is refused", args: []string{"--kube-api-burst=0"}, wantErr: "--kube-api-burst must be greater than 0"},

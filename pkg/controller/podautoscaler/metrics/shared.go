@@ -1,0 +1,117 @@
+package metrics
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"sync"
+	"time"
+
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/utils/clock"
+)
+
+// SharedExternal is a Client whose external metric fetches are shared:
+// HPAs asking for the same metric (name, namespace and selector) within the
+// window get the answer of one fetch, and concurrent asks wait for the one
+// under way. With thousands of HPAs on a few queue-depth metrics, this turns
+// one adapter call per HPA per period into one per metric per window.
+//
+// The price is staleness: an answer may be up to one window old. Other
+// metric kinds are per pod or per object and are passed through.
+type SharedExternal struct {
+	Client
+	window time.Duration
+	clock  clock.PassiveClock
+
+	mu        sync.Mutex
+	fetches   map[string]*sharedFetch
+	sweepSize int
+}
+
+// sharedFetch is one fetch of one external metric: under way until done is
+// closed, then its answer.
+type sharedFetch struct {
+	done      chan struct{}
+	fetchedAt time.Time
+	values    []int64
+	timestamp time.Time
+	err       error
+}
+
+// NewSharedExternal wraps client. A window of zero or less turns sharing
+// off: every call goes to client.
+func NewSharedExternal(client Client, window time.Duration, clk clock.PassiveClock) Client {
+	if window <= 0 {
+		return client
+	}
+	return &SharedExternal{Client: client, window: window, clock: clk, fetches: map[string]*sharedFetch{}, sweepSize: 64}
+}
+
+// GetExternalMetric answers from a fetch made within the window, waits for
+// one under way, or fetches.
+func (s *SharedExternal) GetExternalMetric(ctx context.Context, metricName, namespace string, selector labels.Selector) ([]int64, time.Time, error) {
+	key := namespace + "\x00" + metricName + "\x00" + selector.String()
+	fetch, owner := s.claim(key)
+	if owner {
+		s.fetch(ctx, key, fetch, metricName, namespace, selector)
+	} else {
+		select {
+		case <-fetch.done:
+		case <-ctx.Done():
+			return nil, time.Time{}, ctx.Err()
+		}
+	}
+	return slices.Clone(fetch.values), fetch.timestamp, fetch.err
+}
+
+// claim returns the fetch to use for key, and whether the caller must make
+// it.
+func (s *SharedExternal) claim(key string) (*sharedFetch, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := s.clock.Now()
+	if f, ok := s.fetches[key]; ok && (!isDone(f) || now.Sub(f.fetchedAt) < s.window) {
+		return f, false
+	}
+	s.sweep(now)
+	f := &sharedFetch{done: make(chan struct{})}
+	s.fetches[key] = f
+	return f, true
+}
+
+func (s *SharedExternal) fetch(ctx context.Context, key string, f *sharedFetch, metricName, namespace string, selector labels.Selector) {
+	values, timestamp, err := s.Client.GetExternalMetric(ctx, metricName, namespace, selector)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f.values, f.timestamp, f.err, f.fetchedAt = values, timestamp, err, s.clock.Now()
+	if errors.Is(err, context.Canceled) {
+		// The asker went away (a worker shutting down); that says nothing
+		// about the metric, so the next asker fetches again.
+		delete(s.fetches, key)
+	}
+	close(f.done)
+}
+
+// sweep drops expired answers once the map has doubled since the last
+// sweep, so that metrics no HPA asks for any more do not pile up.
+func (s *SharedExternal) sweep(now time.Time) {
+	if len(s.fetches) < s.sweepSize {
+		return
+	}
+	for key, f := range s.fetches {
+		if isDone(f) && now.Sub(f.fetchedAt) >= s.window {
+			delete(s.fetches, key)
+		}
+	}
+	s.sweepSize = max(64, 2*len(s.fetches))
+}
+
+func isDone(f *sharedFetch) bool {
+	select {
+	case <-f.done:
+		return true
+	default:
+		return false
+	}
+}

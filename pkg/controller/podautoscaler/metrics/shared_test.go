@@ -1,0 +1,141 @@
+package metrics_test
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/labels"
+	clocktesting "k8s.io/utils/clock/testing"
+
+	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/metrics"
+	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/metrics/metricstest"
+)
+
+func TestSharedExternal(t *testing.T) {
+	queue := labels.SelectorFromSet(labels.Set{"queue": "orders"})
+	other := labels.SelectorFromSet(labels.Set{"queue": "billing"})
+	type ask struct {
+		after     time.Duration // clock step before the ask
+		metric    string
+		namespace string
+		selector  labels.Selector
+	}
+	cases := []struct {
+		name        string
+		window      time.Duration
+		asks        []ask
+		wantFetches int
+	}{
+		{name: "asks within the window share one fetch", window: 15 * time.Second,
+			asks:        []ask{{0, "q", "ns", queue}, {5 * time.Second, "q", "ns", queue}, {9 * time.Second, "q", "ns", queue}},
+			wantFetches: 1},
+		{name: "an ask after the window fetches again", window: 15 * time.Second,
+			asks:        []ask{{0, "q", "ns", queue}, {15 * time.Second, "q", "ns", queue}},
+			wantFetches: 2},
+		{name: "another selector is another metric", window: 15 * time.Second,
+			asks:        []ask{{0, "q", "ns", queue}, {0, "q", "ns", other}},
+			wantFetches: 2},
+		{name: "another namespace is another metric", window: 15 * time.Second,
+			asks:        []ask{{0, "q", "a", queue}, {0, "q", "b", queue}},
+			wantFetches: 2},
+		{name: "another name is another metric", window: 15 * time.Second,
+			asks:        []ask{{0, "q", "ns", queue}, {0, "r", "ns", queue}},
+			wantFetches: 2},
+		{name: "a zero window turns sharing off", window: 0,
+			asks:        []ask{{0, "q", "ns", queue}, {0, "q", "ns", queue}},
+			wantFetches: 2},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			clk := clocktesting.NewFakeClock(time.Unix(1000, 0))
+			fake := metricstest.NewClient().
+				SetExternal("q", metricstest.ExternalAnswer{Values: []int64{7000}}).
+				SetExternal("r", metricstest.ExternalAnswer{Values: []int64{1000}})
+			client := metrics.NewSharedExternal(fake, tc.window, clk)
+			for _, a := range tc.asks {
+				clk.Step(a.after)
+				if _, _, err := client.GetExternalMetric(context.Background(), a.metric, a.namespace, a.selector); err != nil {
+					t.Fatalf("GetExternalMetric: %v", err)
+				}
+			}
+			got := fake.Calls(metricstest.External, "q") + fake.Calls(metricstest.External, "r")
+			if got != tc.wantFetches {
+				t.Errorf("fetches = %d, want %d", got, tc.wantFetches)
+			}
+		})
+	}
+}
+
+func TestSharedExternalSharesErrorsButNotCancellations(t *testing.T) {
+	clk := clocktesting.NewFakeClock(time.Unix(1000, 0))
+	boom := errors.New("adapter down")
+	fake := metricstest.NewClient().SetExternal("q", metricstest.ExternalAnswer{Err: boom})
+	client := metrics.NewSharedExternal(fake, time.Minute, clk)
+	sel := labels.Everything()
+
+	for range 2 {
+		if _, _, err := client.GetExternalMetric(context.Background(), "q", "ns", sel); !errors.Is(err, boom) {
+			t.Fatalf("err = %v, want the adapter's error", err)
+		}
+	}
+	if n := fake.Calls(metricstest.External, "q"); n != 1 {
+		t.Errorf("a failing metric was fetched %d times in one window, want 1", n)
+	}
+
+	fake.SetExternal("r", metricstest.ExternalAnswer{Err: context.Canceled})
+	for range 2 {
+		_, _, _ = client.GetExternalMetric(context.Background(), "r", "ns", sel)
+	}
+	if n := fake.Calls(metricstest.External, "r"); n != 2 {
+		t.Errorf("a cancelled fetch was shared: %d fetches, want 2", n)
+	}
+}
+
+func TestSharedExternalConcurrentAsksWaitForOneFetch(t *testing.T) {
+	clk := clocktesting.NewFakeClock(time.Unix(1000, 0))
+	release := make(chan struct{})
+	fake := metricstest.NewClient().SetExternal("q", metricstest.ExternalAnswer{Values: []int64{1}})
+	fake.SetHook(func(ctx context.Context, _ metricstest.Request) error {
+		<-release
+		return nil
+	})
+	client := metrics.NewSharedExternal(fake, time.Minute, clk)
+	var wg sync.WaitGroup
+	for range 10 {
+		wg.Go(func() {
+			values, _, err := client.GetExternalMetric(context.Background(), "q", "ns", labels.Everything())
+			if err != nil || len(values) != 1 || values[0] != 1 {
+				t.Errorf("GetExternalMetric = %v, %v", values, err)
+			}
+		})
+	}
+	// Whether an asker comes before or after the answer, the fake clock
+	// stays inside the window, so every ask is answered by one fetch.
+	close(release)
+	wg.Wait()
+	if n := fake.Calls(metricstest.External, "q"); n != 1 {
+		t.Errorf("10 concurrent asks made %d fetches, want 1", n)
+	}
+}
+
+func TestSharedExternalWaiterGivesUpWithItsContext(t *testing.T) {
+	clk := clocktesting.NewFakeClock(time.Unix(1000, 0))
+	release := make(chan struct{})
+	defer close(release)
+	fake := metricstest.NewClient().SetExternal("q", metricstest.ExternalAnswer{Values: []int64{1}})
+	fake.SetHook(func(context.Context, metricstest.Request) error { <-release; return nil })
+	client := metrics.NewSharedExternal(fake, time.Minute, clk)
+
+	go func() { _, _, _ = client.GetExternalMetric(context.Background(), "q", "ns", labels.Everything()) }()
+	for fake.Calls(metricstest.External, "q") == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, _, err := client.GetExternalMetric(ctx, "q", "ns", labels.Everything()); !errors.Is(err, context.Canceled) {
+		t.Errorf("err = %v, want the waiter's own cancellation", err)
+	}
+}
