@@ -59,6 +59,10 @@ var _ = ginkgo.SynchronizedBeforeSuite(func(ctx context.Context) []byte {
 			FeatureGates:     map[string]bool{"HPAExternalMetricFallback": true},
 			ManageNativeHPAs: true,
 			Verbosity:        2,
+			// Tells which permissions of deploy/rbac.yaml the controllers
+			// used (after the suite, in the report); costs the apiserver
+			// little, as only the controllers' requests are recorded.
+			AuditServiceAccount: true,
 		})
 		gomega.Expect(err).NotTo(gomega.HaveOccurred(), "starting the local e2e environment")
 		cfg = local.Config()
@@ -82,4 +86,9 @@ var _ = ginkgo.SynchronizedAfterSuite(func() {}, func() {
 	// Stop also fails when any process of the environment survived it.
 	gomega.Expect(local.Stop()).To(gomega.Succeed())
 	ginkgo.GinkgoWriter.Printf("logs of every process: %s\n", local.Config().LogDir)
+	usage, err := local.RBACUsage()
+	gomega.Expect(err).NotTo(gomega.HaveOccurred(), "reading the audit log")
+	if usage != "" {
+		ginkgo.AddReportEntry("RBAC usage by hpa-controller-manager", usage, ginkgo.ReportEntryVisibilityAlways)
+	}
 })

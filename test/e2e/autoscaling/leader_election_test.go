@@ -11,10 +11,32 @@ import (
 	"github.com/kube-hpa/kube-hpa/test/e2e/framework"
 )
 
-// takeoverSlack covers what follows the lease's expiry before the standby
-// scales: its next acquire attempt (--leader-elect-retry-period, 2s, with
-// jitter) and its informers' first list.
-const takeoverSlack = 5 * time.Second
+// Leader election timing of the controllers (their defaults, which are
+// kube-controller-manager's) and of client-go's elector.
+const (
+	leaderElectRetryPeriod = 2 * time.Second
+	leaderElectJitter      = 1.2 // client-go's JitterFactor on the retry period
+	// apiSlack covers API calls and the new leader's first list.
+	apiSlack = 2 * time.Second
+)
+
+// takeoverBudget bounds the time from a SIGKILL of the leader to the new
+// leader's first scale. The standby judges the Lease expired on its own
+// clock, a lease duration after it saw the last renewal, which it sees up
+// to one (jittered) retry period late; it then acquires at its next retry;
+// its first pass over an HPA comes one sync period after its informers
+// list it, as upstream's does. So: lease duration + two retry periods +
+// one sync period, not only the first and the last.
+func takeoverBudget() time.Duration {
+	retry := time.Duration(float64(leaderElectRetryPeriod) * leaderElectJitter)
+	return suite.Config.LeaseDuration.Duration + 2*retry + suite.Config.SyncPeriod.Duration + apiSlack
+}
+
+// takeoverSlack is how much later than its lease duration the standby may
+// take over.
+func takeoverSlack() time.Duration {
+	return time.Duration(2*float64(leaderElectRetryPeriod)*leaderElectJitter) + apiSlack
+}
 
 var _ = sigDescribe([]string{featureHPA, serial, disruptive}, "hpa-controller-manager leader election", func() {
 	f := newFramework("leader-election")
@@ -43,7 +65,7 @@ var _ = sigDescribe([]string{featureHPA, serial, disruptive}, "hpa-controller-ma
 		ginkgo.DeferCleanup(func(ctx context.Context) error { return c.Control().Release(ctx, old) })
 		f.SetExternalMetric(ctx, metric, "40")
 
-		budget := suite.Config.LeaseDuration.Duration + suite.Config.SyncPeriod.Duration + takeoverSlack
+		budget := takeoverBudget()
 		ginkgo.By("waiting for the other replica to take over and scale to 4")
 		waitCtx, cancel := context.WithTimeout(ctx, budget)
 		defer cancel()

@@ -276,30 +276,41 @@ func (rc *rbacCase) restartLeader(ctx context.Context, ready bool) int {
 	return leader
 }
 
-// expectLeaderNeverReady checks the symptom of a list/watch rule: the
-// leader's informers cannot list, so its caches never sync and /readyz
-// keeps failing.
-func (rc *rbacCase) expectLeaderNeverReady(ctx context.Context) {
+// expectStalled checks the symptom of a list/watch rule: the leader's
+// informers cannot list, so its caches never sync, /readyz keeps failing
+// and the HPA gets no status, for a sync period and more.
+func (rc *rbacCase) expectStalled(ctx context.Context, kind framework.HPAKind, name string) {
 	ginkgo.GinkgoHelper()
-	gomega.Consistently(ctx, func(ctx context.Context) bool {
+	gomega.Consistently(ctx, func(ctx context.Context) error {
 		leaders := rc.c.Leaders(ctx)
-		return len(leaders) == 1 && !rc.c.Ready(ctx, leaders[0])
-	}).WithTimeout(suite.Config.SyncPeriod.Duration).WithPolling(500*time.Millisecond).Should(gomega.BeTrue(),
-		"the leader to stay not ready (caches not synced)")
+		if len(leaders) != 1 {
+			return fmt.Errorf("want one leader, have %v", leaders)
+		}
+		if rc.c.Ready(ctx, leaders[0]) {
+			return fmt.Errorf("the leader, replica %d, is ready", leaders[0])
+		}
+		return rc.noStatus(ctx, kind, name)
+	}).WithTimeout(suite.Config.SyncPeriod.Duration+2*time.Second).WithPolling(500*time.Millisecond).Should(gomega.Succeed(),
+		"the leader to stay not ready (caches not synced) and the %s HPA %s without status", kind, name)
 }
 
 // expectNoStatus checks that an HPA is never reconciled for a sync period
 // and more.
 func (rc *rbacCase) expectNoStatus(ctx context.Context, kind framework.HPAKind, name string) {
 	ginkgo.GinkgoHelper()
-	gomega.Consistently(ctx, func(ctx context.Context) (int, error) {
-		hpa, err := rc.f.GetHPA(ctx, kind, name)
-		if err != nil {
-			return -1, err
-		}
-		return len(hpa.Status.Conditions), nil
-	}).WithTimeout(suite.Config.SyncPeriod.Duration+2*time.Second).WithPolling(500*time.Millisecond).Should(gomega.BeZero(),
-		"the %s HPA %s to get no status", kind, name)
+	gomega.Consistently(ctx, func(ctx context.Context) error { return rc.noStatus(ctx, kind, name) }).
+		WithTimeout(suite.Config.SyncPeriod.Duration + 2*time.Second).WithPolling(500 * time.Millisecond).Should(gomega.Succeed())
+}
+
+func (rc *rbacCase) noStatus(ctx context.Context, kind framework.HPAKind, name string) error {
+	hpa, err := rc.f.GetHPA(ctx, kind, name)
+	if err != nil {
+		return err
+	}
+	if len(hpa.Status.Conditions) > 0 {
+		return fmt.Errorf("the %s HPA %s has a status: %v", kind, name, hpa.Status.Conditions)
+	}
+	return nil
 }
 
 // The objects every probe works with.
@@ -363,8 +374,7 @@ func rbacProbes() map[string]rbacProbe {
 			broken: func(ctx context.Context, rc *rbacCase) {
 				rc.externalProbeHPA(ctx, framework.Extended, rbacHPA, 2)
 				rc.waitForbiddenInLogs(ctx, `resource "horizontalpodautoscalers" in API group "autoscaling.kube-hpa.io"`)
-				rc.expectLeaderNeverReady(ctx)
-				rc.expectNoStatus(ctx, framework.Extended, rbacHPA)
+				rc.expectStalled(ctx, framework.Extended, rbacHPA)
 			},
 			restored: func(ctx context.Context, rc *rbacCase) {
 				rc.f.WaitForReplicas(ctx, rbacTarget, 2, reaction())
@@ -389,8 +399,7 @@ func rbacProbes() map[string]rbacProbe {
 			broken: func(ctx context.Context, rc *rbacCase) {
 				rc.externalProbeHPA(ctx, framework.Native, rbacHPA, 2)
 				rc.waitForbiddenInLogs(ctx, `resource "horizontalpodautoscalers" in API group "autoscaling"`)
-				rc.expectLeaderNeverReady(ctx)
-				rc.expectNoStatus(ctx, framework.Native, rbacHPA)
+				rc.expectStalled(ctx, framework.Native, rbacHPA)
 			},
 			restored: func(ctx context.Context, rc *rbacCase) {
 				rc.f.WaitForReplicas(ctx, rbacTarget, 2, reaction())
@@ -429,8 +438,7 @@ func rbacProbes() map[string]rbacProbe {
 			broken: func(ctx context.Context, rc *rbacCase) {
 				rc.externalProbeHPA(ctx, framework.Extended, rbacHPA, 2)
 				rc.waitForbiddenInLogs(ctx, `resource "pods" in API group ""`)
-				rc.expectLeaderNeverReady(ctx)
-				rc.expectNoStatus(ctx, framework.Extended, rbacHPA)
+				rc.expectStalled(ctx, framework.Extended, rbacHPA)
 			},
 			restored: func(ctx context.Context, rc *rbacCase) {
 				rc.f.WaitForReplicas(ctx, rbacTarget, 2, reaction())
@@ -510,7 +518,7 @@ func rbacProbes() map[string]rbacProbe {
 				// The leader cannot renew: it gives up after its renew deadline
 				// and exits, and no replica can take the Lease.
 				rc.waitForbiddenInLogs(ctx, `resource "leases" in API group "coordination.k8s.io"`)
-				gomega.Eventually(ctx, rc.c.Leaders).WithTimeout(suite.Config.LeaseDuration.Duration+takeoverSlack).
+				gomega.Eventually(ctx, rc.c.Leaders).WithTimeout(suite.Config.LeaseDuration.Duration+takeoverSlack()).
 					WithPolling(500*time.Millisecond).Should(gomega.BeEmpty(), "no replica leading")
 				rc.externalProbeHPA(ctx, framework.Extended, rbacHPA, 2)
 				gomega.Consistently(ctx, rc.c.Leaders).WithTimeout(suite.Config.SyncPeriod.Duration).Should(gomega.BeEmpty())

@@ -13,7 +13,10 @@ import (
 
 	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
@@ -50,6 +53,9 @@ type LocalOptions struct {
 	ManageNativeHPAs bool
 	// Verbosity is the controllers' -v.
 	Verbosity int
+	// AuditServiceAccount makes kube-apiserver keep an audit log of the
+	// controllers' requests, which RBACUsage reads.
+	AuditServiceAccount bool
 }
 
 // Local is the environment that process 1 runs for the whole suite.
@@ -61,6 +67,9 @@ type Local struct {
 	proxy       *RoundRobin
 	control     *ControlServer
 	config      Config
+	// rbac holds the objects of deploy/rbac.yaml.
+	rbac     []*unstructured.Unstructured
+	auditLog string
 }
 
 // StartLocal starts the local environment; see the package documentation.
@@ -93,8 +102,30 @@ func (l *Local) start(ctx context.Context, opts LocalOptions) error {
 			return fmt.Errorf("%s: %w (make e2e builds it)", name, err)
 		}
 	}
+	rbac, err := ReadManifests(filepath.Join(root, "deploy", "rbac.yaml"))
+	if err != nil {
+		return err
+	}
+	sa, err := FindManifest(rbac, "ServiceAccount")
+	if err != nil {
+		return fmt.Errorf("deploy/rbac.yaml: %w", err)
+	}
+	l.rbac = rbac
+	clusterOpts := localcluster.Options{RepoRoot: root}
+	if opts.AuditServiceAccount {
+		user := fmt.Sprintf("system:serviceaccount:%s:%s", sa.GetNamespace(), sa.GetName())
+		// Beside the cluster's run directories (localcluster's default
+		// OutputDir), pruned with them.
+		log, flags, err := auditFlags(filepath.Join(root, "_output", "localcluster"), user)
+		if err != nil {
+			return err
+		}
+		l.auditLog = log
+		clusterOpts.ExtraAPIServerFlags = flags
+	}
+
 	begin := time.Now()
-	cluster, err := localcluster.Start(ctx, localcluster.Options{RepoRoot: root})
+	cluster, err := localcluster.Start(ctx, clusterOpts)
 	if err != nil {
 		return err
 	}
@@ -111,14 +142,6 @@ func (l *Local) start(ctx context.Context, opts LocalOptions) error {
 	kube, err := kubernetes.NewForConfig(cluster.RESTConfig())
 	if err != nil {
 		return err
-	}
-	rbac, err := ReadManifests(filepath.Join(root, "deploy", "rbac.yaml"))
-	if err != nil {
-		return err
-	}
-	sa, err := FindManifest(rbac, "ServiceAccount")
-	if err != nil {
-		return fmt.Errorf("deploy/rbac.yaml: %w", err)
 	}
 	l.config = Config{
 		Local:               true,
@@ -305,6 +328,31 @@ func (l *Local) startControllers(ctx context.Context, opts LocalOptions, dir, bi
 	l.proxy = proxy
 	l.controllers = StartSupervisor(l.logger.WithName("controllers"), specs)
 	return nil
+}
+
+// RBACUsage summarizes, from the audit log, how the controllers used each
+// rule of deploy/rbac.yaml; see RBACUsage. Call it after Stop, once the
+// log is complete. It returns "" without AuditServiceAccount.
+func (l *Local) RBACUsage() (string, error) {
+	if l.auditLog == "" {
+		return "", nil
+	}
+	var rules []rbacv1.PolicyRule
+	for _, o := range l.rbac {
+		var role rbacv1.ClusterRole // a Role's rules read the same
+		if o.GetKind() != "ClusterRole" && o.GetKind() != "Role" {
+			continue
+		}
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(o.Object, &role); err != nil {
+			return "", err
+		}
+		rules = append(rules, role.Rules...)
+	}
+	usage, err := RBACUsage(l.auditLog, rules)
+	if err != nil {
+		return "", err
+	}
+	return usage, os.WriteFile(filepath.Join(filepath.Dir(l.auditLog), "rbac-usage.txt"), []byte(usage), 0o644)
 }
 
 // Stop stops everything StartLocal started, in reverse order, and fails
