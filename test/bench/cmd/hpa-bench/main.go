@@ -1,0 +1,84 @@
+// Command hpa-bench measures kube-hpa's HPA controller side by side with
+// upstream kube-controller-manager's on a local cluster (see package
+// test/bench), prints the table and writes the JSON result.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"k8s.io/klog/v2"
+
+	"github.com/kube-hpa/kube-hpa/test/bench"
+	"github.com/kube-hpa/kube-hpa/test/localcluster"
+)
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "hpa-bench:", err)
+		os.Exit(1)
+	}
+}
+
+func run() error {
+	o := bench.NewOptions()
+	klog.InitFlags(nil)
+	flag.IntVar(&o.HPAs, "hpas", o.HPAs, "Deployments and HPAs to create.")
+	flag.IntVar(&o.LatencyHPAs, "latency-hpas", o.LatencyHPAs, "HPAs whose metric is changed to time the scale update.")
+	flag.IntVar(&o.SharedGroupSize, "shared-group-size", o.SharedGroupSize, "HPAs per shared external metric (half of the others share).")
+	flag.DurationVar(&o.SyncPeriod, "sync-period", o.SyncPeriod, "--horizontal-pod-autoscaler-sync-period of the steady phase.")
+	flag.DurationVar(&o.Window, "window", o.Window, "Length of the steady measurement window.")
+	flag.DurationVar(&o.SaturationSyncPeriod, "saturation-sync-period", o.SaturationSyncPeriod, "Sync period of the saturation phase; 0 picks hpas/2000 s within [100ms, 1s].")
+	flag.DurationVar(&o.SaturationWarmUp, "saturation-warm-up", o.SaturationWarmUp, "Time before the saturation window.")
+	flag.DurationVar(&o.SaturationWindow, "saturation-window", o.SaturationWindow, "Length of the saturation measurement window.")
+	flag.IntVar(&o.Workers, "workers", o.Workers, "--concurrent-horizontal-pod-autoscaler-syncs of both controllers.")
+	flag.Float64Var(&o.QPS, "kube-api-qps", o.QPS, "--kube-api-qps of both controllers.")
+	flag.IntVar(&o.Burst, "kube-api-burst", o.Burst, "--kube-api-burst of both controllers.")
+	controllers := flag.String("controllers", strings.Join(o.Controllers, ","), "Controllers to measure, in order: upstream, kube-hpa.")
+	flag.BoolVar(&o.Perf, "perf", false, "Record a perf profile of each controller's saturation window (needs perf).")
+	flag.StringVar(&o.ControllerBinary, "controller-binary", "", "hpa-controller-manager to measure; default _output/bin/hpa-controller-manager.")
+	flag.StringVar(&o.OutputDir, "output-dir", "", "Where results and logs go; default _output/bench.")
+	flag.Parse()
+	o.Controllers = strings.Split(*controllers, ",")
+
+	root, err := localcluster.FindRepoRoot()
+	if err != nil {
+		return err
+	}
+	o.RepoRoot = root
+	o.BinDir = filepath.Join(root, "_output", "bin")
+	if o.ControllerBinary == "" {
+		o.ControllerBinary = filepath.Join(o.BinDir, "hpa-controller-manager")
+	}
+	if o.OutputDir == "" {
+		o.OutputDir = filepath.Join(root, "_output", "bench")
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	ctx = klog.NewContext(ctx, klog.Background())
+	res, err := bench.Run(ctx, o)
+	if err != nil {
+		return err
+	}
+	path, err := bench.WriteJSON(res, o.OutputDir)
+	if err != nil {
+		return err
+	}
+	var table strings.Builder
+	if err := bench.WriteTable(&table, res); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(o.OutputDir, "latest.txt"), []byte(table.String()), 0o644); err != nil {
+		return err
+	}
+	fmt.Print("\n" + table.String())
+	fmt.Printf("\nJSON: %s\n", path)
+	return nil
+}

@@ -1,0 +1,157 @@
+package bench
+
+import (
+	"context"
+	"crypto/tls"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"k8s.io/apimachinery/pkg/util/wait"
+)
+
+// controllerSpec says how to run one controller under test and where it
+// serves its Prometheus metrics.
+type controllerSpec struct {
+	name   string
+	binary string
+	// args are the flags for a metrics port and a sync period.
+	args func(port int, sync time.Duration) []string
+	// metricsURL is where /metrics answers, over http for kube-hpa and
+	// https (a self-signed loopback certificate) for kube-controller-manager.
+	metricsURL func(port int) string
+}
+
+// hpaFlags are the flags both controllers get, with the names and meaning
+// of kube-controller-manager's.
+func (o Options) hpaFlags(sync time.Duration) []string {
+	return []string{
+		"--horizontal-pod-autoscaler-sync-period=" + sync.String(),
+		"--concurrent-horizontal-pod-autoscaler-syncs=" + strconv.Itoa(o.Workers),
+		"--kube-api-qps=" + strconv.FormatFloat(o.QPS, 'f', -1, 64),
+		"--kube-api-burst=" + strconv.Itoa(o.Burst),
+		"--leader-elect=false",
+	}
+}
+
+// controllerSpecs returns the specs of the controllers, each with a
+// kubeconfig file of its own (a copy of the admin's, so both act with the
+// same rights and neither is throttled by priority and fairness).
+func controllerSpecs(o Options, adminKubeconfig, binDir, dir string) (map[string]controllerSpec, error) {
+	admin, err := os.ReadFile(adminKubeconfig)
+	if err != nil {
+		return nil, err
+	}
+	kubeconfig := func(name string) (string, error) {
+		path := filepath.Join(dir, name+".kubeconfig")
+		return path, os.WriteFile(path, admin, 0o600)
+	}
+	upstreamKubeconfig, err := kubeconfig(Upstream)
+	if err != nil {
+		return nil, err
+	}
+	oursKubeconfig, err := kubeconfig(KubeHPA)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]controllerSpec{
+		Upstream: {
+			name:   Upstream,
+			binary: filepath.Join(binDir, "kube-controller-manager"),
+			args: func(port int, sync time.Duration) []string {
+				return append([]string{
+					"--kubeconfig=" + upstreamKubeconfig,
+					"--controllers=horizontalpodautoscaling",
+					"--bind-address=127.0.0.1",
+					"--secure-port=" + strconv.Itoa(port),
+					// Anonymous scrapes of /metrics, with no TokenReview or
+					// SubjectAccessReview that would add to the API
+					// requests being measured.
+					"--authorization-always-allow-paths=/healthz,/readyz,/livez,/metrics",
+				}, o.hpaFlags(sync)...)
+			},
+			metricsURL: func(port int) string { return fmt.Sprintf("https://127.0.0.1:%d/metrics", port) },
+		},
+		KubeHPA: {
+			name:   KubeHPA,
+			binary: o.ControllerBinary,
+			args: func(port int, sync time.Duration) []string {
+				return append([]string{
+					"--kubeconfig=" + oursKubeconfig,
+					"--manage-native-hpas",
+					"--bind-address=127.0.0.1",
+					"--port=" + strconv.Itoa(port),
+				}, o.hpaFlags(sync)...)
+			},
+			metricsURL: func(port int) string { return fmt.Sprintf("http://127.0.0.1:%d/metrics", port) },
+		},
+	}, nil
+}
+
+// runningController is a controller under test.
+type runningController struct {
+	spec controllerSpec
+	proc *process
+	url  string
+	http *http.Client
+}
+
+// startController starts spec with the given sync period and waits until
+// it serves its metrics.
+func startController(ctx context.Context, spec controllerSpec, sync time.Duration, logPath string) (*runningController, error) {
+	port, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	proc, err := startProcess(spec.name, spec.binary, logPath, spec.args(port, sync))
+	if err != nil {
+		return nil, err
+	}
+	c := &runningController{spec: spec, proc: proc, url: spec.metricsURL(port), http: &http.Client{
+		Timeout: 10 * time.Second,
+		Transport: &http.Transport{TLSClientConfig: &tls.Config{
+			InsecureSkipVerify: true, //nolint:gosec // loopback, self-signed by kube-controller-manager
+			MinVersion:         tls.VersionTLS12,
+		}},
+	}}
+	err = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		if err := proc.alive(); err != nil {
+			return false, err
+		}
+		_, err := c.reconciles(ctx)
+		return err == nil, nil
+	})
+	if err != nil {
+		c.stop()
+		return nil, fmt.Errorf("waiting for %s to serve its metrics: %w", spec.name, err)
+	}
+	return c, nil
+}
+
+// reconcileMetric is upstream's counter of HPA reconciles, which kube-hpa
+// keeps under the same name.
+const reconcileMetric = "horizontal_pod_autoscaler_controller_reconciliations_total"
+
+// reconciles is the controller's count of reconciles so far, every action
+// and error together. A controller whose HPA controller has not started
+// serves no sample of it yet, which counts as zero.
+func (c *runningController) reconciles(ctx context.Context) (float64, error) {
+	body, err := httpGet(ctx, c.http, c.url)
+	if err != nil {
+		return 0, err
+	}
+	samples, err := parseSamples(bytesReader(body), reconcileMetric)
+	if err != nil {
+		return 0, err
+	}
+	var total float64
+	for _, s := range samples {
+		total += s.value
+	}
+	return total, nil
+}
+
+func (c *runningController) stop() { c.proc.stop(10 * time.Second) }

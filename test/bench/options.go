@@ -1,0 +1,127 @@
+package bench
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Options shape one benchmark run. NewOptions returns the defaults that
+// `make bench` uses.
+type Options struct {
+	// RepoRoot is the kube-hpa checkout; BinDir holds the upstream binaries
+	// and the metrics adapter; ControllerBinary is hpa-controller-manager.
+	RepoRoot         string
+	BinDir           string
+	ControllerBinary string
+	// OutputDir receives the JSON results and perf profiles.
+	OutputDir string
+
+	// HPAs is how many Deployments and HPAs to create.
+	HPAs int
+	// LatencyHPAs of them have their metric changed at a known time to
+	// measure the delay until their Deployment is scaled.
+	LatencyHPAs int
+	// SharedGroupSize is how many HPAs query one shared external metric
+	// (same name, selector and namespace). Half of the HPAs that are not
+	// latency HPAs share, the other half have a metric of their own.
+	SharedGroupSize int
+
+	// SyncPeriod is --horizontal-pod-autoscaler-sync-period for the steady
+	// phase; Window is how long that phase is measured, after a warm-up
+	// of one full pass over the HPAs plus one sync period.
+	SyncPeriod time.Duration
+	Window     time.Duration
+	// SaturationSyncPeriod is the sync period of the saturation phase: so
+	// short that the queue never empties. Zero picks HPAs/2000 seconds,
+	// clamped to [100ms, 1s].
+	SaturationSyncPeriod time.Duration
+	SaturationWarmUp     time.Duration
+	SaturationWindow     time.Duration
+
+	// Workers is --concurrent-horizontal-pod-autoscaler-syncs; QPS and
+	// Burst are --kube-api-qps/--kube-api-burst of both controllers, high
+	// enough that client-side throttling does not hide the controllers'
+	// own costs.
+	Workers int
+	QPS     float64
+	Burst   int
+
+	// Controllers lists which controllers to run, in order: "upstream",
+	// "kube-hpa".
+	Controllers []string
+	// Perf records a perf profile of each controller during its
+	// saturation window, when perf is installed.
+	Perf bool
+}
+
+// The names of the controllers a run can measure.
+const (
+	Upstream = "upstream"
+	KubeHPA  = "kube-hpa"
+)
+
+// NewOptions returns the defaults: 1,000 HPAs at the default 15 s sync
+// period, measured over two periods.
+func NewOptions() Options {
+	return Options{
+		HPAs:             1000,
+		LatencyHPAs:      50,
+		SharedGroupSize:  10,
+		SyncPeriod:       15 * time.Second,
+		Window:           30 * time.Second,
+		SaturationWarmUp: 10 * time.Second,
+		SaturationWindow: 20 * time.Second,
+		Workers:          5,
+		QPS:              2000,
+		Burst:            4000,
+		Controllers:      []string{Upstream, KubeHPA},
+	}
+}
+
+// Validate reports every option that cannot work.
+func (o Options) Validate() error {
+	var errs []error
+	if o.HPAs < 1 {
+		errs = append(errs, fmt.Errorf("hpas must be at least 1, got %d", o.HPAs))
+	}
+	if o.LatencyHPAs < 0 || o.LatencyHPAs > o.HPAs {
+		errs = append(errs, fmt.Errorf("latency-hpas must be between 0 and hpas (%d), got %d", o.HPAs, o.LatencyHPAs))
+	}
+	if o.SharedGroupSize < 1 {
+		errs = append(errs, fmt.Errorf("shared-group-size must be at least 1, got %d", o.SharedGroupSize))
+	}
+	for name, d := range map[string]time.Duration{
+		"sync-period": o.SyncPeriod, "window": o.Window,
+		"saturation-warm-up": o.SaturationWarmUp, "saturation-window": o.SaturationWindow,
+	} {
+		if d <= 0 {
+			errs = append(errs, fmt.Errorf("%s must be positive, got %v", name, d))
+		}
+	}
+	if o.SaturationSyncPeriod < 0 {
+		errs = append(errs, fmt.Errorf("saturation-sync-period must not be negative, got %v", o.SaturationSyncPeriod))
+	}
+	if o.Workers < 1 || o.QPS <= 0 || o.Burst < 1 {
+		errs = append(errs, errors.New("workers, qps and burst must be positive"))
+	}
+	if len(o.Controllers) == 0 {
+		errs = append(errs, errors.New("at least one controller to measure"))
+	}
+	for _, c := range o.Controllers {
+		if c != Upstream && c != KubeHPA {
+			errs = append(errs, fmt.Errorf("unknown controller %q: want %q or %q", c, Upstream, KubeHPA))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// saturationSyncPeriod resolves the zero default: about 2,000 HPAs due per
+// second, far above what two cores reconcile, so the queue stays full.
+func (o Options) saturationSyncPeriod() time.Duration {
+	if o.SaturationSyncPeriod > 0 {
+		return o.SaturationSyncPeriod
+	}
+	d := time.Duration(o.HPAs) * time.Second / 2000
+	return min(max(d, 100*time.Millisecond), time.Second)
+}

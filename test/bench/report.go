@@ -1,0 +1,163 @@
+package bench
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strings"
+)
+
+// row is one line of the side-by-side table: a figure per controller.
+type row struct {
+	label  string
+	values []float64
+	format string
+	// indent marks a breakdown of the row above.
+	indent bool
+}
+
+// requestRowThreshold hides request kinds that neither controller makes
+// once per hundred reconciles: noise left by the baseline subtraction.
+const requestRowThreshold = 0.01
+
+// tableRows lays out the figures of res, one value per controller.
+func tableRows(res *Result) []row {
+	cs := res.Controllers
+	pick := func(f func(ControllerResult) float64) []float64 {
+		out := make([]float64, len(cs))
+		for i, c := range cs {
+			out[i] = f(c)
+		}
+		return out
+	}
+	s := res.Setup
+	rows := []row{
+		{label: "reconciles/s, steady (sync " + s.SyncPeriod + ")", values: pick(func(c ControllerResult) float64 { return c.Steady.ReconcilesPerSecond }), format: "%.1f"},
+		{label: "controller CPU s per 1,000 reconciles, steady", values: pick(func(c ControllerResult) float64 { return c.Steady.CPUPer1000 }), format: "%.3f"},
+		{label: "controller CPU s per 1,000 reconciles, saturated", values: pick(func(c ControllerResult) float64 { return c.Saturation.CPUPer1000 }), format: "%.3f"},
+		{label: "reconciles/s at saturation (sync " + s.SaturationSyncPeriod + ")", values: pick(func(c ControllerResult) float64 { return c.Saturation.ReconcilesPerSecond }), format: "%.1f"},
+		{label: "peak RSS, MiB", values: pick(func(c ControllerResult) float64 { return float64(c.PeakRSSBytes) / (1 << 20) }), format: "%.1f"},
+		{label: "API requests per reconcile, steady", values: pick(func(c ControllerResult) float64 { return c.Steady.TotalRequests }), format: "%.3f"},
+		{label: "GET external.metrics.k8s.io (proxied; adapter's count)", values: pick(func(c ControllerResult) float64 { return c.Steady.FetchesPerReconcile }), format: "%.3f", indent: true},
+	}
+	rows = append(rows, requestRows(cs, func(c ControllerResult) Phase { return c.Steady })...)
+	rows = append(rows,
+		row{label: "API requests per reconcile, saturated", values: pick(func(c ControllerResult) float64 { return c.Saturation.TotalRequests }), format: "%.3f"},
+		row{label: "external metric fetches per reconcile, steady", values: pick(func(c ControllerResult) float64 { return c.Steady.FetchesPerReconcile }), format: "%.3f"},
+		row{label: "external metric fetches per reconcile, saturated", values: pick(func(c ControllerResult) float64 { return c.Saturation.FetchesPerReconcile }), format: "%.3f"},
+		row{label: "kube-apiserver CPU s per 1,000 reconciles, steady", values: pick(func(c ControllerResult) float64 { return c.Steady.APIServerCPUPer1000 }), format: "%.3f"},
+		row{label: "metrics adapter CPU s per 1,000 reconciles, steady", values: pick(func(c ControllerResult) float64 { return c.Steady.AdapterCPUPer1000 }), format: "%.3f"},
+		row{label: fmt.Sprintf("metric change to scale, p50 s (%d HPAs)", s.LatencyHPAs), values: pick(func(c ControllerResult) float64 { return c.Latency.P50 }), format: "%.2f"},
+		row{label: "metric change to scale, p99 s", values: pick(func(c ControllerResult) float64 { return c.Latency.P99 }), format: "%.2f"},
+		row{label: "HPAs not scaled within the latency time-out", values: pick(func(c ControllerResult) float64 { return float64(c.Latency.Missed) }), format: "%.0f"},
+		row{label: "machine CPU busy, steady, % of all cores", values: pick(func(c ControllerResult) float64 { return c.Steady.MachineBusyPercent }), format: "%.0f"},
+		row{label: "machine CPU busy, saturated, % of all cores", values: pick(func(c ControllerResult) float64 { return c.Saturation.MachineBusyPercent }), format: "%.0f"},
+	)
+	return rows
+}
+
+// requestRows breaks the requests per reconcile down by verb and resource.
+func requestRows(cs []ControllerResult, phase func(ControllerResult) Phase) []row {
+	keys := map[string]bool{}
+	for _, c := range cs {
+		for k, v := range phase(c).RequestsPerReconcile {
+			if math.Abs(v) >= requestRowThreshold {
+				keys[k] = true
+			}
+		}
+	}
+	sorted := make([]string, 0, len(keys))
+	for k := range keys {
+		sorted = append(sorted, k)
+	}
+	sort.Strings(sorted)
+	rows := make([]row, 0, len(sorted))
+	for _, k := range sorted {
+		values := make([]float64, len(cs))
+		for i, c := range cs {
+			values[i] = phase(c).RequestsPerReconcile[k]
+		}
+		rows = append(rows, row{label: k, values: values, format: "%.3f", indent: true})
+	}
+	return rows
+}
+
+// WriteTable prints the side-by-side table, with the ratio of the second
+// controller to the first when there are two (kube-hpa over upstream in
+// the default order).
+func WriteTable(w io.Writer, res *Result) error {
+	m, s := res.Machine, res.Setup
+	fmt.Fprintf(w, "%d HPAs (%d distinct external metrics), %d workers, kube-api-qps %.0f; %d cores (%s), %.1f GiB, %s\n\n",
+		s.HPAs, s.DistinctMetrics, s.Workers, s.QPS, m.Cores, m.CPUModel, m.MemoryGiB, m.GoVersion)
+	header := []string{"figure"}
+	for _, c := range res.Controllers {
+		header = append(header, c.Name)
+	}
+	ratio := len(res.Controllers) == 2
+	if ratio {
+		header = append(header, res.Controllers[1].Name+"/"+res.Controllers[0].Name)
+	}
+	lines := [][]string{header}
+	for _, r := range tableRows(res) {
+		label := r.label
+		if r.indent {
+			label = "  " + label
+		}
+		cells := []string{label}
+		for _, v := range r.values {
+			cells = append(cells, fmt.Sprintf(r.format, v))
+		}
+		if ratio {
+			cells = append(cells, formatRatio(r.values[1], r.values[0]))
+		}
+		lines = append(lines, cells)
+	}
+	if _, err := io.WriteString(w, alignColumns(lines)); err != nil {
+		return err
+	}
+	for _, c := range res.Controllers {
+		if !c.Saturation.Saturated {
+			fmt.Fprintf(w, "\nnote: %s kept up with every HPA at %s: its saturation figure is a lower bound.\n", c.Name, s.SaturationSyncPeriod)
+		}
+	}
+	fmt.Fprintf(w, "\nOne fetch per distinct external metric and sync period would be %.3f fetches per reconcile.\n", s.IdealFetchesPerReconcile)
+	fmt.Fprintf(w, "API requests: kube-apiserver's apiserver_request_total less an idle baseline of %.2f requests/s (it has no client label; one controller runs at a time),\n"+
+		"plus the external metric requests it proxies to the adapter, which it does not count there.\n", res.Baseline.TotalRequests)
+	return nil
+}
+
+// alignColumns pads the first column on the right (labels) and the others
+// on the left (numbers), two spaces apart.
+func alignColumns(lines [][]string) string {
+	var widths []int
+	for _, cells := range lines {
+		for i, c := range cells {
+			if i == len(widths) {
+				widths = append(widths, 0)
+			}
+			widths[i] = max(widths[i], len(c))
+		}
+	}
+	var b strings.Builder
+	for _, cells := range lines {
+		for i, c := range cells {
+			pad := strings.Repeat(" ", widths[i]-len(c))
+			if i == 0 {
+				b.WriteString(c + pad)
+			} else {
+				b.WriteString("  " + pad + c)
+			}
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// formatRatio prints ours/upstream, or "-" where it means nothing.
+func formatRatio(ours, upstream float64) string {
+	if upstream == 0 || math.IsNaN(ours/upstream) {
+		return "-"
+	}
+	return fmt.Sprintf("%.2f", ours/upstream)
+}

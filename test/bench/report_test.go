@@ -1,0 +1,75 @@
+package bench
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestSummarize(t *testing.T) {
+	var samples []time.Duration
+	for i := 100; i >= 1; i-- {
+		samples = append(samples, time.Duration(i)*time.Second)
+	}
+	got := summarize(samples, 104)
+	want := Latency{Measured: 100, Missed: 4, P50: 50, P99: 99, Max: 100}
+	if got != want {
+		t.Errorf("got %+v, want %+v", got, want)
+	}
+	if got := summarize(nil, 3); got != (Latency{Missed: 3}) {
+		t.Errorf("no samples: got %+v", got)
+	}
+	if got := summarize([]time.Duration{2 * time.Second}, 1); got.P50 != 2 || got.P99 != 2 {
+		t.Errorf("one sample: got %+v", got)
+	}
+}
+
+func TestLessBaseline(t *testing.T) {
+	base := delta{elapsed: 10 * time.Second, apiServerCPU: time.Second, requests: map[string]float64{"PUT leases": 10, "GET (non-resource)": 4}}
+	d := delta{elapsed: 20 * time.Second, apiServerCPU: 5 * time.Second, reconciles: 100,
+		requests: map[string]float64{"PUT leases": 21, "GET apps/deployments/scale": 100, "GET (non-resource)": 8}, fetches: 50}
+	p := phaseOf(d.lessBaseline(base), 15*time.Second)
+	if got := p.RequestsPerReconcile["PUT leases"]; got < 0.0099 || got > 0.0101 {
+		t.Errorf("leases per reconcile %v, want 0.01", got)
+	}
+	if p.RequestsPerReconcile["GET (non-resource)"] != 0 || p.RequestsPerReconcile["GET apps/deployments/scale"] != 1 {
+		t.Errorf("requests %v", p.RequestsPerReconcile)
+	}
+	if p.TotalRequests < 1.509 || p.TotalRequests > 1.511 {
+		t.Errorf("total %v, want 1.51 (1 scale, 0.5 fetches, 0.01 leases)", p.TotalRequests)
+	}
+	if p.APIServerCPUPer1000 != 30 || p.FetchesPerReconcile != 0.5 || p.ReconcilesPerSecond != 5 {
+		t.Errorf("phase %+v", p)
+	}
+}
+
+func TestWriteTable(t *testing.T) {
+	res := &Result{
+		Setup: Setup{HPAs: 200, SyncPeriod: "15s", SaturationSyncPeriod: "100ms"},
+		Controllers: []ControllerResult{
+			{Name: Upstream, Steady: Phase{CPUPer1000: 0.4, RequestsPerReconcile: map[string]float64{"GET apps/deployments/scale": 1, "LIST pods": 0.001}}, Saturation: Phase{Saturated: true}},
+			{Name: KubeHPA, Steady: Phase{CPUPer1000: 0.2, RequestsPerReconcile: map[string]float64{"GET apps/deployments/scale": 1}}},
+		},
+	}
+	var b strings.Builder
+	if err := WriteTable(&b, res); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{
+		`kube-hpa/upstream\n`,
+		`\ncontroller CPU s per 1,000 reconciles, steady +0\.400 +0\.200 +0\.50\n`,
+		`\n  GET apps/deployments/scale +1\.000 +1\.000 +1\.00\n`,
+		`note: kube-hpa kept up`,
+	} {
+		if !regexp.MustCompile(want).MatchString(out) {
+			t.Errorf("table lacks %q:\n%s", want, out)
+		}
+	}
+	for _, unwanted := range []string{"LIST pods", "note: upstream"} {
+		if strings.Contains(out, unwanted) {
+			t.Errorf("table has %q:\n%s", unwanted, out)
+		}
+	}
+}

@@ -1,0 +1,146 @@
+package bench
+
+import (
+	"bufio"
+	"math"
+	"os"
+	"runtime"
+	"strings"
+	"time"
+)
+
+// Result is everything one run measured; it is written as JSON.
+type Result struct {
+	Started time.Time `json:"started"`
+	Machine Machine   `json:"machine"`
+	Setup   Setup     `json:"setup"`
+	// Baseline is the idle cluster, no HPA controller running: what is
+	// subtracted from each controller's API requests.
+	Baseline    Phase              `json:"baseline"`
+	Controllers []ControllerResult `json:"controllers"`
+}
+
+// Machine describes where the run happened.
+type Machine struct {
+	Cores     int     `json:"cores"`
+	CPUModel  string  `json:"cpuModel"`
+	MemoryGiB float64 `json:"memoryGiB"`
+	GoVersion string  `json:"goVersion"`
+}
+
+// Setup is the workload and the flags both controllers ran with.
+type Setup struct {
+	HPAs                 int     `json:"hpas"`
+	LatencyHPAs          int     `json:"latencyHPAs"`
+	SharedGroupSize      int     `json:"sharedGroupSize"`
+	DistinctMetrics      int     `json:"distinctMetrics"`
+	SyncPeriod           string  `json:"syncPeriod"`
+	SaturationSyncPeriod string  `json:"saturationSyncPeriod"`
+	Workers              int     `json:"workers"`
+	QPS                  float64 `json:"kubeAPIQPS"`
+	Burst                int     `json:"kubeAPIBurst"`
+	// IdealFetchesPerReconcile is distinct metrics over HPAs: what a
+	// controller that fetches each distinct metric once per pass makes.
+	IdealFetchesPerReconcile float64 `json:"idealFetchesPerReconcile"`
+}
+
+// ControllerResult is one controller's figures.
+type ControllerResult struct {
+	Name         string  `json:"name"`
+	Steady       Phase   `json:"steady"`
+	Saturation   Phase   `json:"saturation"`
+	Latency      Latency `json:"latency"`
+	PeakRSSBytes int64   `json:"peakRSSBytes"`
+	// Profile is the perf report of the saturation window, if recorded.
+	Profile string `json:"profile,omitempty"`
+}
+
+// Phase is one measured window.
+type Phase struct {
+	SyncPeriod          string  `json:"syncPeriod,omitempty"`
+	WindowSeconds       float64 `json:"windowSeconds"`
+	Reconciles          float64 `json:"reconciles"`
+	ReconcilesPerSecond float64 `json:"reconcilesPerSecond"`
+	// CPU seconds per 1,000 reconciles of the controller, of kube-apiserver
+	// (less the idle baseline) and of the metrics adapter.
+	CPUPer1000          float64 `json:"controllerCPUSecondsPer1000"`
+	APIServerCPUPer1000 float64 `json:"apiServerCPUSecondsPer1000"`
+	AdapterCPUPer1000   float64 `json:"adapterCPUSecondsPer1000"`
+	// RequestsPerReconcile is kube-apiserver's apiserver_request_total by
+	// "VERB resource", less the idle baseline; for the baseline itself it
+	// is requests per second. It lacks the external metric requests,
+	// which the aggregator proxies without counting them there.
+	RequestsPerReconcile map[string]float64 `json:"requestsPerReconcile"`
+	// FetchesPerReconcile are the external metric requests, as the
+	// adapter counted them.
+	FetchesPerReconcile float64 `json:"externalFetchesPerReconcile"`
+	// TotalRequests is both: every request the controller sent to
+	// kube-apiserver, per reconcile.
+	TotalRequests float64 `json:"totalRequestsPerReconcile"`
+	// MachineBusyPercent is how busy all cores were during the window,
+	// whoever kept them busy.
+	MachineBusyPercent float64 `json:"machineBusyPercent"`
+	// Saturated says the controller reconciled at least 10% fewer HPAs
+	// than the sync period made due, so its queue never emptied.
+	Saturated bool `json:"saturated,omitempty"`
+}
+
+// phaseOf turns a window's delta into per-reconcile figures.
+func phaseOf(d delta, sync time.Duration) Phase {
+	p := Phase{
+		WindowSeconds:        d.elapsed.Seconds(),
+		Reconciles:           d.reconciles,
+		RequestsPerReconcile: map[string]float64{},
+		MachineBusyPercent:   d.machineBusy * 100,
+	}
+	if sync > 0 {
+		p.SyncPeriod = sync.String()
+	}
+	if d.elapsed > 0 {
+		p.ReconcilesPerSecond = d.reconciles / d.elapsed.Seconds()
+	}
+	per := d.reconciles
+	if per == 0 {
+		return p
+	}
+	p.CPUPer1000 = d.controllerCPU.Seconds() / per * 1000
+	p.APIServerCPUPer1000 = d.apiServerCPU.Seconds() / per * 1000
+	p.AdapterCPUPer1000 = d.adapterCPU.Seconds() / per * 1000
+	p.FetchesPerReconcile = d.fetches / per
+	p.TotalRequests = p.FetchesPerReconcile
+	for k, v := range d.requests {
+		p.RequestsPerReconcile[k] = v / per
+		p.TotalRequests += v / per
+	}
+	return p
+}
+
+// baselinePhase reports the idle cluster's requests per second.
+func baselinePhase(d delta) Phase {
+	p := Phase{WindowSeconds: d.elapsed.Seconds(), RequestsPerReconcile: map[string]float64{}, MachineBusyPercent: d.machineBusy * 100}
+	for k, v := range d.requests {
+		p.RequestsPerReconcile[k] = v / d.elapsed.Seconds()
+		p.TotalRequests += v / d.elapsed.Seconds()
+	}
+	return p
+}
+
+func describeMachine() Machine {
+	m := Machine{Cores: runtime.NumCPU(), GoVersion: runtime.Version()}
+	if f, err := os.Open("/proc/cpuinfo"); err == nil {
+		scanner := bufio.NewScanner(f)
+		for scanner.Scan() {
+			if k, v, ok := strings.Cut(scanner.Text(), ":"); ok && strings.TrimSpace(k) == "model name" {
+				m.CPUModel = strings.TrimSpace(v)
+				break
+			}
+		}
+		_ = f.Close()
+	}
+	if data, err := os.ReadFile("/proc/meminfo"); err == nil {
+		if bytes, err := parseStatusKB(data, "MemTotal"); err == nil {
+			m.MemoryGiB = math.Round(float64(bytes)/(1<<30)*10) / 10
+		}
+	}
+	return m
+}

@@ -1,0 +1,187 @@
+package bench
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/klog/v2"
+
+	"github.com/kube-hpa/kube-hpa/test/localcluster"
+)
+
+// runner holds what every phase of a run needs.
+type runner struct {
+	opts    Options
+	dir     string
+	cluster *localcluster.Cluster
+	kube    kubernetes.Interface
+	probes  probes
+	base    delta
+	logger  klog.Logger
+}
+
+// Run starts a local cluster, creates the workload, measures each
+// controller of Options.Controllers in turn and returns the result. The
+// cluster's and the controllers' logs stay in a run directory under
+// Options.OutputDir.
+func Run(ctx context.Context, o Options) (*Result, error) {
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
+	started := time.Now()
+	r := &runner{opts: o, logger: klog.FromContext(ctx), dir: filepath.Join(o.OutputDir, "run-"+started.Format("20060102-150405"))}
+	if err := os.MkdirAll(r.dir, 0o755); err != nil {
+		return nil, err
+	}
+	cluster, err := localcluster.Start(ctx, localcluster.Options{RepoRoot: o.RepoRoot, BinDir: o.BinDir})
+	if err != nil {
+		return nil, err
+	}
+	r.cluster = cluster
+	defer func() {
+		if err := cluster.Stop(); err != nil {
+			r.logger.Error(err, "Stopping the local cluster")
+		}
+	}()
+	cfg := cluster.RESTConfig()
+	cfg.QPS, cfg.Burst = 500, 1000 // the workload's creation, not what is measured
+	if r.kube, err = kubernetes.NewForConfig(cfg); err != nil {
+		return nil, err
+	}
+
+	res := &Result{Started: started, Machine: describeMachine(), Setup: o.setup()}
+	ad, err := r.prepare(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err := ad.stop(context.WithoutCancel(ctx), cluster); err != nil {
+			r.logger.Error(err, "Stopping the metrics adapter")
+		}
+	}()
+	if res.Baseline, err = r.measureBaseline(ctx); err != nil {
+		return nil, err
+	}
+	specs, err := controllerSpecs(o, cluster.Kubeconfig(), o.BinDir, r.dir)
+	if err != nil {
+		return nil, err
+	}
+	for _, name := range o.Controllers {
+		r.logger.Info("Measuring a controller", "controller", name)
+		cr, err := r.measureController(ctx, specs[name])
+		if err != nil {
+			return nil, fmt.Errorf("measuring %s (logs in %s): %w", name, r.dir, err)
+		}
+		res.Controllers = append(res.Controllers, cr)
+	}
+	return res, nil
+}
+
+func (o Options) setup() Setup {
+	distinct := distinctMetrics(o)
+	return Setup{
+		HPAs:                     o.HPAs,
+		LatencyHPAs:              o.LatencyHPAs,
+		SharedGroupSize:          o.SharedGroupSize,
+		DistinctMetrics:          distinct,
+		SyncPeriod:               o.SyncPeriod.String(),
+		SaturationSyncPeriod:     o.saturationSyncPeriod().String(),
+		Workers:                  o.Workers,
+		QPS:                      o.QPS,
+		Burst:                    o.Burst,
+		IdealFetchesPerReconcile: float64(distinct) / float64(o.HPAs),
+	}
+}
+
+// prepare creates the workload, starts the adapter and waits until every
+// Deployment has its ready pod.
+func (r *runner) prepare(ctx context.Context) (*adapter, error) {
+	begin := time.Now()
+	if err := r.cluster.CreateNamespace(ctx, Namespace); err != nil {
+		return nil, err
+	}
+	if err := createWorkload(ctx, r.kube, r.opts); err != nil {
+		return nil, err
+	}
+	ad, err := startAdapter(ctx, r.cluster, r.opts.BinDir, r.dir)
+	if err != nil {
+		return nil, err
+	}
+	if err := waitSettled(ctx, r.kube, r.opts, 10*time.Minute); err != nil {
+		return nil, errors.Join(err, ad.stop(ctx, r.cluster))
+	}
+	pid, err := findProcess("kube-apiserver", r.cluster.RunDir())
+	if err != nil {
+		return nil, errors.Join(err, ad.stop(ctx, r.cluster))
+	}
+	r.probes = probes{kube: r.kube, adapter: ad, apiServerPID: pid}
+	r.logger.Info("Workload ready", "hpas", r.opts.HPAs, "took", time.Since(begin).Round(time.Second))
+	return ad, nil
+}
+
+// measureBaseline measures the idle cluster over one window, after a few
+// seconds for the creation's aftermath (events, status updates) to pass.
+func (r *runner) measureBaseline(ctx context.Context) (Phase, error) {
+	if err := sleep(ctx, 10*time.Second, nil); err != nil {
+		return Phase{}, err
+	}
+	s0, err := r.probes.take(ctx, nil)
+	if err != nil {
+		return Phase{}, err
+	}
+	if err := sleep(ctx, r.opts.Window, nil); err != nil {
+		return Phase{}, err
+	}
+	s1, err := r.probes.take(ctx, nil)
+	if err != nil {
+		return Phase{}, err
+	}
+	r.base = s0.until(s1)
+	return baselinePhase(r.base), nil
+}
+
+// sleep waits for d, failing early when ctx ends or the controller exits.
+func sleep(ctx context.Context, d time.Duration, c *runningController) error {
+	deadline := time.After(d)
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-deadline:
+			return nil
+		case <-tick.C:
+			if c != nil {
+				if err := c.proc.alive(); err != nil {
+					return err
+				}
+			}
+		}
+	}
+}
+
+// WriteJSON writes res under dir as hpa-bench-<hpas>-<time>.json and as
+// latest.json, and returns the first path.
+func WriteJSON(res *Result, dir string) (string, error) {
+	data, err := json.MarshalIndent(res, "", "  ")
+	if err != nil {
+		return "", err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, fmt.Sprintf("hpa-bench-%d-%s.json", res.Setup.HPAs, res.Started.Format("20060102-150405")))
+	for _, p := range []string{path, filepath.Join(dir, "latest.json")} {
+		if err := os.WriteFile(p, append(data, '\n'), 0o644); err != nil {
+			return "", err
+		}
+	}
+	return path, nil
+}

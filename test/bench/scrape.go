@@ -1,0 +1,177 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"time"
+
+	"k8s.io/client-go/kubernetes"
+)
+
+func httpGet(ctx context.Context, client *http.Client, url string) ([]byte, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = resp.Body.Close() }()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("GET %s: %s: %.200s", url, resp.Status, body)
+	}
+	return body, nil
+}
+
+func bytesReader(b []byte) io.Reader { return bytes.NewReader(b) }
+
+// requestMetric is kube-apiserver's count of the requests it served.
+const requestMetric = "apiserver_request_total"
+
+// apiServerRequests reads kube-apiserver's apiserver_request_total, summed
+// per verb and resource (codes, versions and scopes together). It has no
+// label for the client, so the caller attributes the deltas by running one
+// client at a time against an idle baseline.
+func apiServerRequests(ctx context.Context, kube kubernetes.Interface) (map[string]float64, error) {
+	body, err := kube.CoreV1().RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("reading kube-apiserver's metrics: %w", err)
+	}
+	samples, err := parseSamples(bytesReader(body), requestMetric)
+	if err != nil {
+		return nil, err
+	}
+	return sumBy(samples, requestKey), nil
+}
+
+// requestKey names a request kind the way a reader of the table thinks of
+// it: "GET apps/deployments/scale", "LIST pods", "GET external.metrics.k8s.io"
+// (every external metric together), "GET (non-resource)" for discovery.
+func requestKey(l map[string]string) string {
+	verb := l["verb"]
+	if verb == "" {
+		return ""
+	}
+	group, resource := l["group"], l["resource"]
+	switch {
+	case resource == "":
+		return verb + " (non-resource)"
+	case group == externalGroup:
+		return verb + " " + group
+	}
+	path := resource
+	if sub := l["subresource"]; sub != "" {
+		path += "/" + sub
+	}
+	if group != "" {
+		path = group + "/" + path
+	}
+	return verb + " " + path
+}
+
+// snapshot is every counter the benchmark reads, at one moment.
+type snapshot struct {
+	at time.Time
+	// controllerCPU, apiServerCPU and adapterCPU are user+system CPU time
+	// of each process since it started.
+	controllerCPU, apiServerCPU, adapterCPU time.Duration
+	reconciles                              float64
+	requests                                map[string]float64
+	fetches                                 float64
+	// machineBusy and machineTotal are CPU ticks of the whole machine.
+	machineBusy, machineTotal int64
+}
+
+// probes reads the counters; controller is nil for the idle baseline.
+type probes struct {
+	kube         kubernetes.Interface
+	adapter      *adapter
+	apiServerPID int
+}
+
+func (p probes) take(ctx context.Context, controller *runningController) (snapshot, error) {
+	s := snapshot{at: time.Now()}
+	var err error
+	if s.machineBusy, s.machineTotal, err = machineCPU(); err != nil {
+		return s, err
+	}
+	if controller != nil {
+		if s.controllerCPU, err = cpuTime(controller.proc.pid()); err != nil {
+			return s, err
+		}
+		if s.reconciles, err = controller.reconciles(ctx); err != nil {
+			return s, err
+		}
+	}
+	if s.apiServerCPU, err = cpuTime(p.apiServerPID); err != nil {
+		return s, err
+	}
+	if s.adapterCPU, err = cpuTime(p.adapter.proc.pid()); err != nil {
+		return s, err
+	}
+	if s.requests, err = apiServerRequests(ctx, p.kube); err != nil {
+		return s, err
+	}
+	s.fetches, err = p.adapter.externalFetches(ctx)
+	return s, err
+}
+
+// delta is what happened between two snapshots.
+type delta struct {
+	elapsed                                 time.Duration
+	controllerCPU, apiServerCPU, adapterCPU time.Duration
+	reconciles                              float64
+	requests                                map[string]float64
+	fetches                                 float64
+	// machineBusy is the fraction of all cores' time spent busy.
+	machineBusy float64
+}
+
+func (s snapshot) until(later snapshot) delta {
+	d := delta{
+		elapsed:       later.at.Sub(s.at),
+		controllerCPU: later.controllerCPU - s.controllerCPU,
+		apiServerCPU:  later.apiServerCPU - s.apiServerCPU,
+		adapterCPU:    later.adapterCPU - s.adapterCPU,
+		reconciles:    later.reconciles - s.reconciles,
+		fetches:       later.fetches - s.fetches,
+		requests:      map[string]float64{},
+	}
+	if t := later.machineTotal - s.machineTotal; t > 0 {
+		d.machineBusy = float64(later.machineBusy-s.machineBusy) / float64(t)
+	}
+	for k, v := range later.requests {
+		if n := v - s.requests[k]; n != 0 {
+			d.requests[k] = n
+		}
+	}
+	return d
+}
+
+// lessBaseline removes from d's requests and kube-apiserver CPU what the
+// idle cluster (kwok's heartbeats, the other controllers, the benchmark's
+// own scrapes) did in a window as long, at the baseline's rate.
+func (d delta) lessBaseline(base delta) delta {
+	if base.elapsed <= 0 {
+		return d
+	}
+	scale := d.elapsed.Seconds() / base.elapsed.Seconds()
+	out := d
+	out.requests = map[string]float64{}
+	for k, v := range d.requests {
+		out.requests[k] = v
+	}
+	for k, v := range base.requests {
+		out.requests[k] -= v * scale
+	}
+	out.apiServerCPU -= time.Duration(float64(base.apiServerCPU) * scale)
+	return out
+}

@@ -1,0 +1,173 @@
+package bench
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+)
+
+// Namespace holds the whole workload; one namespace, so HPAs of a shared
+// group really ask for the same (name, selector, namespace).
+const Namespace = "hpa-bench"
+
+// The external metrics of the workload. A metric's value equals its
+// target, so a steady HPA wants exactly its one replica.
+const (
+	metricShared  = "bench_shared"
+	metricUnique  = "bench_unique"
+	metricLatency = "bench_latency"
+
+	// steadyValue is every metric's value and target; latencyValue is what
+	// the latency metric jumps to, asking for latencyReplicas.
+	steadyValue     = 100
+	latencyValue    = 300
+	latencyReplicas = 3
+	// latencyGroupSize: half of the latency HPAs share their metric in
+	// groups of this size, so latency is measured through sharing too.
+	latencyGroupSize = 5
+)
+
+// metricRef is the External metric of one HPA.
+type metricRef struct {
+	name string
+	// label is the selector's single matchLabels entry, key=value.
+	labelKey, labelValue string
+	// averageValue picks an AverageValue target (replicas from the value
+	// alone) over a Value target (which also counts the ready pods).
+	averageValue bool
+	latency      bool
+}
+
+// key is what HPAs sharing one fetch have in common; the namespace is the
+// same for all.
+func (m metricRef) key() string { return m.name + "/" + m.labelKey + "=" + m.labelValue }
+
+// workloadName names the Deployment and the HPA of index i.
+func workloadName(i int) string { return fmt.Sprintf("w-%05d", i) }
+
+// metricFor assigns HPA i its metric: the first LatencyHPAs get the latency
+// metric (half alone, half in groups), the others alternate between a
+// metric shared by SharedGroupSize HPAs and one of their own.
+func metricFor(i int, o Options) metricRef {
+	if i < o.LatencyHPAs {
+		alone := (o.LatencyHPAs + 1) / 2
+		m := metricRef{name: metricLatency, labelKey: "lat", averageValue: true, latency: true}
+		if i < alone {
+			m.labelValue = fmt.Sprintf("u%d", i)
+		} else {
+			m.labelValue = fmt.Sprintf("g%d", (i-alone)/latencyGroupSize)
+		}
+		return m
+	}
+	j := i - o.LatencyHPAs
+	if j%2 == 0 {
+		return metricRef{name: metricShared, labelKey: "group", labelValue: fmt.Sprintf("g%d", j/2/o.SharedGroupSize), averageValue: true}
+	}
+	return metricRef{name: metricUnique, labelKey: "hpa", labelValue: workloadName(i)}
+}
+
+// distinctMetrics counts the (name, selector) pairs of the workload: the
+// fewest external metric fetches one pass over every HPA can make.
+func distinctMetrics(o Options) int {
+	seen := map[string]bool{}
+	for i := range o.HPAs {
+		seen[metricFor(i, o).key()] = true
+	}
+	return len(seen)
+}
+
+// metricsData is the adapter's ConfigMap data: one series per distinct
+// selector of each metric, at steadyValue, the latency metric at latency.
+func metricsData(o Options, latency int) map[string]string {
+	series := map[string]map[string]bool{}
+	for i := range o.HPAs {
+		m := metricFor(i, o)
+		if series[m.name] == nil {
+			series[m.name] = map[string]bool{}
+		}
+		series[m.name][m.labelKey+"="+m.labelValue] = true
+	}
+	data := map[string]string{}
+	for name, labels := range series {
+		value := steadyValue
+		if name == metricLatency {
+			value = latency
+		}
+		data["external."+name] = seriesYAML(labels, value)
+	}
+	return data
+}
+
+// seriesYAML writes the adapter's series list, sorted so that one
+// workload always yields one ConfigMap.
+func seriesYAML(labels map[string]bool, value int) string {
+	keys := make([]string, 0, len(labels))
+	for l := range labels {
+		keys = append(keys, l)
+	}
+	sort.Strings(keys)
+	var b strings.Builder
+	b.WriteString("series:\n")
+	for _, l := range keys {
+		k, v, _ := strings.Cut(l, "=")
+		fmt.Fprintf(&b, "- {value: \"%d\", labels: {%s: %s}}\n", value, k, v)
+	}
+	return b.String()
+}
+
+// deployment is the scale target of HPA i: one kwok pod that never runs a
+// container.
+func deployment(i int) *appsv1.Deployment {
+	name := workloadName(i)
+	labels := map[string]string{"app": name}
+	return &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: Namespace},
+		Spec: appsv1.DeploymentSpec{
+			Replicas: ptr.To[int32](1),
+			Selector: &metav1.LabelSelector{MatchLabels: labels},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec: corev1.PodSpec{
+					Containers: []corev1.Container{{Name: "main", Image: "registry.k8s.io/pause:3.10"}},
+					// kwok deletes pods at once; no grace keeps scale-downs short.
+					TerminationGracePeriodSeconds: ptr.To[int64](0),
+				},
+			},
+		},
+	}
+}
+
+// hpa is native autoscaling/v2 HPA i on Deployment i.
+func hpa(i int, o Options) *autoscalingv2.HorizontalPodAutoscaler {
+	m := metricFor(i, o)
+	target := autoscalingv2.MetricTarget{Type: autoscalingv2.ValueMetricType, Value: resource.NewQuantity(steadyValue, resource.DecimalSI)}
+	if m.averageValue {
+		target = autoscalingv2.MetricTarget{Type: autoscalingv2.AverageValueMetricType, AverageValue: resource.NewQuantity(steadyValue, resource.DecimalSI)}
+	}
+	name := workloadName(i)
+	return &autoscalingv2.HorizontalPodAutoscaler{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: Namespace},
+		Spec: autoscalingv2.HorizontalPodAutoscalerSpec{
+			ScaleTargetRef: autoscalingv2.CrossVersionObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Name: name},
+			MinReplicas:    ptr.To[int32](1),
+			MaxReplicas:    10,
+			Metrics: []autoscalingv2.MetricSpec{{
+				Type: autoscalingv2.ExternalMetricSourceType,
+				External: &autoscalingv2.ExternalMetricSource{
+					Metric: autoscalingv2.MetricIdentifier{
+						Name:     m.name,
+						Selector: &metav1.LabelSelector{MatchLabels: map[string]string{m.labelKey: m.labelValue}},
+					},
+					Target: target,
+				},
+			}},
+		},
+	}
+}

@@ -1,0 +1,109 @@
+package bench
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestMetricMix(t *testing.T) {
+	tests := []struct {
+		name                       string
+		hpas, latency, group       int
+		wantDistinct               int
+		wantShared, wantUnique     int
+		wantLatencyAlone, wantLatG int
+	}{
+		// 50 latency HPAs: 25 alone, 25 in 5 groups; 150 others: 75 shared
+		// in 8 groups of 10 (the last of 5), 75 unique.
+		{name: "quick run", hpas: 200, latency: 50, group: 10, wantDistinct: 25 + 5 + 8 + 75,
+			wantShared: 75, wantUnique: 75, wantLatencyAlone: 25, wantLatG: 25},
+		{name: "no latency HPAs", hpas: 20, latency: 0, group: 5, wantDistinct: 2 + 10, wantShared: 10, wantUnique: 10},
+		{name: "odd latency count", hpas: 3, latency: 3, group: 1, wantDistinct: 3, wantLatencyAlone: 2, wantLatG: 1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			o := NewOptions()
+			o.HPAs, o.LatencyHPAs, o.SharedGroupSize = tc.hpas, tc.latency, tc.group
+			var shared, unique, alone, grouped int
+			for i := range o.HPAs {
+				m := metricFor(i, o)
+				switch {
+				case m.latency && strings.HasPrefix(m.labelValue, "u"):
+					alone++
+				case m.latency:
+					grouped++
+				case m.name == metricShared:
+					shared++
+				default:
+					unique++
+				}
+			}
+			if shared != tc.wantShared || unique != tc.wantUnique || alone != tc.wantLatencyAlone || grouped != tc.wantLatG {
+				t.Errorf("shared %d unique %d latency alone %d grouped %d", shared, unique, alone, grouped)
+			}
+			if got := distinctMetrics(o); got != tc.wantDistinct {
+				t.Errorf("distinct metrics %d, want %d", got, tc.wantDistinct)
+			}
+		})
+	}
+}
+
+// TestMetricsDataServesEveryHPA checks that the adapter's ConfigMap has a
+// series for the selector of every HPA, at the value that keeps it steady.
+func TestMetricsDataServesEveryHPA(t *testing.T) {
+	o := NewOptions()
+	o.HPAs, o.LatencyHPAs = 60, 10
+	data := metricsData(o, latencyValue)
+	for i := range o.HPAs {
+		m := metricFor(i, o)
+		value := `"100"`
+		if m.latency {
+			value = `"300"`
+		}
+		series := "- {value: " + value + ", labels: {" + m.labelKey + ": " + m.labelValue + "}}\n"
+		if !strings.Contains(data["external."+m.name], series) {
+			t.Errorf("HPA %d: no %q in %s", i, series, "external."+m.name)
+		}
+		h := hpa(i, o)
+		if h.Spec.Metrics[0].External.Metric.Name != m.name || h.Spec.ScaleTargetRef.Name != deployment(i).Name {
+			t.Errorf("HPA %d does not match its metric or Deployment", i)
+		}
+	}
+}
+
+func TestOptions(t *testing.T) {
+	tests := []struct {
+		name      string
+		change    func(*Options)
+		wantErr   string
+		wantSatur time.Duration
+	}{
+		{name: "defaults", change: func(*Options) {}, wantSatur: 500 * time.Millisecond},
+		{name: "few HPAs saturate at 100ms", change: func(o *Options) { o.HPAs = 50; o.LatencyHPAs = 10 }, wantSatur: 100 * time.Millisecond},
+		{name: "many HPAs at 1s", change: func(o *Options) { o.HPAs = 5000 }, wantSatur: time.Second},
+		{name: "explicit", change: func(o *Options) { o.SaturationSyncPeriod = 3 * time.Second }, wantSatur: 3 * time.Second},
+		{name: "more latency HPAs than HPAs", change: func(o *Options) { o.HPAs = 10 }, wantErr: "latency-hpas"},
+		{name: "unknown controller", change: func(o *Options) { o.Controllers = []string{"kcm"} }, wantErr: "unknown controller"},
+		{name: "zero window", change: func(o *Options) { o.Window = 0 }, wantErr: "window must be positive"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			o := NewOptions()
+			tc.change(&o)
+			err := o.Validate()
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("error %v, want one with %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := o.saturationSyncPeriod(); got != tc.wantSatur {
+				t.Errorf("saturation sync period %v, want %v", got, tc.wantSatur)
+			}
+		})
+	}
+}
