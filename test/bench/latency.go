@@ -29,53 +29,82 @@ type Latency struct {
 	Max      float64 `json:"maxSeconds"`
 }
 
-// setLatencyMetric writes the latency metric's value into the adapter's
-// ConfigMap; the adapter sees it through its informer within moments.
-func setLatencyMetric(ctx context.Context, kube kubernetes.Interface, o Options, value int) error {
-	data := metricsData(o, value)
-	key := "external." + metricLatency
-	patch, err := json.Marshal(map[string]any{"data": map[string]string{key: data[key]}})
+// setLatencyMetrics writes the adapter's ConfigMap keys of the given latency
+// metrics, raised or steady; the adapter sees them through its informer
+// within moments.
+func setLatencyMetrics(ctx context.Context, kube kubernetes.Interface, o Options, raised bool, names ...string) error {
+	var data map[string]string
+	if raised {
+		data = metricsData(o, names...)
+	} else {
+		data = metricsData(o)
+	}
+	patch := map[string]string{}
+	for _, name := range names {
+		patch["external."+name] = data["external."+name]
+	}
+	body, err := json.Marshal(map[string]any{"data": patch})
 	if err != nil {
 		return err
 	}
-	_, err = kube.CoreV1().ConfigMaps(Namespace).Patch(ctx, metricsConfigMap, types.MergePatchType, patch, metav1.PatchOptions{})
+	_, err = kube.CoreV1().ConfigMaps(Namespace).Patch(ctx, metricsConfigMap, types.MergePatchType, body, metav1.PatchOptions{})
 	return err
 }
 
-// measureLatency raises the latency metric at a known moment and times
-// each latency Deployment until its spec.replicas reaches latencyReplicas,
-// as seen by a watch. It waits at most timeout.
-func measureLatency(ctx context.Context, kube kubernetes.Interface, o Options, timeout time.Duration) (Latency, error) {
-	watched := map[string]bool{}
-	for i := range o.LatencyHPAs {
-		watched[workloadName(i)] = true
+// latencyMetrics names every latency metric of the workload.
+func latencyMetrics(o Options) []string {
+	names := make([]string, o.latencyTrials())
+	for t := range names {
+		names[t] = latencyMetric(t)
 	}
-	var (
-		mu      sync.Mutex
-		changed time.Time // zero until the metric is changed
-		seen    = map[string]time.Duration{}
-		done    = make(chan struct{})
-	)
-	observe := func(obj any) {
-		d, ok := obj.(*appsv1.Deployment)
-		if !ok || !watched[d.Name] || d.Spec.Replicas == nil || *d.Spec.Replicas < latencyReplicas {
-			return
-		}
-		mu.Lock()
-		defer mu.Unlock()
-		if _, dup := seen[d.Name]; dup || changed.IsZero() {
-			return
-		}
-		seen[d.Name] = time.Since(changed)
-		if len(seen) == len(watched) {
-			close(done)
-		}
+	return names
+}
+
+// latencyClock records when each trial's metric changed and when each
+// watched Deployment reached latencyReplicas after it.
+type latencyClock struct {
+	mu      sync.Mutex
+	trialOf map[string]int // Deployment -> trial
+	changed []time.Time    // per trial; zero until changed
+	seen    map[string]time.Duration
+	done    chan struct{}
+}
+
+func (l *latencyClock) observe(obj any) {
+	d, ok := obj.(*appsv1.Deployment)
+	if !ok || d.Spec.Replicas == nil || *d.Spec.Replicas < latencyReplicas {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	trial, watched := l.trialOf[d.Name]
+	if _, dup := l.seen[d.Name]; !watched || dup || l.changed[trial].IsZero() {
+		return
+	}
+	l.seen[d.Name] = time.Since(l.changed[trial])
+	if len(l.seen) == len(l.trialOf) {
+		close(l.done)
+	}
+}
+
+// measureLatency raises the latency metrics one trial after another,
+// spread over one sync period, and times each latency Deployment from its
+// trial's change until a watch sees its spec.replicas reach
+// latencyReplicas. It waits at most timeout after the last change.
+func measureLatency(ctx context.Context, kube kubernetes.Interface, o Options, timeout time.Duration) (Latency, error) {
+	if o.LatencyHPAs == 0 {
+		return Latency{}, nil
+	}
+	trials := o.latencyTrials()
+	clock := &latencyClock{trialOf: map[string]int{}, changed: make([]time.Time, trials), seen: map[string]time.Duration{}, done: make(chan struct{})}
+	for i := range o.LatencyHPAs {
+		clock.trialOf[workloadName(i)] = i % trials
 	}
 	factory := informers.NewSharedInformerFactoryWithOptions(kube, 0, informers.WithNamespace(Namespace))
 	informer := factory.Apps().V1().Deployments().Informer()
 	if _, err := informer.AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    observe,
-		UpdateFunc: func(_, cur any) { observe(cur) },
+		AddFunc:    clock.observe,
+		UpdateFunc: func(_, cur any) { clock.observe(cur) },
 	}); err != nil {
 		return Latency{}, err
 	}
@@ -85,29 +114,33 @@ func measureLatency(ctx context.Context, kube kubernetes.Interface, o Options, t
 	if !cache.WaitForCacheSync(ctx.Done(), informer.HasSynced) {
 		return Latency{}, fmt.Errorf("the Deployment cache did not sync: %w", ctx.Err())
 	}
-	if len(watched) == 0 {
-		return Latency{}, nil
-	}
 
-	mu.Lock()
-	changed = time.Now()
-	mu.Unlock()
-	if err := setLatencyMetric(ctx, kube, o, latencyValue); err != nil {
-		return Latency{}, fmt.Errorf("changing the latency metric: %w", err)
+	for t := range trials {
+		if t > 0 {
+			if err := sleep(ctx, o.SyncPeriod/time.Duration(trials), nil); err != nil {
+				return Latency{}, err
+			}
+		}
+		clock.mu.Lock()
+		clock.changed[t] = time.Now()
+		clock.mu.Unlock()
+		if err := setLatencyMetrics(ctx, kube, o, true, latencyMetric(t)); err != nil {
+			return Latency{}, fmt.Errorf("changing latency metric %d: %w", t, err)
+		}
 	}
 	select {
-	case <-done:
+	case <-clock.done:
 	case <-time.After(timeout):
 	case <-ctx.Done():
 		return Latency{}, ctx.Err()
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	samples := make([]time.Duration, 0, len(seen))
-	for _, d := range seen {
+	clock.mu.Lock()
+	defer clock.mu.Unlock()
+	samples := make([]time.Duration, 0, len(clock.seen))
+	for _, d := range clock.seen {
 		samples = append(samples, d)
 	}
-	return summarize(samples, len(watched)), nil
+	return summarize(samples, len(clock.trialOf)), nil
 }
 
 // summarize computes nearest-rank percentiles of samples out of want.

@@ -48,7 +48,7 @@ func tableRows(res *Result) []row {
 		row{label: "external metric fetches per reconcile, saturated", values: pick(func(c ControllerResult) float64 { return c.Saturation.FetchesPerReconcile }), format: "%.3f"},
 		row{label: "kube-apiserver CPU s per 1,000 reconciles, steady", values: pick(func(c ControllerResult) float64 { return c.Steady.APIServerCPUPer1000 }), format: "%.3f"},
 		row{label: "metrics adapter CPU s per 1,000 reconciles, steady", values: pick(func(c ControllerResult) float64 { return c.Steady.AdapterCPUPer1000 }), format: "%.3f"},
-		row{label: fmt.Sprintf("metric change to scale, p50 s (%d HPAs)", s.LatencyHPAs), values: pick(func(c ControllerResult) float64 { return c.Latency.P50 }), format: "%.2f"},
+		row{label: fmt.Sprintf("metric change to scale, p50 s (%d HPAs, %d changes per period)", s.LatencyHPAs, min(maxLatencyTrials, s.LatencyHPAs)), values: pick(func(c ControllerResult) float64 { return c.Latency.P50 }), format: "%.2f"},
 		row{label: "metric change to scale, p99 s", values: pick(func(c ControllerResult) float64 { return c.Latency.P99 }), format: "%.2f"},
 		row{label: "HPAs not scaled within the latency time-out", values: pick(func(c ControllerResult) float64 { return float64(c.Latency.Missed) }), format: "%.0f"},
 		row{label: "machine CPU busy, steady, % of all cores", values: pick(func(c ControllerResult) float64 { return c.Steady.MachineBusyPercent }), format: "%.0f"},

@@ -25,7 +25,7 @@ const createParallelism = 16
 func createWorkload(ctx context.Context, kube kubernetes.Interface, o Options) error {
 	cm := &corev1.ConfigMap{
 		ObjectMeta: metav1.ObjectMeta{Name: metricsConfigMap, Namespace: Namespace},
-		Data:       metricsData(o, steadyValue),
+		Data:       metricsData(o),
 	}
 	if _, err := kube.CoreV1().ConfigMaps(Namespace).Create(ctx, cm, metav1.CreateOptions{}); err != nil {
 		return fmt.Errorf("creating the metrics ConfigMap: %w", err)
@@ -80,8 +80,8 @@ func settled(d *appsv1.Deployment) bool {
 // stopped: the metric back to steady and the Deployments back to one
 // replica, so the next controller starts where the previous one did.
 func resetLatencyWorkload(ctx context.Context, kube kubernetes.Interface, o Options) error {
-	if err := setLatencyMetric(ctx, kube, o, steadyValue); err != nil {
-		return fmt.Errorf("resetting the latency metric: %w", err)
+	if err := setLatencyMetrics(ctx, kube, o, false, latencyMetrics(o)...); err != nil {
+		return fmt.Errorf("resetting the latency metrics: %w", err)
 	}
 	for i := range o.LatencyHPAs {
 		scale := &autoscalingv1.Scale{

@@ -2,6 +2,7 @@ package bench
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -25,7 +26,7 @@ const (
 	metricLatency = "bench_latency"
 
 	// steadyValue is every metric's value and target; latencyValue is what
-	// the latency metric jumps to, asking for latencyReplicas.
+	// a latency metric jumps to, asking for latencyReplicas.
 	steadyValue     = 100
 	latencyValue    = 300
 	latencyReplicas = 3
@@ -52,17 +53,21 @@ func (m metricRef) key() string { return m.name + "/" + m.labelKey + "=" + m.lab
 // workloadName names the Deployment and the HPA of index i.
 func workloadName(i int) string { return fmt.Sprintf("w-%05d", i) }
 
-// metricFor assigns HPA i its metric: the first LatencyHPAs get the latency
+// metricFor assigns HPA i its metric: the first LatencyHPAs get a latency
 // metric (half alone, half in groups), the others alternate between a
 // metric shared by SharedGroupSize HPAs and one of their own.
 func metricFor(i int, o Options) metricRef {
 	if i < o.LatencyHPAs {
-		alone := (o.LatencyHPAs + 1) / 2
-		m := metricRef{name: metricLatency, labelKey: "lat", averageValue: true, latency: true}
-		if i < alone {
+		// Latency HPA i belongs to trial i%trials, as its rank-th member.
+		trials := o.latencyTrials()
+		trial, rank := i%trials, i/trials
+		members := (o.LatencyHPAs - trial + trials - 1) / trials
+		alone := (members + 1) / 2
+		m := metricRef{name: latencyMetric(trial), labelKey: "lat", averageValue: true, latency: true}
+		if rank < alone {
 			m.labelValue = fmt.Sprintf("u%d", i)
 		} else {
-			m.labelValue = fmt.Sprintf("g%d", (i-alone)/latencyGroupSize)
+			m.labelValue = fmt.Sprintf("g%d", (rank-alone)/latencyGroupSize)
 		}
 		return m
 	}
@@ -72,6 +77,17 @@ func metricFor(i int, o Options) metricRef {
 	}
 	return metricRef{name: metricUnique, labelKey: "hpa", labelValue: workloadName(i)}
 }
+
+// latencyTrials is how many times within one sync period a latency metric
+// changes: the controllers reconcile HPAs in bursts (every HPA they list at
+// start is due at the same moment, period after period), so changes at
+// spread moments are what give a fair distribution of the delay.
+func (o Options) latencyTrials() int { return max(1, min(maxLatencyTrials, o.LatencyHPAs)) }
+
+const maxLatencyTrials = 5
+
+// latencyMetric names the metric that trial changes.
+func latencyMetric(trial int) string { return fmt.Sprintf("%s_%d", metricLatency, trial) }
 
 // distinctMetrics counts the (name, selector) pairs of the workload: the
 // fewest external metric fetches one pass over every HPA can make.
@@ -84,8 +100,9 @@ func distinctMetrics(o Options) int {
 }
 
 // metricsData is the adapter's ConfigMap data: one series per distinct
-// selector of each metric, at steadyValue, the latency metric at latency.
-func metricsData(o Options, latency int) map[string]string {
+// selector of each metric, at steadyValue, the metrics named in raised at
+// latencyValue.
+func metricsData(o Options, raised ...string) map[string]string {
 	series := map[string]map[string]bool{}
 	for i := range o.HPAs {
 		m := metricFor(i, o)
@@ -97,8 +114,8 @@ func metricsData(o Options, latency int) map[string]string {
 	data := map[string]string{}
 	for name, labels := range series {
 		value := steadyValue
-		if name == metricLatency {
-			value = latency
+		if slices.Contains(raised, name) {
+			value = latencyValue
 		}
 		data["external."+name] = seriesYAML(labels, value)
 	}

@@ -14,12 +14,14 @@ func TestMetricMix(t *testing.T) {
 		wantShared, wantUnique     int
 		wantLatencyAlone, wantLatG int
 	}{
-		// 50 latency HPAs: 25 alone, 25 in 5 groups; 150 others: 75 shared
-		// in 8 groups of 10 (the last of 5), 75 unique.
+		// 50 latency HPAs in 5 trials of 10: 5 alone and a group of 5 each;
+		// 150 others: 75 shared in 8 groups of 10 (the last of 5), 75 unique.
 		{name: "quick run", hpas: 200, latency: 50, group: 10, wantDistinct: 25 + 5 + 8 + 75,
 			wantShared: 75, wantUnique: 75, wantLatencyAlone: 25, wantLatG: 25},
 		{name: "no latency HPAs", hpas: 20, latency: 0, group: 5, wantDistinct: 2 + 10, wantShared: 10, wantUnique: 10},
-		{name: "odd latency count", hpas: 3, latency: 3, group: 1, wantDistinct: 3, wantLatencyAlone: 2, wantLatG: 1},
+		{name: "fewer latency HPAs than trials", hpas: 3, latency: 3, group: 1, wantDistinct: 3, wantLatencyAlone: 3},
+		// Trials 0 and 1 have two members, one alone and one in a group.
+		{name: "uneven trials", hpas: 7, latency: 7, group: 1, wantDistinct: 7, wantLatencyAlone: 5, wantLatG: 2},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -54,7 +56,7 @@ func TestMetricMix(t *testing.T) {
 func TestMetricsDataServesEveryHPA(t *testing.T) {
 	o := NewOptions()
 	o.HPAs, o.LatencyHPAs = 60, 10
-	data := metricsData(o, latencyValue)
+	data := metricsData(o, latencyMetrics(o)...)
 	for i := range o.HPAs {
 		m := metricFor(i, o)
 		value := `"100"`
