@@ -57,6 +57,21 @@ func controllerSpecs(o Options, adminKubeconfig, binDir, dir string) (map[string
 	if err != nil {
 		return nil, err
 	}
+	ours := func(name string, extra ...string) controllerSpec {
+		return controllerSpec{
+			name:   name,
+			binary: o.ControllerBinary,
+			args: func(port int, sync time.Duration) []string {
+				return append(append([]string{
+					"--kubeconfig=" + oursKubeconfig,
+					"--manage-native-hpas",
+					"--bind-address=127.0.0.1",
+					"--port=" + strconv.Itoa(port),
+				}, o.hpaFlags(sync)...), extra...)
+			},
+			metricsURL: func(port int) string { return fmt.Sprintf("http://127.0.0.1:%d/metrics", port) },
+		}
+	}
 	return map[string]controllerSpec{
 		Upstream: {
 			name:   Upstream,
@@ -75,19 +90,8 @@ func controllerSpecs(o Options, adminKubeconfig, binDir, dir string) (map[string
 			},
 			metricsURL: func(port int) string { return fmt.Sprintf("https://127.0.0.1:%d/metrics", port) },
 		},
-		KubeHPA: {
-			name:   KubeHPA,
-			binary: o.ControllerBinary,
-			args: func(port int, sync time.Duration) []string {
-				return append([]string{
-					"--kubeconfig=" + oursKubeconfig,
-					"--manage-native-hpas",
-					"--bind-address=127.0.0.1",
-					"--port=" + strconv.Itoa(port),
-				}, o.hpaFlags(sync)...)
-			},
-			metricsURL: func(port int) string { return fmt.Sprintf("http://127.0.0.1:%d/metrics", port) },
-		},
+		KubeHPA:          ours(KubeHPA),
+		KubeHPANoSharing: ours(KubeHPANoSharing, "--horizontal-pod-autoscaler-external-metric-sharing-window=0"),
 	}, nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"math"
 	"sort"
 	"strings"
+	"time"
 )
 
 // row is one line of the side-by-side table: a figure per controller.
@@ -34,6 +35,7 @@ func tableRows(res *Result) []row {
 	s := res.Setup
 	rows := []row{
 		{label: "reconciles/s, steady (sync " + s.SyncPeriod + ")", values: pick(func(c ControllerResult) float64 { return c.Steady.ReconcilesPerSecond }), format: "%.1f"},
+		{label: "reconciles per HPA and sync period, steady (1 = keeps up)", values: pick(func(c ControllerResult) float64 { return perPeriod(c.Steady, s.HPAs) }), format: "%.2f"},
 		{label: "controller CPU s per 1,000 reconciles, steady", values: pick(func(c ControllerResult) float64 { return c.Steady.CPUPer1000 }), format: "%.3f"},
 		{label: "controller CPU s per 1,000 reconciles, saturated", values: pick(func(c ControllerResult) float64 { return c.Saturation.CPUPer1000 }), format: "%.3f"},
 		{label: "reconciles/s at saturation (sync " + s.SaturationSyncPeriod + ")", values: pick(func(c ControllerResult) float64 { return c.Saturation.ReconcilesPerSecond }), format: "%.1f"},
@@ -83,9 +85,8 @@ func requestRows(cs []ControllerResult, phase func(ControllerResult) Phase) []ro
 	return rows
 }
 
-// WriteTable prints the side-by-side table, with the ratio of the second
-// controller to the first when there are two (kube-hpa over upstream in
-// the default order).
+// WriteTable prints the side-by-side table, with the ratio of each other
+// controller to the first (kube-hpa over upstream in the default order).
 func WriteTable(w io.Writer, res *Result) error {
 	m, s := res.Machine, res.Setup
 	fmt.Fprintf(w, "%d HPAs (%d distinct external metrics), %d workers, kube-api-qps %.0f; %d cores (%s), %.1f GiB, %s\n\n",
@@ -94,9 +95,8 @@ func WriteTable(w io.Writer, res *Result) error {
 	for _, c := range res.Controllers {
 		header = append(header, c.Name)
 	}
-	ratio := len(res.Controllers) == 2
-	if ratio {
-		header = append(header, res.Controllers[1].Name+"/"+res.Controllers[0].Name)
+	for _, c := range res.Controllers[min(1, len(res.Controllers)):] {
+		header = append(header, c.Name+"/"+res.Controllers[0].Name)
 	}
 	lines := [][]string{header}
 	for _, r := range tableRows(res) {
@@ -108,8 +108,8 @@ func WriteTable(w io.Writer, res *Result) error {
 		for _, v := range r.values {
 			cells = append(cells, fmt.Sprintf(r.format, v))
 		}
-		if ratio {
-			cells = append(cells, formatRatio(r.values[1], r.values[0]))
+		for _, v := range r.values[min(1, len(r.values)):] {
+			cells = append(cells, formatRatio(v, r.values[0]))
 		}
 		lines = append(lines, cells)
 	}
@@ -152,6 +152,19 @@ func alignColumns(lines [][]string) string {
 		b.WriteString("\n")
 	}
 	return b.String()
+}
+
+// perPeriod is how many times each HPA was reconciled per sync period: 1
+// when the controller keeps up, less when a backlog grows. Controllers
+// reconcile in bursts (every HPA listed at start is due at once), and a
+// window boundary that cuts a burst skews it by up to one burst in the
+// window's count.
+func perPeriod(p Phase, hpas int) float64 {
+	sync, err := time.ParseDuration(p.SyncPeriod)
+	if err != nil || hpas == 0 {
+		return 0
+	}
+	return p.ReconcilesPerSecond * sync.Seconds() / float64(hpas)
 }
 
 // formatRatio prints ours/upstream, or "-" where it means nothing.

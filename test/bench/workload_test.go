@@ -81,8 +81,9 @@ func TestOptions(t *testing.T) {
 		wantErr   string
 		wantSatur time.Duration
 	}{
-		{name: "defaults", change: func(*Options) {}, wantSatur: 500 * time.Millisecond},
-		{name: "few HPAs saturate at 100ms", change: func(o *Options) { o.HPAs = 50; o.LatencyHPAs = 10 }, wantSatur: 100 * time.Millisecond},
+		{name: "defaults", change: func(*Options) {}, wantSatur: 250 * time.Millisecond},
+		{name: "a quick run", change: func(o *Options) { o.HPAs = 200 }, wantSatur: 50 * time.Millisecond},
+		{name: "few HPAs saturate at 20ms", change: func(o *Options) { o.HPAs = 50; o.LatencyHPAs = 10 }, wantSatur: 20 * time.Millisecond},
 		{name: "many HPAs at 1s", change: func(o *Options) { o.HPAs = 5000 }, wantSatur: time.Second},
 		{name: "explicit", change: func(o *Options) { o.SaturationSyncPeriod = 3 * time.Second }, wantSatur: 3 * time.Second},
 		{name: "more latency HPAs than HPAs", change: func(o *Options) { o.HPAs = 10 }, wantErr: "latency-hpas"},
