@@ -72,12 +72,12 @@ func controllerSpecs(o Options, adminKubeconfig, binDir, dir string) (map[string
 			metricsURL: func(port int) string { return fmt.Sprintf("http://127.0.0.1:%d/metrics", port) },
 		}
 	}
-	return map[string]controllerSpec{
-		Upstream: {
-			name:   Upstream,
+	upstream := func(name string, extra ...string) controllerSpec {
+		return controllerSpec{
+			name:   name,
 			binary: filepath.Join(binDir, "kube-controller-manager"),
 			args: func(port int, sync time.Duration) []string {
-				return append([]string{
+				return append(append([]string{
 					"--kubeconfig=" + upstreamKubeconfig,
 					"--controllers=horizontalpodautoscaling",
 					"--bind-address=127.0.0.1",
@@ -86,10 +86,14 @@ func controllerSpecs(o Options, adminKubeconfig, binDir, dir string) (map[string
 					// SubjectAccessReview that would add to the API
 					// requests being measured.
 					"--authorization-always-allow-paths=/healthz,/readyz,/livez,/metrics",
-				}, o.hpaFlags(sync)...)
+				}, o.hpaFlags(sync)...), extra...)
 			},
 			metricsURL: func(port int) string { return fmt.Sprintf("https://127.0.0.1:%d/metrics", port) },
-		},
+		}
+	}
+	return map[string]controllerSpec{
+		Upstream:         upstream(Upstream),
+		UpstreamJSON:     upstream(UpstreamJSON, "--kube-api-content-type=application/json"),
 		KubeHPA:          ours(KubeHPA),
 		KubeHPANoSharing: ours(KubeHPANoSharing, "--horizontal-pod-autoscaler-external-metric-sharing-window=0"),
 	}, nil

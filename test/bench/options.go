@@ -3,6 +3,7 @@ package bench
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -47,8 +48,8 @@ type Options struct {
 	QPS     float64
 	Burst   int
 
-	// Controllers lists which controllers to run, in order: Upstream,
-	// KubeHPA, KubeHPANoSharing. Ratios in the table are to the first.
+	// Controllers lists which controllers to run, in order, among
+	// knownControllers. Ratios in the table are to the first.
 	Controllers []string
 	// Perf records a perf profile of each controller during its
 	// saturation window, when perf is installed.
@@ -62,7 +63,13 @@ const (
 	// KubeHPANoSharing is kube-hpa with external metric sharing off: the
 	// cost of its reconcile path alone, for whoever works on it.
 	KubeHPANoSharing = "kube-hpa-no-sharing"
+	// UpstreamJSON is kube-controller-manager talking JSON, as kube-hpa
+	// does, instead of its default protobuf: what the encoding costs.
+	UpstreamJSON = "upstream-json"
 )
+
+// knownControllers are the names Options.Controllers accepts.
+var knownControllers = []string{Upstream, KubeHPA, KubeHPANoSharing, UpstreamJSON}
 
 // NewOptions returns the defaults: 1,000 HPAs at the default 15 s sync
 // period, measured over two periods.
@@ -112,8 +119,8 @@ func (o Options) Validate() error {
 		errs = append(errs, errors.New("at least one controller to measure"))
 	}
 	for _, c := range o.Controllers {
-		if c != Upstream && c != KubeHPA && c != KubeHPANoSharing {
-			errs = append(errs, fmt.Errorf("unknown controller %q: want %q, %q or %q", c, Upstream, KubeHPA, KubeHPANoSharing))
+		if !slices.Contains(knownControllers, c) {
+			errs = append(errs, fmt.Errorf("unknown controller %q: want one of %v", c, knownControllers))
 		}
 	}
 	return errors.Join(errs...)

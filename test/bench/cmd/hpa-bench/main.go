@@ -40,7 +40,7 @@ func run() error {
 	flag.IntVar(&o.Workers, "workers", o.Workers, "--concurrent-horizontal-pod-autoscaler-syncs of both controllers.")
 	flag.Float64Var(&o.QPS, "kube-api-qps", o.QPS, "--kube-api-qps of both controllers.")
 	flag.IntVar(&o.Burst, "kube-api-burst", o.Burst, "--kube-api-burst of both controllers.")
-	controllers := flag.String("controllers", strings.Join(o.Controllers, ","), "Controllers to measure, in order: upstream, kube-hpa, kube-hpa-no-sharing (kube-hpa with the sharing window at 0). Ratios are to the first.")
+	controllers := flag.String("controllers", strings.Join(o.Controllers, ","), "Controllers to measure, in order: upstream, kube-hpa, and for diagnosis kube-hpa-no-sharing (sharing window 0) and upstream-json (--kube-api-content-type=application/json). Ratios are to the first.")
 	flag.BoolVar(&o.Perf, "perf", false, "Record a perf profile of each controller's saturation window (needs perf).")
 	flag.StringVar(&o.ControllerBinary, "controller-binary", "", "hpa-controller-manager to measure; default _output/bin/hpa-controller-manager.")
 	flag.StringVar(&o.OutputDir, "output-dir", "", "Where results and logs go; default _output/bench.")
