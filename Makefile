@@ -60,11 +60,12 @@ fuzz:
 clean:
 	rm -rf _output
 
-## run: start a local control plane with the controller (not built yet).
+## run: a local control plane of the upstream binaries, the test metrics adapter, two replicas of
+## hpa-controller-manager and the example HPAs; prints the kubeconfig and what to try. Ctrl-C stops it.
 .PHONY: run
-run:
-	@echo "make run needs the local control plane and hpa-controller-manager, which are not built yet" >&2
-	@exit 1
+run: upstream-binaries e2e-controller
+	$(GO) build -o _output/bin/local-up ./hack/local-up
+	_output/bin/local-up
 
 ## upstream-binaries: build etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kubectl and kwok
 ## from source into _output/bin (minutes the first time, a second when up to date).
