@@ -122,4 +122,3 @@ Press Ctrl-C to stop everything.
 `, cfg.Kubeconfig, cfg.Kubectl, cfg.LogDir,
 		kubectl, kubectl, cfg.MetricsNamespace, cfg.MetricsConfigMap, kubectl, kubectl, cfg.MetricsNamespace, cfg.MetricsConfigMap)
 }
-
