@@ -24,6 +24,12 @@ const (
 	// leaves the controller's own timing visible: behavior periods and
 	// stabilization windows in the specs are several sync periods long.
 	syncPeriod = 5 * time.Second
+	// metricSharingWindow is the controllers'
+	// --horizontal-pod-autoscaler-external-metric-sharing-window: its
+	// default (15s) equals the default sync period, and the suite keeps
+	// that relation, so an external metric is at most one period stale, as
+	// with the defaults, rather than three.
+	metricSharingWindow = syncPeriod
 	// controllerReplicas are as many as deploy/deployment.yaml runs.
 	controllerReplicas = 2
 )
@@ -51,9 +57,10 @@ var _ = ginkgo.SynchronizedBeforeSuite(func(ctx context.Context) []byte {
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())
 	} else {
 		local, err = framework.StartLocal(ctx, framework.LocalOptions{
-			RepoRoot:   root,
-			Replicas:   controllerReplicas,
-			SyncPeriod: syncPeriod,
+			RepoRoot:            root,
+			Replicas:            controllerReplicas,
+			SyncPeriod:          syncPeriod,
+			MetricSharingWindow: metricSharingWindow,
 			// The fallback specs need the alpha gate; HPAScaleToZero is on
 			// by default.
 			FeatureGates:     map[string]bool{"HPAExternalMetricFallback": true},

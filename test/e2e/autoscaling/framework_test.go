@@ -43,10 +43,15 @@ func newFramework(baseName string) *framework.Framework {
 
 // reaction is how long a spec waits for the controller to act on a
 // change: three sync periods (the change may land just after a sync, and
-// the first sync of a new HPA waits one period) plus time for pods.
+// the first sync of a new HPA waits one period), the age an external
+// metric's answer may have, plus time for pods.
 func reaction() time.Duration {
-	return 3*suite.Config.SyncPeriod.Duration + 15*time.Second
+	return 3*suite.Config.SyncPeriod.Duration + staleness() + 15*time.Second
 }
+
+// staleness is how old an external metric may be when the controller
+// uses it.
+func staleness() time.Duration { return suite.Config.MetricSharingWindow.Duration }
 
 // requireLocal skips a spec that must act on the controller processes,
 // which only the local environment can do.

@@ -29,6 +29,10 @@ const (
 	// on an existing cluster (default 15s, kube-controller-manager's), which
 	// bounds how long specs wait for a reaction.
 	EnvSyncPeriod = "E2E_SYNC_PERIOD"
+	// EnvMetricSharingWindow is the controller's
+	// --horizontal-pod-autoscaler-external-metric-sharing-window on an
+	// existing cluster (default 15s): how stale an external metric may be.
+	EnvMetricSharingWindow = "E2E_METRIC_SHARING_WINDOW"
 	// EnvKubectl overrides the kubectl binary.
 	EnvKubectl = "E2E_KUBECTL"
 	// EnvControllerBinary and EnvAdapterBinary override the binaries the
@@ -79,9 +83,13 @@ type Config struct {
 	// ControllerNamespace holds the controller's ServiceAccount and Lease.
 	ControllerNamespace string `json:"controllerNamespace"`
 	// LeaseName is the controller's leader election Lease.
-	LeaseName     string   `json:"leaseName"`
-	SyncPeriod    Duration `json:"syncPeriod"`
-	LeaseDuration Duration `json:"leaseDuration"`
+	LeaseName  string   `json:"leaseName"`
+	SyncPeriod Duration `json:"syncPeriod"`
+	// MetricSharingWindow is how old an external metric's answer may be
+	// when the controller uses it (HPAs asking for the same metric within
+	// the window share one fetch); specs add it to their waits.
+	MetricSharingWindow Duration `json:"metricSharingWindow"`
+	LeaseDuration       Duration `json:"leaseDuration"`
 	// FeatureGates are the gates the controller (and its webhook) run with,
 	// as far as the suite knows.
 	FeatureGates map[string]bool `json:"featureGates"`
@@ -89,8 +97,11 @@ type Config struct {
 	// The rest is set only in the local environment.
 
 	// ControlURL is process 1's control endpoint (ControlClient).
-	ControlURL string             `json:"controlURL,omitempty"`
-	Replicas   []ReplicaEndpoints `json:"replicas,omitempty"`
+	ControlURL string `json:"controlURL,omitempty"`
+	// AdapterControlURL is process 1's control endpoint of the metrics
+	// adapter (Environment.Adapter).
+	AdapterControlURL string             `json:"adapterControlURL,omitempty"`
+	Replicas          []ReplicaEndpoints `json:"replicas,omitempty"`
 	// LogDir holds the log of every process of the environment.
 	LogDir string `json:"logDir,omitempty"`
 }
@@ -116,15 +127,18 @@ func ExternalConfig(repoRoot string) (Config, error) {
 		ControllerNamespace: defaultControllerNamespace,
 		LeaseName:           defaultLeaseName,
 		SyncPeriod:          Duration{upstreamSyncPeriod},
+		MetricSharingWindow: Duration{upstreamSyncPeriod},
 		LeaseDuration:       Duration{defaultLeaseDuration},
 		FeatureGates:        map[string]bool{"HPAExternalMetricFallback": true},
 	}
-	if v := os.Getenv(EnvSyncPeriod); v != "" {
-		d, err := time.ParseDuration(v)
-		if err != nil {
-			return cfg, fmt.Errorf("%s=%q: %w", EnvSyncPeriod, v, err)
+	for env, d := range map[string]*time.Duration{EnvSyncPeriod: &cfg.SyncPeriod.Duration, EnvMetricSharingWindow: &cfg.MetricSharingWindow.Duration} {
+		if v := os.Getenv(env); v != "" {
+			parsed, err := time.ParseDuration(v)
+			if err != nil {
+				return cfg, fmt.Errorf("%s=%q: %w", env, v, err)
+			}
+			*d = parsed
 		}
-		cfg.SyncPeriod.Duration = d
 	}
 	kubectl, err := findKubectl(repoRoot)
 	if err != nil {

@@ -16,14 +16,21 @@ import (
 	"github.com/go-logr/logr"
 )
 
-// signalNames are the signals a spec may send to a replica: KILL and TERM
-// end it (the Supervisor restarts it), STOP and CONT freeze and thaw it,
-// for a controller that hangs without exiting.
-var signalNames = map[string]syscall.Signal{
-	"KILL": syscall.SIGKILL,
-	"TERM": syscall.SIGTERM,
-	"STOP": syscall.SIGSTOP,
-	"CONT": syscall.SIGCONT,
+// signalByName names the signals a spec may send to a replica: KILL and
+// TERM end it (the Supervisor restarts it), STOP and CONT freeze and thaw
+// it, for a controller that hangs without exiting.
+func signalByName(name string) (syscall.Signal, bool) {
+	switch name {
+	case "KILL":
+		return syscall.SIGKILL, true
+	case "TERM":
+		return syscall.SIGTERM, true
+	case "STOP":
+		return syscall.SIGSTOP, true
+	case "CONT":
+		return syscall.SIGCONT, true
+	}
+	return 0, false
 }
 
 // maxControlWait bounds a wait request, below any spec's time-out.
@@ -52,7 +59,7 @@ func StartControlServer(logger logr.Logger, s *Supervisor) (*ControlServer, erro
 	})
 	mux.HandleFunc("POST /replicas/{i}/signal", func(w http.ResponseWriter, r *http.Request) {
 		i, err := strconv.Atoi(r.PathValue("i"))
-		sig, known := signalNames[r.URL.Query().Get("name")]
+		sig, known := signalByName(r.URL.Query().Get("name"))
 		if err != nil || !known {
 			http.Error(w, "want /replicas/<index>/signal?name=KILL|TERM|STOP|CONT", http.StatusBadRequest)
 			return
@@ -70,7 +77,7 @@ func StartControlServer(logger logr.Logger, s *Supervisor) (*ControlServer, erro
 		if name == "" {
 			name = "TERM"
 		}
-		sig, known := signalNames[name]
+		sig, known := signalByName(name)
 		if !known || (sig != syscall.SIGTERM && sig != syscall.SIGKILL) {
 			return fmt.Errorf("hold takes name=TERM or name=KILL, not %q", name)
 		}

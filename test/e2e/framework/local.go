@@ -26,10 +26,12 @@ import (
 	"github.com/kube-hpa/kube-hpa/test/localcluster"
 )
 
-// The aggregated APIs the test metrics adapter serves.
-var adapterAPIs = []struct{ group, version string }{
-	{"external.metrics.k8s.io", "v1beta1"},
-	{"custom.metrics.k8s.io", "v1beta2"},
+// groupVersion is an aggregated API.
+type groupVersion struct{ group, version string }
+
+// adapterAPIs are the aggregated APIs the test metrics adapter serves.
+func adapterAPIs() []groupVersion {
+	return []groupVersion{{"external.metrics.k8s.io", "v1beta1"}, {"custom.metrics.k8s.io", "v1beta2"}}
 }
 
 // Binary names in _output/bin.
@@ -46,6 +48,9 @@ type LocalOptions struct {
 	Replicas int
 	// SyncPeriod is the controllers' --horizontal-pod-autoscaler-sync-period.
 	SyncPeriod time.Duration
+	// MetricSharingWindow is the controllers'
+	// --horizontal-pod-autoscaler-external-metric-sharing-window.
+	MetricSharingWindow time.Duration
 	// FeatureGates are the controllers' --feature-gates.
 	FeatureGates map[string]bool
 	// ManageNativeHPAs passes --manage-native-hpas, which is safe because
@@ -66,7 +71,9 @@ type Local struct {
 	controllers *Supervisor
 	proxy       *RoundRobin
 	control     *ControlServer
-	config      Config
+	// adapterControl stops and starts the adapter for specs (adapter_control.go).
+	adapterControl *ControlServer
+	config         Config
 	// rbac holds the objects of deploy/rbac.yaml.
 	rbac     []*unstructured.Unstructured
 	auditLog string
@@ -153,6 +160,7 @@ func (l *Local) start(ctx context.Context, opts LocalOptions) error {
 		ControllerNamespace: sa.GetNamespace(),
 		LeaseName:           defaultLeaseName,
 		SyncPeriod:          Duration{opts.SyncPeriod},
+		MetricSharingWindow: Duration{opts.MetricSharingWindow},
 		LeaseDuration:       Duration{defaultLeaseDuration},
 		FeatureGates:        opts.FeatureGates,
 		LogDir:              cluster.LogDir(),
@@ -182,6 +190,9 @@ func (l *Local) start(ctx context.Context, opts LocalOptions) error {
 	}
 	l.control = control
 	l.config.ControlURL = control.URL()
+	if err := l.startAdapterControl(); err != nil {
+		return err
+	}
 	env, err := NewEnvironment(l.config)
 	if err != nil {
 		return err
@@ -201,7 +212,7 @@ func (l *Local) startAdapter(ctx context.Context, kube kubernetes.Interface, dir
 		return fmt.Errorf("creating the metrics ConfigMap: %w", err)
 	}
 	var hosts []string
-	for _, api := range adapterAPIs {
+	for _, api := range adapterAPIs() {
 		hosts = append(hosts, localcluster.APIServiceServerName(api.group, api.version))
 	}
 	certFile, keyFile, err := l.writeServingCert(dir, "metrics-adapter", hosts...)
@@ -227,12 +238,12 @@ func (l *Local) startAdapter(ctx context.Context, kube kubernetes.Interface, dir
 			"--v=2",
 		},
 	}})
-	for _, api := range adapterAPIs {
+	for _, api := range adapterAPIs() {
 		if err := l.cluster.RegisterAPIService(ctx, api.group, api.version, ports[0], l.cluster.CABundle()); err != nil {
 			return err
 		}
 	}
-	for _, api := range adapterAPIs {
+	for _, api := range adapterAPIs() {
 		if err := l.cluster.WaitAPIServiceAvailable(ctx, api.group, api.version); err != nil {
 			return fmt.Errorf("%w (adapter log: %s)", err, filepath.Join(l.cluster.LogDir(), "metrics-adapter.log"))
 		}
@@ -311,6 +322,7 @@ func (l *Local) startControllers(ctx context.Context, opts LocalOptions, dir, bi
 			"--tls-private-key-file=" + keyFile,
 			"--leader-elect-resource-namespace=" + l.config.ControllerNamespace,
 			"--horizontal-pod-autoscaler-sync-period=" + opts.SyncPeriod.String(),
+			"--horizontal-pod-autoscaler-external-metric-sharing-window=" + opts.MetricSharingWindow.String(),
 			"--v=" + strconv.Itoa(opts.Verbosity),
 		}
 		if len(gates) > 0 {
@@ -361,6 +373,9 @@ func (l *Local) Stop() error {
 	var errs []error
 	if l.control != nil {
 		errs = append(errs, l.control.Close())
+	}
+	if l.adapterControl != nil {
+		errs = append(errs, l.adapterControl.Close())
 	}
 	if l.controllers != nil {
 		l.controllers.Stop()
