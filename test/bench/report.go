@@ -55,6 +55,8 @@ func tableRows(res *Result) []row {
 		row{label: "HPAs not scaled within the latency time-out", values: pick(func(c ControllerResult) float64 { return float64(c.Latency.Missed) }), format: "%.0f"},
 		row{label: "machine CPU busy, steady, % of all cores", values: pick(func(c ControllerResult) float64 { return c.Steady.MachineBusyPercent }), format: "%.0f"},
 		row{label: "machine CPU busy, saturated, % of all cores", values: pick(func(c ControllerResult) float64 { return c.Saturation.MachineBusyPercent }), format: "%.0f"},
+		row{label: "of which not the benchmark's, steady", values: pick(func(c ControllerResult) float64 { return c.Steady.OtherLoadPercent }), format: "%.0f", indent: true},
+		row{label: "of which not the benchmark's, saturated", values: pick(func(c ControllerResult) float64 { return c.Saturation.OtherLoadPercent }), format: "%.0f", indent: true},
 	)
 	return rows
 }

@@ -77,9 +77,11 @@ type Phase struct {
 	// TotalRequests is both: every request the controller sent to
 	// kube-apiserver, per reconcile.
 	TotalRequests float64 `json:"totalRequestsPerReconcile"`
-	// MachineBusyPercent is how busy all cores were during the window,
-	// whoever kept them busy.
+	// MachineBusyPercent is how busy all cores were during the window;
+	// OtherLoadPercent is the part of it that was not the benchmark's (the
+	// machine is shared): a window with much of it is suspect.
 	MachineBusyPercent float64 `json:"machineBusyPercent"`
+	OtherLoadPercent   float64 `json:"otherLoadPercent"`
 	// Saturated says the controller reconciled at least 10% fewer HPAs
 	// than the sync period made due, so its queue never emptied.
 	Saturated bool `json:"saturated,omitempty"`
@@ -92,6 +94,7 @@ func phaseOf(d delta, sync time.Duration) Phase {
 		Reconciles:           d.reconciles,
 		RequestsPerReconcile: map[string]float64{},
 		MachineBusyPercent:   d.machineBusy * 100,
+		OtherLoadPercent:     d.otherBusy * 100,
 	}
 	if sync > 0 {
 		p.SyncPeriod = sync.String()
@@ -117,7 +120,8 @@ func phaseOf(d delta, sync time.Duration) Phase {
 
 // baselinePhase reports the idle cluster's requests per second.
 func baselinePhase(d delta) Phase {
-	p := Phase{WindowSeconds: d.elapsed.Seconds(), RequestsPerReconcile: map[string]float64{}, MachineBusyPercent: d.machineBusy * 100}
+	p := Phase{WindowSeconds: d.elapsed.Seconds(), RequestsPerReconcile: map[string]float64{},
+		MachineBusyPercent: d.machineBusy * 100, OtherLoadPercent: d.otherBusy * 100}
 	for k, v := range d.requests {
 		p.RequestsPerReconcile[k] = v / d.elapsed.Seconds()
 		p.TotalRequests += v / d.elapsed.Seconds()

@@ -99,6 +99,10 @@ func (o Options) setup() Setup {
 	}
 }
 
+// clusterComponents are the processes of test/localcluster, found by their
+// binary name and the run directory in their command line.
+var clusterComponents = []string{"etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kwok"}
+
 // prepare creates the workload, starts the adapter and waits until every
 // Deployment has its ready pod.
 func (r *runner) prepare(ctx context.Context) (*adapter, error) {
@@ -116,11 +120,17 @@ func (r *runner) prepare(ctx context.Context) (*adapter, error) {
 	if err := waitSettled(ctx, r.kube, r.opts, 10*time.Minute); err != nil {
 		return nil, errors.Join(err, ad.stop(ctx, r.cluster))
 	}
-	pid, err := findProcess("kube-apiserver", r.cluster.RunDir())
-	if err != nil {
-		return nil, errors.Join(err, ad.stop(ctx, r.cluster))
+	r.probes = probes{kube: r.kube, adapter: ad}
+	for _, name := range clusterComponents {
+		pid, err := findProcess(name, r.cluster.RunDir())
+		if err != nil {
+			return nil, errors.Join(err, ad.stop(ctx, r.cluster))
+		}
+		if name == "kube-apiserver" {
+			r.probes.apiServerPID = pid
+		}
+		r.probes.clusterPIDs = append(r.probes.clusterPIDs, pid)
 	}
-	r.probes = probes{kube: r.kube, adapter: ad, apiServerPID: pid}
 	r.logger.Info("Workload ready", "hpas", r.opts.HPAs, "took", time.Since(begin).Round(time.Second))
 	return ad, nil
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"time"
 
 	"k8s.io/client-go/kubernetes"
@@ -86,8 +87,11 @@ type snapshot struct {
 	reconciles                              float64
 	requests                                map[string]float64
 	fetches                                 float64
-	// machineBusy and machineTotal are CPU ticks of the whole machine.
+	// machineBusy and machineTotal are CPU ticks of the whole machine;
+	// ownCPU is what the benchmark's processes used of it: the cluster,
+	// the adapter, the controller and the benchmark itself.
 	machineBusy, machineTotal int64
+	ownCPU                    time.Duration
 }
 
 // probes reads the counters; controller is nil for the idle baseline.
@@ -95,6 +99,8 @@ type probes struct {
 	kube         kubernetes.Interface
 	adapter      *adapter
 	apiServerPID int
+	// clusterPIDs are the processes of the local cluster.
+	clusterPIDs []int
 }
 
 func (p probes) take(ctx context.Context, controller *runningController) (snapshot, error) {
@@ -102,6 +108,17 @@ func (p probes) take(ctx context.Context, controller *runningController) (snapsh
 	var err error
 	if s.machineBusy, s.machineTotal, err = machineCPU(); err != nil {
 		return s, err
+	}
+	pids := append([]int{os.Getpid(), p.adapter.proc.pid()}, p.clusterPIDs...)
+	if controller != nil {
+		pids = append(pids, controller.proc.pid())
+	}
+	for _, pid := range pids {
+		cpu, err := cpuTime(pid)
+		if err != nil {
+			return s, err
+		}
+		s.ownCPU += cpu
 	}
 	if controller != nil {
 		if s.controllerCPU, err = cpuTime(controller.proc.pid()); err != nil {
@@ -131,8 +148,9 @@ type delta struct {
 	reconciles                              float64
 	requests                                map[string]float64
 	fetches                                 float64
-	// machineBusy is the fraction of all cores' time spent busy.
-	machineBusy float64
+	// machineBusy is the fraction of all cores' time spent busy;
+	// otherBusy the part of it that no process of the benchmark used.
+	machineBusy, otherBusy float64
 }
 
 func (s snapshot) until(later snapshot) delta {
@@ -146,7 +164,10 @@ func (s snapshot) until(later snapshot) delta {
 		requests:      map[string]float64{},
 	}
 	if t := later.machineTotal - s.machineTotal; t > 0 {
-		d.machineBusy = float64(later.machineBusy-s.machineBusy) / float64(t)
+		busy := later.machineBusy - s.machineBusy
+		own := int64((later.ownCPU - s.ownCPU) * clockTicks / time.Second)
+		d.machineBusy = float64(busy) / float64(t)
+		d.otherBusy = max(0, float64(busy-own)/float64(t))
 	}
 	for k, v := range later.requests {
 		if n := v - s.requests[k]; n != 0 {
