@@ -99,7 +99,8 @@ e2e: upstream-binaries e2e-controller
 e2e-controller:
 	$(GO) build -o _output/bin/hpa-controller-manager ./cmd/hpa-controller-manager
 
-## bench: the Go benchmarks of the controller packages, then the side-by-side run of kube-hpa and
+## bench: the Go benchmarks of the controller packages and of its reconcile loop on in-memory seams
+## (test/bench BenchmarkReconcile, for -cpuprofile), then the side-by-side run of kube-hpa and
 ## upstream kube-controller-manager's HPA controller on a local cluster (test/bench): BENCH_HPAS
 ## HPAs (default 1000, about 10 minutes on 2 cores; 200 for a quick run), BENCH_FLAGS for more
 ## (go run ./test/bench/cmd/hpa-bench -help; -perf profiles the saturated controllers).
@@ -108,7 +109,7 @@ BENCH_HPAS ?= 1000
 BENCH_FLAGS ?=
 .PHONY: bench
 bench: upstream-binaries
-	$(GO) test -run '^$$' -bench . -benchmem ./pkg/controller/podautoscaler/...
+	$(GO) test -run '^$$' -bench . -benchmem ./pkg/controller/podautoscaler/... ./test/bench/
 	$(GO) build -o _output/bench/bin/hpa-controller-manager ./cmd/hpa-controller-manager
 	$(GO) run ./test/bench/cmd/hpa-bench -hpas=$(BENCH_HPAS) \
 		-controller-binary=_output/bench/bin/hpa-controller-manager $(BENCH_FLAGS)
