@@ -14,9 +14,11 @@ all: build
 build:
 	$(GO) build ./...
 
-## test: everything CI runs: verify, then the unit tests.
+## test: everything CI runs: verify, the unit tests, then the integration tests and the e2e suite
+## against a local control plane built from source (the first build of the upstream binaries takes
+## several minutes; later runs reuse the Go build cache).
 .PHONY: test
-test: verify unit
+test: verify unit integration e2e
 
 .PHONY: unit
 unit:
