@@ -30,6 +30,9 @@ k8s_ldflags() {
   major=${major%%.*}
   minor=${version#v*.}
   minor=${minor%%.*}
+  # No symbol table or DWARF: these binaries are run, never debugged here,
+  # and linking kube-apiserver without them takes noticeably less time.
+  printf -- '-s -w '
   local v
   for v in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
     printf -- '-X %s.gitVersion=%s -X %s.gitMajor=%s -X %s.gitMinor=%s -X %s.gitTreeState=clean ' \
