@@ -40,7 +40,7 @@ func (o Options) hpaFlags(sync time.Duration) []string {
 // controllerSpecs returns the specs of the controllers, each with a
 // kubeconfig file of its own (a copy of the admin's, so both act with the
 // same rights and neither is throttled by priority and fairness).
-func controllerSpecs(o Options, adminKubeconfig, binDir, dir string) (map[string]controllerSpec, error) {
+func controllerSpecs(o Options, adminKubeconfig, dir string) (map[string]controllerSpec, error) {
 	admin, err := os.ReadFile(adminKubeconfig)
 	if err != nil {
 		return nil, err
@@ -75,7 +75,7 @@ func controllerSpecs(o Options, adminKubeconfig, binDir, dir string) (map[string
 	upstream := func(name string, extra ...string) controllerSpec {
 		return controllerSpec{
 			name:   name,
-			binary: filepath.Join(binDir, "kube-controller-manager"),
+			binary: o.UpstreamBinary,
 			args: func(port int, sync time.Duration) []string {
 				return append(append([]string{
 					"--kubeconfig=" + upstreamKubeconfig,

@@ -11,10 +11,12 @@ import (
 // `make bench` uses.
 type Options struct {
 	// RepoRoot is the kube-hpa checkout; BinDir holds the upstream binaries
-	// and the metrics adapter; ControllerBinary is hpa-controller-manager.
+	// and the metrics adapter; ControllerBinary is hpa-controller-manager;
+	// UpstreamBinary is kube-controller-manager, by default BinDir's.
 	RepoRoot         string
 	BinDir           string
 	ControllerBinary string
+	UpstreamBinary   string
 	// OutputDir receives the JSON results and perf profiles.
 	OutputDir string
 

@@ -68,7 +68,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if res.Baseline, err = r.measureBaseline(ctx); err != nil {
 		return nil, err
 	}
-	specs, err := controllerSpecs(o, cluster.Kubeconfig(), o.BinDir, r.dir)
+	specs, err := controllerSpecs(o, cluster.Kubeconfig(), r.dir)
 	if err != nil {
 		return nil, err
 	}

@@ -43,6 +43,7 @@ func run() error {
 	controllers := flag.String("controllers", strings.Join(o.Controllers, ","), "Controllers to measure, in order: upstream, kube-hpa, and for diagnosis kube-hpa-no-sharing (sharing window 0) and upstream-json (--kube-api-content-type=application/json). Ratios are to the first.")
 	flag.BoolVar(&o.Perf, "perf", false, "Record a perf profile of each controller's saturation window (needs perf).")
 	flag.StringVar(&o.ControllerBinary, "controller-binary", "", "hpa-controller-manager to measure; default _output/bin/hpa-controller-manager.")
+	flag.StringVar(&o.UpstreamBinary, "upstream-binary", "", "kube-controller-manager to measure; default _output/bin/kube-controller-manager (linked without symbols: build one with them for -perf).")
 	flag.StringVar(&o.OutputDir, "output-dir", "", "Where results and logs go; default _output/bench.")
 	flag.Parse()
 	o.Controllers = strings.Split(*controllers, ",")
@@ -55,6 +56,9 @@ func run() error {
 	o.BinDir = filepath.Join(root, "_output", "bin")
 	if o.ControllerBinary == "" {
 		o.ControllerBinary = filepath.Join(o.BinDir, "hpa-controller-manager")
+	}
+	if o.UpstreamBinary == "" {
+		o.UpstreamBinary = filepath.Join(o.BinDir, "kube-controller-manager")
 	}
 	if o.OutputDir == "" {
 		o.OutputDir = filepath.Join(root, "_output", "bench")
