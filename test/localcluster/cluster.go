@@ -29,7 +29,7 @@ type Cluster struct {
 	client     kubernetes.Interface
 	dynamic    dynamic.Interface
 
-	spawner *spawner
+	spawner *Spawner
 	// procs are the components in start order; Stop ends them in reverse.
 	procs []*process
 	// pgids outlive procs' processes, for LeftoverProcesses after Stop.
@@ -131,7 +131,7 @@ func prepare(ctx context.Context, opts Options, now time.Time) (*Cluster, error)
 		restConfig: restConfig,
 		client:     client,
 		dynamic:    dyn,
-		spawner:    newSpawner(),
+		spawner:    NewSpawner(),
 	}, nil
 }
 
@@ -211,7 +211,7 @@ func (c *Cluster) stop() {
 	for i := len(c.procs) - 1; i >= 0; i-- {
 		errs = append(errs, c.procs[i].stop(ctx, c.opts.StopGracePeriod))
 	}
-	c.spawner.close()
+	c.spawner.Close()
 	if !c.opts.KeepEtcdData {
 		errs = append(errs, os.RemoveAll(c.layout.etcdDataDir))
 	}

@@ -40,7 +40,7 @@ func newLayout(outputDir string, now time.Time) (layout, error) {
 	if err != nil {
 		return layout{}, err
 	}
-	ports, err := freePorts(5)
+	ports, err := FreePorts(5)
 	if err != nil {
 		return layout{}, err
 	}

@@ -5,11 +5,11 @@ import (
 	"net"
 )
 
-// freePorts returns n distinct TCP ports that are free on 127.0.0.1. All
+// FreePorts returns n distinct TCP ports that are free on 127.0.0.1. All
 // listeners stay open until every port is chosen, so the kernel does not
 // hand out one port twice; another process may still take one before the
 // component binds it, which Start reports as a component that exited early.
-func freePorts(n int) ([]int, error) {
+func FreePorts(n int) ([]int, error) {
 	listeners := make([]net.Listener, 0, n)
 	defer func() {
 		for _, l := range listeners {

@@ -26,7 +26,7 @@ type process struct {
 }
 
 // startProcess starts binary with args, its output going to logPath.
-func startProcess(ctx context.Context, s *spawner, name, binary, logPath string, args []string) (*process, error) {
+func startProcess(ctx context.Context, s *Spawner, name, binary, logPath string, args []string) (*process, error) {
 	logFile, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, err
@@ -39,7 +39,7 @@ func startProcess(ctx context.Context, s *spawner, name, binary, logPath string,
 	// Components read no input; give them /dev/null rather than ours.
 	cmd.Stdin = nil
 	fmt.Fprintf(logFile, "# %s %s\n", binary, strings.Join(args, " "))
-	if err := s.start(cmd); err != nil {
+	if err := s.Start(cmd); err != nil {
 		_ = logFile.Close()
 		return nil, fmt.Errorf("starting %s: %w", name, err)
 	}
@@ -71,7 +71,7 @@ func (p *process) running() error {
 // component forked may outlive the leader's graceful exit.
 func (p *process) stop(ctx context.Context, grace time.Duration) error {
 	logger := klog.FromContext(ctx)
-	pgid := p.pid() // the leader of its own group, see spawner.start
+	pgid := p.pid() // the leader of its own group, see Spawner.Start
 	_ = syscall.Kill(-pgid, syscall.SIGTERM)
 	select {
 	case <-p.exited:

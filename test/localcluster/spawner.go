@@ -6,13 +6,13 @@ import (
 	"syscall"
 )
 
-// spawner starts child processes from one goroutine locked to its OS
+// Spawner starts child processes from one goroutine locked to its OS
 // thread. Linux delivers a child's parent-death signal when the thread that
 // forked it exits, not the process, and the Go runtime may end idle threads;
 // forking from a thread that lives exactly as long as the cluster makes the
 // signal mean "the cluster's owner is gone" (a panic, a test time-out, a
 // SIGKILL of the test binary) and nothing else.
-type spawner struct {
+type Spawner struct {
 	requests chan spawnRequest
 	done     chan struct{}
 }
@@ -22,15 +22,16 @@ type spawnRequest struct {
 	result chan error
 }
 
-func newSpawner() *spawner {
-	s := &spawner{requests: make(chan spawnRequest), done: make(chan struct{})}
+// NewSpawner starts the spawning thread; Close ends it.
+func NewSpawner() *Spawner {
+	s := &Spawner{requests: make(chan spawnRequest), done: make(chan struct{})}
 	go s.loop()
 	return s
 }
 
-func (s *spawner) loop() {
+func (s *Spawner) loop() {
 	// Never unlocked: when this goroutine returns, its thread exits with it
-	// and any child still alive gets SIGKILL, which is what close wants.
+	// and any child still alive gets SIGKILL, which is what Close wants.
 	runtime.LockOSThread()
 	defer close(s.done)
 	for req := range s.requests {
@@ -38,9 +39,9 @@ func (s *spawner) loop() {
 	}
 }
 
-// start starts cmd in a process group of its own (so that Stop can signal
+// Start starts cmd in a process group of its own (so that Stop can signal
 // the component and anything it forked) with a parent-death signal.
-func (s *spawner) start(cmd *exec.Cmd) error {
+func (s *Spawner) Start(cmd *exec.Cmd) error {
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
@@ -51,9 +52,9 @@ func (s *spawner) start(cmd *exec.Cmd) error {
 	return <-result
 }
 
-// close ends the spawning thread; call it after every child has been
+// Close ends the spawning thread; call it after every child has been
 // stopped and waited for.
-func (s *spawner) close() {
+func (s *Spawner) Close() {
 	close(s.requests)
 	<-s.done
 }

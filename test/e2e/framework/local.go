@@ -219,7 +219,7 @@ func (l *Local) startAdapter(ctx context.Context, kube kubernetes.Interface, dir
 	if err != nil {
 		return err
 	}
-	ports, err := freePorts(1)
+	ports, err := localcluster.FreePorts(1)
 	if err != nil {
 		return err
 	}
@@ -293,7 +293,7 @@ func (l *Local) startControllers(ctx context.Context, opts LocalOptions, dir, bi
 	if err != nil {
 		return err
 	}
-	ports, err := freePorts(2 * opts.Replicas)
+	ports, err := localcluster.FreePorts(2 * opts.Replicas)
 	if err != nil {
 		return err
 	}

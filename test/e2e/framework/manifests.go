@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"strings"
 
@@ -60,26 +59,4 @@ func FindManifest(objs []*unstructured.Unstructured, kind string) (*unstructured
 		return nil, fmt.Errorf("no %s", kind)
 	}
 	return found, nil
-}
-
-// freePorts returns n distinct free TCP ports of 127.0.0.1. They are not
-// reserved: a process that binds one first makes the user fail to start,
-// which the Supervisor's log shows.
-func freePorts(n int) ([]int, error) {
-	var listeners []net.Listener
-	defer func() {
-		for _, l := range listeners {
-			_ = l.Close()
-		}
-	}()
-	ports := make([]int, 0, n)
-	for range n {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return nil, err
-		}
-		listeners = append(listeners, l)
-		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
-	}
-	return ports, nil
 }

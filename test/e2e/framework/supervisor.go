@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+
+	"github.com/kube-hpa/kube-hpa/test/localcluster"
 )
 
 // Restart back-off of the Supervisor: a replica that keeps exiting soon
@@ -60,7 +62,7 @@ type ReplicaStatus struct {
 // parent-death signal, and Stop ends them all.
 type Supervisor struct {
 	logger   logr.Logger
-	spawner  *spawner
+	spawner  *localcluster.Spawner
 	members  []*member
 	stopping chan struct{}
 	stopOnce sync.Once
@@ -89,7 +91,7 @@ type member struct {
 // StartSupervisor starts every process and returns without waiting for
 // them to be ready.
 func StartSupervisor(logger logr.Logger, specs []ProcessSpec) *Supervisor {
-	s := &Supervisor{logger: logger, spawner: newSpawner(), stopping: make(chan struct{})}
+	s := &Supervisor{logger: logger, spawner: localcluster.NewSpawner(), stopping: make(chan struct{})}
 	for i, spec := range specs {
 		m := &member{index: i, spec: spec, wake: make(chan struct{}, 1)}
 		s.members = append(s.members, m)
@@ -163,7 +165,7 @@ func (s *Supervisor) waitRunnable(m *member) bool {
 
 // start starts a new process of the replica; the returned channel closes
 // when it has exited and been waited for.
-func (m *member) start(sp *spawner) (<-chan struct{}, error) {
+func (m *member) start(sp *localcluster.Spawner) (<-chan struct{}, error) {
 	logFile, err := os.OpenFile(m.spec.LogPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, err
@@ -175,7 +177,7 @@ func (m *member) start(sp *spawner) (<-chan struct{}, error) {
 	m.mu.Unlock()
 	fmt.Fprintf(logFile, "# start %d at %s: %s %s\n", starts, time.Now().Format(time.RFC3339Nano),
 		m.spec.Binary, strings.Join(m.spec.Args, " "))
-	if err := sp.start(cmd); err != nil {
+	if err := sp.Start(cmd); err != nil {
 		_ = logFile.Close()
 		return nil, fmt.Errorf("starting %s: %w", m.spec.Name, err)
 	}
@@ -337,6 +339,6 @@ func (s *Supervisor) Stop() {
 	s.stopOnce.Do(func() {
 		close(s.stopping)
 		s.wg.Wait()
-		s.spawner.close()
+		s.spawner.Close()
 	})
 }
