@@ -1,0 +1,358 @@
+package integration
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/discovery/cached/memory"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/restmapper"
+	"k8s.io/client-go/scale"
+	"k8s.io/client-go/tools/record"
+	"k8s.io/component-base/featuregate"
+	componentmetrics "k8s.io/component-base/metrics"
+	"k8s.io/klog/v2/ktesting"
+	clocktesting "k8s.io/utils/clock/testing"
+	"k8s.io/utils/ptr"
+
+	v2 "github.com/kube-hpa/kube-hpa/api/autoscaling/v2"
+	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler"
+	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/metrics/metricstest"
+	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/monitor"
+	"github.com/kube-hpa/kube-hpa/pkg/features"
+	"github.com/kube-hpa/kube-hpa/pkg/hpaclient"
+	"github.com/kube-hpa/kube-hpa/test/localcluster"
+)
+
+// These tests run the controller in the test process against the real
+// kube-apiserver, with a fake metrics client and a fake clock: what the API
+// server does to status writes, scale updates and conflicts is real, while
+// time moves only when the test steps it.
+
+const syncPeriod = 15 * time.Second
+
+// controllerEnv is one running controller.
+type controllerEnv struct {
+	clock  *clocktesting.FakeClock
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+type controllerOptions struct {
+	clock   *clocktesting.FakeClock
+	metrics *metricstest.Client
+	gates   featuregate.FeatureGate
+	// wrapScales lets a test stand between the controller and the scale
+	// subresource.
+	wrapScales func(scale.ScalesGetter) scale.ScalesGetter
+}
+
+func startController(ctx context.Context, t *testing.T, cluster *localcluster.Cluster, opts controllerOptions) *controllerEnv {
+	t.Helper()
+	cfg := cluster.RESTConfig()
+	kube := kubernetes.NewForConfigOrDie(cfg)
+	hpas, err := hpaclient.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	disc := discovery.NewDiscoveryClientForConfigOrDie(cfg)
+	mapper := restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(disc))
+	var scales scale.ScalesGetter
+	scales, err = scale.NewForConfig(cfg, mapper, dynamic.LegacyAPIPathResolverFunc, scale.NewDiscoveryScaleKindResolver(disc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if opts.wrapScales != nil {
+		scales = opts.wrapScales(scales)
+	}
+	informer := hpaclient.NewInformer(hpas, 0)
+	factory := informers.NewSharedInformerFactory(kube, 0)
+	c, err := podautoscaler.New(podautoscaler.Options{
+		Sources:                      []podautoscaler.HPASource{hpaclient.NewSource(hpas, informer)},
+		PodInformer:                  factory.Core().V1().Pods(),
+		ScaleClient:                  scales,
+		Mapper:                       mapper,
+		MetricsClient:                opts.metrics,
+		EventRecorder:                record.NewFakeRecorder(1000),
+		Monitor:                      monitor.New(componentmetrics.NewKubeRegistry()),
+		Clock:                        opts.clock,
+		Gates:                        opts.gates,
+		SyncPeriod:                   syncPeriod,
+		Tolerance:                    0.1,
+		DownscaleStabilizationWindow: 5 * time.Minute,
+		CPUInitializationPeriod:      5 * time.Minute,
+		InitialReadinessDelay:        30 * time.Second,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	env := &controllerEnv{clock: opts.clock, cancel: cancel, done: make(chan struct{})}
+	factory.Start(ctx.Done())
+	go informer.RunWithContext(ctx)
+	go func() {
+		defer close(env.done)
+		c.Run(ctx, 2)
+		factory.Shutdown()
+	}()
+	t.Cleanup(env.stop)
+	return env
+}
+
+func (e *controllerEnv) stop() {
+	e.cancel()
+	<-e.done
+}
+
+// until steps the fake clock by a sync period at a time, so that queued
+// HPAs come due, until check holds.
+func (e *controllerEnv) until(t *testing.T, what string, check func() (string, bool)) {
+	t.Helper()
+	var last string
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		var ok bool
+		if last, ok = check(); ok {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("waiting until %s; last: %s", what, last)
+		}
+		e.clock.Step(syncPeriod)
+		time.Sleep(300 * time.Millisecond)
+	}
+}
+
+func createWorkload(ctx context.Context, t *testing.T, kube kubernetes.Interface, ns, name string, replicas int32) {
+	t.Helper()
+	labels := map[string]string{"app": name}
+	d := &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
+		Spec: appsv1.DeploymentSpec{
+			Replicas: ptr.To(replicas),
+			Selector: &metav1.LabelSelector{MatchLabels: labels},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "registry.k8s.io/pause:3.10"}}},
+			},
+		},
+	}
+	if _, err := kube.AppsV1().Deployments(ns).Create(ctx, d, metav1.CreateOptions{}); err != nil {
+		t.Fatalf("creating Deployment %s: %v", name, err)
+	}
+}
+
+func externalHPA(ns, name string, maxReplicas int32, fallback *v2.ExternalMetricFallback) *v2.HorizontalPodAutoscaler {
+	target := resource.MustParse("10")
+	return &v2.HorizontalPodAutoscaler{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+		Spec: v2.HorizontalPodAutoscalerSpec{
+			ScaleTargetRef: autoscalingv2.CrossVersionObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Name: name},
+			MinReplicas:    ptr.To[int32](1),
+			MaxReplicas:    maxReplicas,
+			Metrics: []v2.MetricSpec{{
+				Type: autoscalingv2.ExternalMetricSourceType,
+				External: &v2.ExternalMetricSource{
+					Metric:   autoscalingv2.MetricIdentifier{Name: "queue_" + name},
+					Target:   autoscalingv2.MetricTarget{Type: autoscalingv2.ValueMetricType, Value: &target},
+					Fallback: fallback,
+				},
+			}},
+		},
+	}
+}
+
+func deploymentReplicas(ctx context.Context, kube kubernetes.Interface, ns, name string) int32 {
+	d, err := kube.AppsV1().Deployments(ns).Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return -1
+	}
+	return *d.Spec.Replicas
+}
+
+// clockAtSecond starts fake time on a whole second, as the API server
+// stores times.
+func clockAtSecond() *clocktesting.FakeClock {
+	return clocktesting.NewFakeClock(time.Now().Truncate(time.Second))
+}
+
+func TestControllerScalesAndWritesStatusThroughTheAPIServer(t *testing.T) {
+	cluster := sharedCluster(t)
+	_, ctx := ktesting.NewTestContext(t)
+	kube := kubernetes.NewForConfigOrDie(cluster.RESTConfig())
+	hpas, _ := hpaclient.New(cluster.RESTConfig())
+	ns := createNamespace(ctx, t, cluster)
+	createWorkload(ctx, t, kube, ns, "worker", 1)
+
+	fake := metricstest.NewClient().SetExternal("queue_worker", metricstest.ExternalAnswer{Values: []int64{30000}})
+	env := startController(ctx, t, cluster, controllerOptions{clock: clockAtSecond(), metrics: fake, gates: features.NewFeatureGate()})
+	if _, err := hpas.Create(ctx, externalHPA(ns, "worker", 10, nil)); err != nil {
+		t.Fatal(err)
+	}
+
+	// 30 against a target of 10 per ready pod: three times the one pod.
+	env.until(t, "the Deployment is scaled to 3", func() (string, bool) {
+		got := deploymentReplicas(ctx, kube, ns, "worker")
+		return fmt.Sprintf("replicas %d", got), got == 3
+	})
+	env.until(t, "the status says so", func() (string, bool) {
+		hpa, err := hpas.Get(ctx, ns, "worker")
+		if err != nil {
+			return err.Error(), false
+		}
+		able := findCondition(hpa, autoscalingv2.AbleToScale)
+		ok := hpa.Status.DesiredReplicas == 3 && hpa.Status.LastScaleTime != nil && able != nil &&
+			len(hpa.Status.CurrentMetrics) == 1 && hpa.Status.CurrentMetrics[0].External.Current.Value.Value() == 30
+		return fmt.Sprintf("%+v", hpa.Status), ok
+	})
+}
+
+// conflictingScales updates the Deployment behind the controller's back
+// right before the controller's first scale update, so that the real API
+// server answers that update with a conflict.
+type conflictingScales struct {
+	scale.ScalesGetter
+	kube kubernetes.Interface
+
+	mu        sync.Mutex
+	updates   int
+	conflicts int
+}
+
+func (c *conflictingScales) Scales(namespace string) scale.ScaleInterface {
+	return &conflictingScaleInterface{ScaleInterface: c.ScalesGetter.Scales(namespace), parent: c, namespace: namespace}
+}
+
+type conflictingScaleInterface struct {
+	scale.ScaleInterface
+	parent    *conflictingScales
+	namespace string
+}
+
+func (s *conflictingScaleInterface) Update(ctx context.Context, gr schema.GroupResource, sc *autoscalingv1.Scale, opts metav1.UpdateOptions) (*autoscalingv1.Scale, error) {
+	s.parent.mu.Lock()
+	s.parent.updates++
+	first := s.parent.updates == 1
+	s.parent.mu.Unlock()
+	if first {
+		patch := []byte(`{"metadata":{"annotations":{"kube-hpa.io/touched":"by-someone-else"}}}`)
+		if _, err := s.parent.kube.AppsV1().Deployments(s.namespace).Patch(ctx, sc.Name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+			return nil, err
+		}
+	}
+	out, err := s.ScaleInterface.Update(ctx, gr, sc, opts)
+	if apierrors.IsConflict(err) {
+		s.parent.mu.Lock()
+		s.parent.conflicts++
+		s.parent.mu.Unlock()
+	}
+	return out, err
+}
+
+func TestControllerRetriesAScaleUpdateThatConflicts(t *testing.T) {
+	cluster := sharedCluster(t)
+	_, ctx := ktesting.NewTestContext(t)
+	kube := kubernetes.NewForConfigOrDie(cluster.RESTConfig())
+	hpas, _ := hpaclient.New(cluster.RESTConfig())
+	ns := createNamespace(ctx, t, cluster)
+	createWorkload(ctx, t, kube, ns, "busy", 1)
+
+	conflicting := &conflictingScales{kube: kube}
+	fake := metricstest.NewClient().SetExternal("queue_busy", metricstest.ExternalAnswer{Values: []int64{20000}})
+	env := startController(ctx, t, cluster, controllerOptions{
+		clock: clockAtSecond(), metrics: fake, gates: features.NewFeatureGate(),
+		wrapScales: func(s scale.ScalesGetter) scale.ScalesGetter { conflicting.ScalesGetter = s; return conflicting },
+	})
+	if _, err := hpas.Create(ctx, externalHPA(ns, "busy", 10, nil)); err != nil {
+		t.Fatal(err)
+	}
+	env.until(t, "the Deployment is scaled to 2 despite the conflict", func() (string, bool) {
+		got := deploymentReplicas(ctx, kube, ns, "busy")
+		return fmt.Sprintf("replicas %d", got), got == 2
+	})
+	conflicting.mu.Lock()
+	defer conflicting.mu.Unlock()
+	// The Deployment controller may write the Deployment again in
+	// between (our touch makes it sync), so more than one conflict can
+	// happen; each must be answered by a retry, and the last one succeed.
+	if conflicting.conflicts < 1 || conflicting.updates != conflicting.conflicts+1 {
+		t.Errorf("scale updates = %d with %d conflicts; want every conflict retried and the last update to succeed", conflicting.updates, conflicting.conflicts)
+	}
+}
+
+func TestRestartedControllerKeepsFirstFailureTime(t *testing.T) {
+	cluster := sharedCluster(t)
+	_, ctx := ktesting.NewTestContext(t)
+	kube := kubernetes.NewForConfigOrDie(cluster.RESTConfig())
+	hpas, _ := hpaclient.New(cluster.RESTConfig())
+	ns := createNamespace(ctx, t, cluster)
+	createWorkload(ctx, t, kube, ns, "orders", 1)
+	gates := features.NewFeatureGate()
+	if err := gates.SetFromMap(map[string]bool{string(features.HPAExternalMetricFallback): true}); err != nil {
+		t.Fatal(err)
+	}
+	failing := metricstest.NewClient().SetExternal("queue_orders", metricstest.ExternalAnswer{Err: fmt.Errorf("provider down")})
+	fallback := &v2.ExternalMetricFallback{FailureDurationSeconds: ptr.To[int64](180), Replicas: 4}
+	if _, err := hpas.Create(ctx, externalHPA(ns, "orders", 10, fallback)); err != nil {
+		t.Fatal(err)
+	}
+
+	// The first controller sees the metric fail and records when.
+	first := startController(ctx, t, cluster, controllerOptions{clock: clockAtSecond(), metrics: failing, gates: gates})
+	var firstFailure time.Time
+	first.until(t, "firstFailureTime is in status", func() (string, bool) {
+		hpa, err := hpas.Get(ctx, ns, "orders")
+		if err != nil || len(hpa.Status.CurrentMetrics) != 1 || hpa.Status.CurrentMetrics[0].External.FirstFailureTime == nil {
+			return fmt.Sprintf("%+v %v", hpa.Status, err), false
+		}
+		firstFailure = hpa.Status.CurrentMetrics[0].External.FirstFailureTime.Time
+		return "", true
+	})
+	first.stop()
+
+	// A new controller, whose memory is empty, starts once the failure
+	// has lasted failureDurationSeconds: the fallback is due at its first
+	// pass because the persisted time is honored, not restarted.
+	clk := clocktesting.NewFakeClock(firstFailure.Add(180 * time.Second))
+	second := startController(ctx, t, cluster, controllerOptions{clock: clk, metrics: failing, gates: gates})
+	second.until(t, "the fallback scales the Deployment to 4", func() (string, bool) {
+		got := deploymentReplicas(ctx, kube, ns, "orders")
+		return fmt.Sprintf("replicas %d", got), got == 4
+	})
+	hpa, err := hpas.Get(ctx, ns, "orders")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ext := hpa.Status.CurrentMetrics[0].External
+	if ext.FallbackStatus != v2.FallbackStatusFallback || ext.FirstFailureTime == nil || !ext.FirstFailureTime.Time.Equal(firstFailure) {
+		t.Errorf("external status = %+v, want Fallback since %v", ext, firstFailure)
+	}
+	if c := findCondition(hpa, v2.ExternalMetricFallbackActive); c == nil || c.Status != corev1.ConditionTrue {
+		t.Errorf("ExternalMetricFallbackActive = %+v, want True", c)
+	}
+}
+
+func findCondition(hpa *v2.HorizontalPodAutoscaler, t autoscalingv2.HorizontalPodAutoscalerConditionType) *autoscalingv2.HorizontalPodAutoscalerCondition {
+	for i := range hpa.Status.Conditions {
+		if hpa.Status.Conditions[i].Type == t {
+			return &hpa.Status.Conditions[i]
+		}
+	}
+	return nil
+}
+
