@@ -355,4 +355,3 @@ func findCondition(hpa *v2.HorizontalPodAutoscaler, t autoscalingv2.HorizontalPo
 	}
 	return nil
 }
-
