@@ -10,6 +10,8 @@ import (
 	"github.com/onsi/gomega"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 
 	v2 "github.com/kube-hpa/kube-hpa/api/autoscaling/v2"
 	"github.com/kube-hpa/kube-hpa/test/e2e/framework"
@@ -438,6 +440,44 @@ func reportsHealthy(h *v2.HorizontalPodAutoscaler, metric string, withFallback b
 	return st.FallbackStatus == ""
 }
 
+// restartQuiet is how long a restart of every controller replica may keep
+// the HPAs from being reconciled: the handover, the new leader's caches
+// and its first pass, one sync period after they sync.
+const restartQuiet = 30 * time.Second
+
+// fallbackDeadlinesWithin lists the fallbacks of other namespaces' HPAs
+// that are due within [from, to]: metrics failing, not yet in fallback.
+func fallbackDeadlinesWithin(ctx context.Context, f *framework.Framework, from, to time.Time) ([]string, error) {
+	list, err := f.Dynamic.Resource(v2.GroupVersionResource()).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, err
+	}
+	var due []string
+	for _, item := range list.Items {
+		if item.GetNamespace() == f.Namespace {
+			continue
+		}
+		h := &v2.HorizontalPodAutoscaler{}
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(item.Object, h); err != nil {
+			return nil, err
+		}
+		for _, m := range h.Spec.Metrics {
+			if m.External == nil || m.External.Fallback == nil || m.External.Fallback.FailureDurationSeconds == nil {
+				continue
+			}
+			st := framework.ExternalMetricStatus(h, m.External.Metric.Name)
+			if st == nil || st.FirstFailureTime == nil || st.FallbackStatus == v2.FallbackStatusFallback {
+				continue
+			}
+			at := st.FirstFailureTime.Add(time.Duration(*m.External.Fallback.FailureDurationSeconds) * time.Second)
+			if !at.Before(from) && !at.After(to) {
+				due = append(due, fmt.Sprintf("%s/%s %s at %s", h.Namespace, h.Name, m.External.Metric.Name, at.Format(time.RFC3339)))
+			}
+		}
+	}
+	return due, nil
+}
+
 // The disruptive fallback specs: a restart of every controller replica
 // and an outage of the metrics adapter, each in the middle of a run of
 // failures. They are not Serial: the Serial phase comes after every
@@ -468,6 +508,13 @@ var _ = sigDescribe([]string{featureHPA, featureFallback, disruptive}, "Horizont
 		restartBy := deadline.Add(-time.Minute)
 		ginkgo.By("waiting until every running spec tolerates a restart of the controllers")
 		f.WaitUntilOnlyTolerantSpecsRun(ctx, max(time.Until(restartBy), time.Second))
+		// With fewer ginkgo processes than long specs, this one may start
+		// while others are near their deadlines, which they check to within
+		// activationSlack: a handover would make them late.
+		ginkgo.By("waiting until no other fallback is due during the restart")
+		gomega.Eventually(ctx, func(ctx context.Context) ([]string, error) {
+			return fallbackDeadlinesWithin(ctx, f, time.Now().Add(-activationSlack), time.Now().Add(restartQuiet))
+		}).WithTimeout(max(time.Until(restartBy), time.Second)).WithPolling(time.Second).Should(gomega.BeEmpty())
 		ginkgo.By("restarting every controller replica, one at a time")
 		begin := time.Now()
 		leader, err := suite.Controllers.RestartEachReplica(ctx)
