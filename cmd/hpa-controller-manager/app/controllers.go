@@ -59,7 +59,7 @@ func runControllers(ctx context.Context, cfg *config.Config, c *clients, registr
 		PodInformer:                  factory.Core().V1().Pods(),
 		ScaleClient:                  c.scale,
 		Mapper:                       c.mapper,
-		MetricsClient:                metrics.NewSharedExternal(metricsClient, cfg.HPA.ExternalMetricSharingWindow, realClock),
+		MetricsClient:                metrics.NewSharedExternal(metricsClient, sharingWindow(cfg.HPA), realClock),
 		EventRecorder:                recorder,
 		Monitor:                      monitor.New(registry),
 		Clock:                        realClock,
@@ -114,4 +114,11 @@ func newEventRecorder(ctx context.Context, c *clients) (record.EventRecorder, fu
 	broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: c.kube.CoreV1().Events("")})
 	recorder := broadcaster.NewRecorder(scheme, corev1.EventSource{Component: "horizontal-pod-autoscaler"})
 	return recorder, broadcaster.Shutdown, nil
+}
+
+// sharingWindow caps the external metric sharing window at the sync
+// period: a shared answer older than one period would make an HPA act on a
+// value its own next pass would have refreshed.
+func sharingWindow(hpa config.HPA) time.Duration {
+	return min(hpa.ExternalMetricSharingWindow, hpa.SyncPeriod)
 }

@@ -134,7 +134,7 @@ func (o *HPAOptions) addFlags(fs *pflag.FlagSet) {
 	fs.Float64Var(&o.Tolerance, "horizontal-pod-autoscaler-tolerance", o.Tolerance, "The minimum change (from 1.0) in the desired-to-actual metrics ratio for the horizontal pod autoscaler to consider scaling.")
 	fs.DurationVar(&o.CPUInitializationPeriod, "horizontal-pod-autoscaler-cpu-initialization-period", o.CPUInitializationPeriod, "The period after pod start when CPU samples might be skipped.")
 	fs.DurationVar(&o.InitialReadinessDelay, "horizontal-pod-autoscaler-initial-readiness-delay", o.InitialReadinessDelay, "The period after pod start during which readiness changes will be treated as initial readiness.")
-	fs.DurationVar(&o.ExternalMetricSharingWindow, "horizontal-pod-autoscaler-external-metric-sharing-window", o.ExternalMetricSharingWindow, "HPAs that ask for the same external metric (name, selector and namespace) within this window share one fetch from the external metrics API; 0 fetches for every HPA, as kube-controller-manager does.")
+	fs.DurationVar(&o.ExternalMetricSharingWindow, "horizontal-pod-autoscaler-external-metric-sharing-window", o.ExternalMetricSharingWindow, "HPAs that ask for the same external metric (name, selector and namespace) within this window share one fetch from the external metrics API; capped at the sync period; 0 fetches for every HPA, as kube-controller-manager does.")
 	fs.DurationVar(&o.MetricFetchTimeout, "horizontal-pod-autoscaler-metric-fetch-timeout", o.MetricFetchTimeout, "The longest a single call to a metrics API may take before it counts as failed (a hanging metrics adapter cannot stall a worker).")
 }
 
