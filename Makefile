@@ -85,7 +85,7 @@ integration: upstream-binaries
 ## local environment (control plane, test metrics adapter, two hpa-controller-manager replicas); logs
 ## stay in _output/localcluster/<run>/logs, reports go to _output/e2e. E2E_PROCS parallel processes,
 ## E2E_TIMEOUT for the whole run, E2E_FLAGS for more ginkgo flags (--label-filter='!Disruptive', --focus=...).
-E2E_PROCS ?= 4
+E2E_PROCS ?= 12
 E2E_TIMEOUT ?= 20m
 E2E_FLAGS ?=
 .PHONY: e2e
