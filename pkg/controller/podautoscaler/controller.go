@@ -140,6 +140,9 @@ func New(opts Options) (*Controller, error) {
 		DelayOfInitialReadinessStatus: opts.InitialReadinessDelay,
 		Clock:                         opts.Clock,
 	})
+	if err := c.watchPods(opts.PodInformer.Informer()); err != nil {
+		return nil, fmt.Errorf("registering event handlers for pods: %w", err)
+	}
 	for i, source := range opts.Sources {
 		_, err := source.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
 			AddFunc:    func(obj any) { c.onAdd(i, obj) },

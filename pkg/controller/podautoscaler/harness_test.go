@@ -14,6 +14,7 @@ import (
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
@@ -189,6 +190,8 @@ func (h *harness) addPod(pod *corev1.Pod) {
 	if err := h.pods.Add(pod); err != nil {
 		h.t.Fatalf("adding pod: %v", err)
 	}
+	// The informer is never started, so its handlers would not hear of it.
+	h.c.selectors.podChanged(pod.Namespace, nil, labels.Set(pod.Labels))
 }
 
 func readyPod(name string, cpuRequestMilli int64, started time.Time) *corev1.Pod {

@@ -154,19 +154,20 @@ func (p *pass) targetSelector() (labels.Selector, error) {
 			"the HPA target's scale is missing a selector"))
 		return nil, errors.New("selector is required")
 	}
-	selector, err := labels.Parse(raw)
+	selector, err := p.c.selectors.parse(p.key, raw)
 	if err != nil {
 		err = fmt.Errorf("couldn't convert selector into a corresponding internal selector object: %w", err)
 		p.event(corev1.EventTypeWarning, "InvalidSelector", "%s", err.Error())
 		p.setCondition(newCondition(autoscalingv2.ScalingActive, corev1.ConditionFalse, "InvalidSelector", "%s", err.Error()))
 		return nil, err
 	}
-	p.c.selectors.update(p.key, selector)
-	pods, err := p.c.podLister.Pods(ns).List(selector)
+	owners, err := p.c.selectors.owners(p.key, func() ([]*corev1.Pod, error) {
+		return p.c.podLister.Pods(ns).List(selector)
+	})
 	if err != nil {
 		return nil, err
 	}
-	if owners := p.c.selectors.selecting(ns, pods); len(owners) > 1 {
+	if len(owners) > 1 {
 		err := fmt.Errorf("pods by selector %v are controlled by multiple HPAs: %v", raw, owners)
 		p.event(corev1.EventTypeWarning, "AmbiguousSelector", "%s", err.Error())
 		p.setCondition(newCondition(autoscalingv2.ScalingActive, corev1.ConditionFalse, "AmbiguousSelector", "%s", err.Error()))

@@ -1,0 +1,48 @@
+package podautoscaler
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/client-go/tools/cache"
+)
+
+// watchPods keeps the selector index's answers true as pods come, go and
+// change labels.
+func (c *Controller) watchPods(informer cache.SharedIndexInformer) error {
+	_, err := informer.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    c.onPodAdd,
+		UpdateFunc: c.onPodUpdate,
+		DeleteFunc: c.onPodDelete,
+	})
+	return err
+}
+
+func (c *Controller) onPodAdd(obj any) {
+	if pod, ok := obj.(*corev1.Pod); ok {
+		c.selectors.podChanged(pod.Namespace, nil, labels.Set(pod.Labels))
+	}
+}
+
+// onPodUpdate ignores updates that keep the labels: status updates, by far
+// the most frequent, then cost one comparison.
+func (c *Controller) onPodUpdate(old, cur any) {
+	oldPod, ok := old.(*corev1.Pod)
+	if !ok {
+		return
+	}
+	curPod, ok := cur.(*corev1.Pod)
+	if !ok || labels.Equals(oldPod.Labels, curPod.Labels) {
+		return
+	}
+	c.selectors.podChanged(curPod.Namespace, labels.Set(oldPod.Labels), labels.Set(curPod.Labels))
+}
+
+func (c *Controller) onPodDelete(obj any) {
+	// A deletion the watch missed comes as a tombstone.
+	if tombstone, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		obj = tombstone.Obj
+	}
+	if pod, ok := obj.(*corev1.Pod); ok {
+		c.selectors.podChanged(pod.Namespace, labels.Set(pod.Labels), nil)
+	}
+}
