@@ -19,7 +19,9 @@ type Client struct {
 }
 
 // New builds a Client from a client configuration. The configuration is
-// copied, so the caller's is left as it was.
+// copied, so the caller's is left as it was, and the copy speaks JSON
+// whatever content type the caller's asks for: the API server never serves
+// custom resources as protobuf, and the kind has no protobuf form anyway.
 func New(config *rest.Config) (*Client, error) {
 	scheme := runtime.NewScheme()
 	if err := v2.AddToScheme(scheme); err != nil {
@@ -29,6 +31,8 @@ func New(config *rest.Config) (*Client, error) {
 	cfg.GroupVersion = &v2.SchemeGroupVersion
 	cfg.APIPath = "/apis"
 	cfg.NegotiatedSerializer = serializer.NewCodecFactory(scheme).WithoutConversion()
+	cfg.ContentType = runtime.ContentTypeJSON
+	cfg.AcceptContentTypes = runtime.ContentTypeJSON
 	if cfg.UserAgent == "" {
 		cfg.UserAgent = rest.DefaultKubernetesUserAgent()
 	}

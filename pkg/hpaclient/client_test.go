@@ -6,6 +6,8 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -21,11 +23,20 @@ import (
 type fakeServer struct {
 	mu       sync.Mutex
 	requests []string
-	hpa      v2.HorizontalPodAutoscaler
+	// headers holds "METHOD accept=... content-type=..." for every
+	// request, watches included.
+	headers []string
+	hpa     v2.HorizontalPodAutoscaler
 }
 
 func (s *fakeServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.recordHeaders(r)
 	w.Header().Set("Content-Type", "application/json")
+	if ct := r.Header.Get("Content-Type"); r.ContentLength != 0 && ct != "application/json" {
+		// As the API server answers a custom resource sent as protobuf.
+		http.Error(w, "unsupported media type "+ct, http.StatusUnsupportedMediaType)
+		return
+	}
 	if r.URL.Query().Get("sendInitialEvents") == "true" {
 		// Like an API server without streaming lists: the informer falls
 		// back to list and watch.
@@ -68,7 +79,26 @@ func (s *fakeServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+func (s *fakeServer) recordHeaders(r *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.headers = append(s.headers, r.Method+" accept="+r.Header.Get("Accept")+" content-type="+r.Header.Get("Content-Type"))
+}
+
+func (s *fakeServer) recordedHeaders() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.headers)
+}
+
 func newTestClient(t *testing.T) (*Client, *fakeServer) {
+	t.Helper()
+	return newTestClientFor(t, rest.ContentConfig{})
+}
+
+// newTestClientFor builds a client from a configuration with content, as
+// the binary's flags would set it.
+func newTestClientFor(t *testing.T, content rest.ContentConfig) (*Client, *fakeServer) {
 	t.Helper()
 	fs := &fakeServer{hpa: v2.HorizontalPodAutoscaler{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "autoscaling.kube-hpa.io/v2", Kind: "HorizontalPodAutoscaler"},
@@ -77,11 +107,72 @@ func newTestClient(t *testing.T) (*Client, *fakeServer) {
 	}}
 	srv := httptest.NewServer(fs)
 	t.Cleanup(srv.Close)
-	c, err := New(&rest.Config{Host: srv.URL})
+	cfg := &rest.Config{Host: srv.URL, ContentConfig: content}
+	c, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
+	if cfg.ContentConfig != content {
+		t.Fatalf("New changed the caller's content config to %+v", cfg.ContentConfig)
+	}
 	return c, fs
+}
+
+// The API server serves custom resources as JSON (or CBOR), never as
+// protobuf, so the client must speak JSON even when the binary's flags ask
+// protobuf of every other client.
+func TestClientSpeaksJSONWhateverTheConfigSays(t *testing.T) {
+	cases := []struct {
+		name    string
+		content rest.ContentConfig
+	}{
+		{name: "no content type configured", content: rest.ContentConfig{}},
+		{name: "protobuf with JSON as a fallback, the binary's default", content: rest.ContentConfig{
+			ContentType: "application/vnd.kubernetes.protobuf", AcceptContentTypes: "application/vnd.kubernetes.protobuf,application/json"}},
+		{name: "protobuf only", content: rest.ContentConfig{ContentType: "application/vnd.kubernetes.protobuf"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c, fs := newTestClientFor(t, tc.content)
+			exerciseEveryVerb(t, c)
+			want := []string{
+				"GET accept=application/json content-type=",
+				"GET accept=application/json content-type=",
+				"GET accept=application/json content-type=",
+				"PUT accept=application/json content-type=application/json",
+				"POST accept=application/json content-type=application/json",
+			}
+			if got := fs.recordedHeaders(); !slices.Equal(got, want) {
+				t.Errorf("requests were\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+			}
+		})
+	}
+}
+
+// exerciseEveryVerb watches, gets, lists, updates the status of and
+// creates an HPA, failing t on any error.
+func exerciseEveryVerb(t *testing.T, c *Client) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	w, err := c.Watch(ctx, "default", metav1.ListOptions{})
+	if err != nil {
+		t.Fatalf("Watch: %v", err)
+	}
+	w.Stop()
+	hpa, err := c.Get(ctx, "default", "web")
+	if err != nil {
+		t.Fatalf("Get: %v", err)
+	}
+	if _, err := c.List(ctx, "", metav1.ListOptions{}); err != nil {
+		t.Fatalf("List: %v", err)
+	}
+	if _, err := c.UpdateStatus(ctx, hpa); err != nil {
+		t.Fatalf("UpdateStatus: %v", err)
+	}
+	if _, err := c.Create(ctx, &v2.HorizontalPodAutoscaler{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web"}}); err != nil {
+		t.Fatalf("Create: %v", err)
+	}
 }
 
 func TestClientReadsAndWritesTheExtendedKind(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/restmapper"
 	"k8s.io/client-go/scale"
 
@@ -22,6 +23,9 @@ type clients struct {
 	mapper *restmapper.DeferredDiscoveryRESTMapper
 }
 
+// newClients builds the clients. All but the HPA client speak the content
+// type of --kube-api-content-type; the HPA client speaks JSON, the only
+// format custom resources are served in (hpaclient.New sees to it).
 func newClients(cfg *config.Config) (*clients, error) {
 	kube, err := kubernetes.NewForConfig(cfg.RESTConfig)
 	if err != nil {
@@ -38,7 +42,10 @@ func newClients(cfg *config.Config) (*clients, error) {
 	// A cached mapper, reset periodically by the controllers, so that a
 	// scale target whose CRD appears later becomes scalable.
 	mapper := restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(disc))
-	scales, err := scale.NewForConfig(cfg.RESTConfig, mapper, dynamic.LegacyAPIPathResolverFunc,
+	// scale.NewForConfig overwrites the GroupVersion and serializer of the
+	// config it is given, which the metrics clients built later from
+	// cfg.RESTConfig would otherwise inherit.
+	scales, err := scale.NewForConfig(rest.CopyConfig(cfg.RESTConfig), mapper, dynamic.LegacyAPIPathResolverFunc,
 		scale.NewDiscoveryScaleKindResolver(disc))
 	if err != nil {
 		return nil, fmt.Errorf("building the scale client: %w", err)

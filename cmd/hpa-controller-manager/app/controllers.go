@@ -34,13 +34,9 @@ func runControllers(ctx context.Context, cfg *config.Config, c *clients, registr
 	defer health.leading.Store(false)
 
 	realClock := clock.RealClock{}
-	metricsClient, err := metrics.NewRESTClient(metrics.Options{
-		Config:       cfg.RESTConfig,
-		FetchTimeout: cfg.HPA.MetricFetchTimeout,
-		Clock:        realClock,
-	})
+	metricsClient, err := newMetricsClient(cfg, realClock)
 	if err != nil {
-		return fmt.Errorf("building the metrics clients: %w", err)
+		return err
 	}
 	recorder, stopEvents, err := newEventRecorder(ctx, c)
 	if err != nil {
@@ -85,6 +81,22 @@ func runControllers(ctx context.Context, cfg *config.Config, c *clients, registr
 
 	controller.Run(ctx, cfg.HPA.ConcurrentSyncs)
 	return nil
+}
+
+// newMetricsClient reads the metrics APIs in the content type of
+// --kube-api-content-type, as kube-controller-manager does: their adapters
+// (metrics-server, and those built on custom-metrics-apiserver) serve
+// protobuf, and the Accept header keeps JSON for any that does not.
+func newMetricsClient(cfg *config.Config, clk clock.WithTicker) (*metrics.RESTClient, error) {
+	client, err := metrics.NewRESTClient(metrics.Options{
+		Config:       cfg.RESTConfig,
+		FetchTimeout: cfg.HPA.MetricFetchTimeout,
+		Clock:        clk,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("building the metrics clients: %w", err)
+	}
+	return client, nil
 }
 
 func markSyncedWhenReady(ctx context.Context, health *healthState, factory informers.SharedInformerFactory, sources []podautoscaler.HPASource) {

@@ -11,8 +11,9 @@ import (
 
 // Config is everything Run needs.
 type Config struct {
-	// RESTConfig reaches the API server, with the QPS and burst of the
-	// flags and the binary's user agent.
+	// RESTConfig reaches the API server, with the QPS, burst and content
+	// type of the flags and the binary's user agent. Clients that change
+	// what they are given (the scale client) get a copy.
 	RESTConfig *rest.Config
 
 	LeaderElection   componentbaseconfig.LeaderElectionConfiguration

@@ -6,6 +6,7 @@ import (
 	"net"
 	"strconv"
 
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	logsapi "k8s.io/component-base/logs/api/v1"
@@ -15,6 +16,27 @@ import (
 
 // UserAgent is how the binary introduces itself to the API server.
 const UserAgent = "hpa-controller-manager"
+
+// The content types --kube-api-content-type accepts.
+const (
+	ContentTypeJSON     = runtime.ContentTypeJSON
+	ContentTypeProtobuf = runtime.ContentTypeProtobuf
+)
+
+// acceptContentTypes returns the Accept header that goes with a
+// --kube-api-content-type, and whether that content type is accepted at
+// all. Protobuf keeps JSON acceptable: the API server answers in JSON what
+// it cannot encode as protobuf (custom resources, aggregated APIs whose
+// kinds have no protobuf form), and the client decodes either.
+func acceptContentTypes(contentType string) (string, bool) {
+	switch contentType {
+	case ContentTypeJSON:
+		return ContentTypeJSON, true
+	case ContentTypeProtobuf:
+		return ContentTypeProtobuf + "," + ContentTypeJSON, true
+	}
+	return "", false
+}
 
 // Config validates the options, applies the logging configuration and the
 // feature gates, and returns the configuration to run with.
@@ -65,6 +87,8 @@ func (o *Options) restConfig() (*rest.Config, error) {
 	}
 	cfg.QPS = o.KubeAPIQPS
 	cfg.Burst = int(o.KubeAPIBurst)
+	cfg.ContentType = o.KubeAPIContentType
+	cfg.AcceptContentTypes, _ = acceptContentTypes(o.KubeAPIContentType) // Validate refused the others
 	cfg.UserAgent = UserAgent
 	return cfg, nil
 }

@@ -24,6 +24,9 @@ type Options struct {
 	Master       string
 	KubeAPIQPS   float32
 	KubeAPIBurst int32
+	// KubeAPIContentType is the wire format of every client but the one
+	// of the HPA custom resource, which is always JSON.
+	KubeAPIContentType string
 
 	LeaderElection componentbaseconfig.LeaderElectionConfiguration
 
@@ -75,8 +78,9 @@ func NewOptions() (*Options, error) {
 		return nil, fmt.Errorf("registering logging feature gates: %w", err)
 	}
 	return &Options{
-		KubeAPIQPS:   20,
-		KubeAPIBurst: 30,
+		KubeAPIQPS:         20,
+		KubeAPIBurst:       30,
+		KubeAPIContentType: ContentTypeProtobuf,
 		LeaderElection: componentbaseconfig.LeaderElectionConfiguration{
 			LeaderElect:       true,
 			LeaseDuration:     durationOf(15 * time.Second),
@@ -122,6 +126,7 @@ func (o *Options) addGenericFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.Master, "master", o.Master, "The address of the Kubernetes API server (overrides any value in kubeconfig).")
 	fs.Float32Var(&o.KubeAPIQPS, "kube-api-qps", o.KubeAPIQPS, "QPS to use while talking with kubernetes apiserver.")
 	fs.Int32Var(&o.KubeAPIBurst, "kube-api-burst", o.KubeAPIBurst, "Burst to use while talking with kubernetes apiserver.")
+	fs.StringVar(&o.KubeAPIContentType, "kube-api-content-type", o.KubeAPIContentType, "Content type of requests sent to apiserver.")
 	fs.BoolVar(&o.ManageNativeHPAs, "manage-native-hpas", o.ManageNativeHPAs, "Also reconcile native autoscaling/v2 HorizontalPodAutoscalers. Start kube-controller-manager with --controllers=*,-horizontalpodautoscaling first, so that two controllers never act on one HPA.")
 	fs.StringVar(&o.BindAddress, "bind-address", o.BindAddress, "The IP address on which to serve /healthz, /readyz and /metrics.")
 	fs.Int32Var(&o.Port, "port", o.Port, "The port on which to serve /healthz, /readyz and /metrics over HTTP; 0 disables it.")
@@ -153,6 +158,9 @@ func (o *Options) Validate() []error {
 	}
 	if o.KubeAPIBurst <= 0 {
 		add("--kube-api-burst must be greater than 0, got %d", o.KubeAPIBurst)
+	}
+	if _, ok := acceptContentTypes(o.KubeAPIContentType); !ok {
+		add("--kube-api-content-type must be %q or %q, got %q", ContentTypeJSON, ContentTypeProtobuf, o.KubeAPIContentType)
 	}
 	errs = append(errs, o.HPA.validate()...)
 	errs = append(errs, validateLeaderElection(&o.LeaderElection)...)

@@ -40,6 +40,7 @@ func TestFlagDefaultsMatchKubeControllerManager(t *testing.T) {
 		"horizontal-pod-autoscaler-initial-readiness-delay":   "30s",
 		"kube-api-qps":                "20",
 		"kube-api-burst":              "30",
+		"kube-api-content-type":       "application/vnd.kubernetes.protobuf",
 		"kubeconfig":                  "",
 		"master":                      "",
 		"leader-elect":                "true",
@@ -110,6 +111,9 @@ func TestValidate(t *testing.T) {
 		{name: "zero metric fetch timeout is refused", args: []string{"--horizontal-pod-autoscaler-metric-fetch-timeout=0s"}, wantErr: "metric-fetch-timeout must be greater than 0"},
 		{name: "zero api qps is refused", args: []string{"--kube-api-qps=0"}, wantErr: "--kube-api-qps must be greater than 0"},
 		{name: "zero api burst is refused", args: []string{"--kube-api-burst=0"}, wantErr: "--kube-api-burst must be greater than 0"},
+		{name: "json api content type is accepted", args: []string{"--kube-api-content-type=application/json"}},
+		{name: "api content type other than json or protobuf is refused", args: []string{"--kube-api-content-type=application/yaml"}, wantErr: `--kube-api-content-type must be "application/json" or "application/vnd.kubernetes.protobuf", got "application/yaml"`},
+		{name: "api content type with parameters is refused", args: []string{"--kube-api-content-type=application/json; charset=utf-8"}, wantErr: "--kube-api-content-type must be"},
 		{name: "lease not longer than renew deadline is refused", args: []string{"--leader-elect-lease-duration=10s", "--leader-elect-renew-deadline=10s"}, wantErr: "must be greater than --leader-elect-renew-deadline"},
 		{name: "lock other than leases is refused", args: []string{"--leader-elect-resource-lock=endpoints"}, wantErr: `--leader-elect-resource-lock must be "leases"`},
 		{name: "leader election settings are ignored when it is off", args: []string{"--leader-elect=false", "--leader-elect-resource-lock=endpoints"}},
@@ -168,7 +172,7 @@ func TestFeatureGatesFlagSetsTheGate(t *testing.T) {
 
 func TestConfigCarriesTheFlags(t *testing.T) {
 	o := newTestOptions(t)
-	if err := parse(t, o, "--master=https://127.0.0.1:6443", "--kube-api-qps=50", "--kube-api-burst=80",
+	if err := parse(t, o, "--master=https://127.0.0.1:6443", "--kube-api-qps=50", "--kube-api-burst=80", "--kube-api-content-type=application/json",
 		"--horizontal-pod-autoscaler-sync-period=5s", "--concurrent-horizontal-pod-autoscaler-syncs=9",
 		"--bind-address=127.0.0.1", "--port=10999", "--tls-cert-file=c", "--tls-private-key-file=k", "--webhook-port=9444"); err != nil {
 		t.Fatal(err)
@@ -180,11 +184,50 @@ func TestConfigCarriesTheFlags(t *testing.T) {
 	if cfg.RESTConfig.Host != "https://127.0.0.1:6443" || cfg.RESTConfig.QPS != 50 || cfg.RESTConfig.Burst != 80 || cfg.RESTConfig.UserAgent != UserAgent {
 		t.Errorf("rest config = host %q qps %v burst %d agent %q", cfg.RESTConfig.Host, cfg.RESTConfig.QPS, cfg.RESTConfig.Burst, cfg.RESTConfig.UserAgent)
 	}
+	if cfg.RESTConfig.ContentType != "application/json" || cfg.RESTConfig.AcceptContentTypes != "application/json" {
+		t.Errorf("rest config content type %q, accept %q, want JSON", cfg.RESTConfig.ContentType, cfg.RESTConfig.AcceptContentTypes)
+	}
 	if cfg.HPA.SyncPeriod != 5*time.Second || cfg.HPA.ConcurrentSyncs != 9 {
 		t.Errorf("hpa config = %+v", cfg.HPA)
 	}
 	if cfg.HealthAddress != "127.0.0.1:10999" || cfg.Webhook.Address != "127.0.0.1:9444" || cfg.Webhook.CertFile != "c" {
 		t.Errorf("addresses = health %q webhook %+v", cfg.HealthAddress, cfg.Webhook)
+	}
+}
+
+func TestRESTConfigSpeaksTheChosenContentType(t *testing.T) {
+	cases := []struct {
+		name       string
+		args       []string
+		wantType   string
+		wantAccept string
+	}{
+		{name: "protobuf by default, with JSON acceptable as a fallback", wantType: "application/vnd.kubernetes.protobuf", wantAccept: "application/vnd.kubernetes.protobuf,application/json"},
+		{name: "protobuf when asked, with JSON acceptable as a fallback", args: []string{"--kube-api-content-type=application/vnd.kubernetes.protobuf"}, wantType: "application/vnd.kubernetes.protobuf", wantAccept: "application/vnd.kubernetes.protobuf,application/json"},
+		{name: "JSON only when asked", args: []string{"--kube-api-content-type=application/json"}, wantType: "application/json", wantAccept: "application/json"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			o := newTestOptions(t)
+			if err := parse(t, o, append([]string{"--master=https://127.0.0.1:6443"}, tc.args...)...); err != nil {
+				t.Fatal(err)
+			}
+			if errs := o.Validate(); len(errs) > 0 {
+				t.Fatalf("Validate: %v", errs)
+			}
+			// restConfig rather than Config: the logging configuration
+			// that Config applies can be applied only once per process.
+			cfg, err := o.restConfig()
+			if err != nil {
+				t.Fatalf("restConfig: %v", err)
+			}
+			if got := cfg.ContentType; got != tc.wantType {
+				t.Errorf("ContentType = %q, want %q", got, tc.wantType)
+			}
+			if got := cfg.AcceptContentTypes; got != tc.wantAccept {
+				t.Errorf("AcceptContentTypes = %q, want %q", got, tc.wantAccept)
+			}
+		})
 	}
 }
 
