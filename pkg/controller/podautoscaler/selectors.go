@@ -145,7 +145,7 @@ func (s *selectorIndex) parse(key hpaKey, raw string) (labels.Selector, error) {
 // at least one of key's pods; pods lists those pods when the answer is not
 // known.
 func (s *selectorIndex) owners(key hpaKey, pods func() ([]*corev1.Pod, error)) ([]string, error) {
-	known, epoch, ok := s.knownOwners(key)
+	known, asked, ok := s.knownOwners(key)
 	if ok {
 		return known, nil
 	}
@@ -154,21 +154,28 @@ func (s *selectorIndex) owners(key hpaKey, pods func() ([]*corev1.Pod, error)) (
 	if err != nil {
 		return nil, err
 	}
-	return s.computeOwners(key, list, epoch), nil
+	return s.computeOwners(key, list, asked), nil
 }
 
-func (s *selectorIndex) knownOwners(key hpaKey) (owners []string, epoch uint64, ok bool) {
+// asked is the state of a namespace when an answer was looked for: the same
+// entry (not one made again after its last HPA went) at the same epoch.
+type asked struct {
+	ns    *namespaceSelectors
+	epoch uint64
+}
+
+func (s *selectorIndex) knownOwners(key hpaKey) (owners []string, at asked, ok bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	ns := s.byNamespace[key.namespace]
 	if ns == nil {
-		return nil, 0, false
+		return nil, asked{}, false
 	}
 	answer, ok := ns.answers[key]
-	return answer.owners, ns.epoch, ok
+	return answer.owners, asked{ns: ns, epoch: ns.epoch}, ok
 }
 
-func (s *selectorIndex) computeOwners(key hpaKey, pods []*corev1.Pod, epoch uint64) []string {
+func (s *selectorIndex) computeOwners(key hpaKey, pods []*corev1.Pod, at asked) []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	ns := s.byNamespace[key.namespace]
@@ -185,7 +192,7 @@ func (s *selectorIndex) computeOwners(key hpaKey, pods []*corev1.Pod, epoch uint
 		}
 	}
 	sort.Strings(answer.owners)
-	if _, registered := ns.hpas[key]; registered && ns.epoch == epoch {
+	if _, registered := ns.hpas[key]; registered && at == (asked{ns: ns, epoch: ns.epoch}) {
 		ns.answers[key] = answer
 	}
 	return answer.owners

@@ -285,6 +285,18 @@ func TestSelectorIndexAnswers(t *testing.T) {
 			wantListed: 2,
 		},
 		{
+			name: "an answer computed while the namespace was emptied and filled again is not kept",
+			setup: func(w *selectorWorld) {
+				// The pod first, so that both namespace entries are at epoch 0.
+				w.setPod("p", labels.Set{"app": "a"})
+				w.hpa("a", "app=a")
+				w.onList = func() { w.index.remove(worldKey("a")); w.hpa("a", "app=a") }
+			},
+			change:     func(w *selectorWorld) { w.onList = nil },
+			wantOwners: []string{"ns/a"},
+			wantListed: 2,
+		},
+		{
 			name: "pods of other namespaces do not drop the answer",
 			setup: func(w *selectorWorld) {
 				w.hpa("a", "app=a")
