@@ -140,14 +140,21 @@ func (e *controllerEnv) until(t *testing.T, what string, check func() (string, b
 
 func createWorkload(ctx context.Context, t *testing.T, kube kubernetes.Interface, ns, name string, replicas int32) {
 	t.Helper()
-	labels := map[string]string{"app": name}
+	createWorkloadSelecting(ctx, t, kube, ns, name, replicas, map[string]string{"app": name})
+}
+
+// createWorkloadSelecting creates a Deployment whose pods carry podLabels.
+// Nothing runs the Deployment controller here: pods a test needs, it
+// creates itself.
+func createWorkloadSelecting(ctx context.Context, t *testing.T, kube kubernetes.Interface, ns, name string, replicas int32, podLabels map[string]string) {
+	t.Helper()
 	d := &appsv1.Deployment{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
 		Spec: appsv1.DeploymentSpec{
 			Replicas: ptr.To(replicas),
-			Selector: &metav1.LabelSelector{MatchLabels: labels},
+			Selector: &metav1.LabelSelector{MatchLabels: podLabels},
 			Template: corev1.PodTemplateSpec{
-				ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				ObjectMeta: metav1.ObjectMeta{Labels: podLabels},
 				Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "registry.k8s.io/pause:3.10"}}},
 			},
 		},

@@ -5,14 +5,12 @@ import (
 	"fmt"
 	"testing"
 
-	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/klog/v2/ktesting"
-	"k8s.io/utils/ptr"
 
 	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/metrics/metricstest"
 	"github.com/kube-hpa/kube-hpa/pkg/features"
@@ -31,7 +29,7 @@ func TestAmbiguousSelectorFollowsPodLabels(t *testing.T) {
 	hpas, _ := hpaclient.New(cluster.RESTConfig())
 	ns := createNamespace(ctx, t, cluster)
 	createWorkload(ctx, t, kube, ns, "web", 1)
-	createSelectorWorkload(ctx, t, kube, ns, "frontend", map[string]string{"tier": "frontend"})
+	createWorkloadSelecting(ctx, t, kube, ns, "frontend", 1, map[string]string{"tier": "frontend"})
 	createLabeledPod(ctx, t, kube, ns, "web-1", map[string]string{"app": "web"})
 	createLabeledPod(ctx, t, kube, ns, "web-2", map[string]string{"app": "web"})
 
@@ -63,26 +61,6 @@ func TestAmbiguousSelectorFollowsPodLabels(t *testing.T) {
 	env.until(t, "the web HPA's selector is ambiguous", scalingActive(corev1.ConditionFalse, "AmbiguousSelector"))
 	relabel(ctx, t, kube, ns, "web-2", `{"metadata":{"labels":{"tier":null}}}`)
 	env.until(t, "the web HPA is active again", scalingActive(corev1.ConditionTrue, "ValidMetricFound"))
-}
-
-// createSelectorWorkload creates a Deployment selecting podLabels, without
-// pods: nothing runs the Deployment controller here.
-func createSelectorWorkload(ctx context.Context, t *testing.T, kube kubernetes.Interface, ns, name string, podLabels map[string]string) {
-	t.Helper()
-	d := &appsv1.Deployment{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
-		Spec: appsv1.DeploymentSpec{
-			Replicas: ptr.To[int32](1),
-			Selector: &metav1.LabelSelector{MatchLabels: podLabels},
-			Template: corev1.PodTemplateSpec{
-				ObjectMeta: metav1.ObjectMeta{Labels: podLabels},
-				Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "registry.k8s.io/pause:3.10"}}},
-			},
-		},
-	}
-	if _, err := kube.AppsV1().Deployments(ns).Create(ctx, d, metav1.CreateOptions{}); err != nil {
-		t.Fatalf("creating Deployment %s: %v", name, err)
-	}
 }
 
 func createLabeledPod(ctx context.Context, t *testing.T, kube kubernetes.Interface, ns, name string, podLabels map[string]string) {
