@@ -46,7 +46,8 @@ type HPASource interface {
 }
 
 // Options are the dependencies and settings of a Controller. Every seam is
-// an interface, so a test builds a controller from fakes.
+// an interface, so a test builds a controller from fakes. Every dependency
+// must be set, except QueueMetrics.
 type Options struct {
 	// Sources are the kinds of HPA to reconcile; at least one.
 	Sources       []HPASource
@@ -58,6 +59,10 @@ type Options struct {
 	Monitor       monitor.Monitor
 	Clock         clock.WithTicker
 	Gates         featuregate.FeatureGate
+	// QueueMetrics, if set, provides the workqueue_* metrics of the
+	// controller's queue (see monitor.NewQueueMetrics); nil means none
+	// (client-go's global provider, which nothing here sets).
+	QueueMetrics workqueue.MetricsProvider
 
 	// SyncPeriod is how often each HPA is reconciled
 	// (--horizontal-pod-autoscaler-sync-period).
@@ -123,7 +128,7 @@ func New(opts Options) (*Controller, error) {
 		opts: opts,
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig[hpaKey](
 			fixedIntervalLimiter{interval: opts.SyncPeriod},
-			workqueue.TypedRateLimitingQueueConfig[hpaKey]{Name: "horizontalpodautoscaler", Clock: opts.Clock},
+			workqueue.TypedRateLimitingQueueConfig[hpaKey]{Name: "horizontalpodautoscaler", Clock: opts.Clock, MetricsProvider: opts.QueueMetrics},
 		),
 		podLister: opts.PodInformer.Lister(),
 		synced:    []cache.InformerSynced{opts.PodInformer.Informer().HasSynced},

@@ -19,4 +19,10 @@
 // Monitor.SetHPACount sets the count the controller reads from its index,
 // which cannot drift; and Monitor.DeleteHPA drops the desired_replicas
 // series of a deleted HPA, which upstream keeps until the process restarts.
+//
+// NewQueueMetrics provides client-go's workqueue_* metrics (depth, adds,
+// queue and work durations, unfinished work, longest running processor,
+// retries), labelled by the queue's name, as kube-controller-manager exposes
+// them for its "horizontalpodautoscaler" queue; it too registers on the
+// registry it is given rather than on the legacy one.
 package monitor

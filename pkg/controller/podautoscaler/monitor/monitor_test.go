@@ -19,12 +19,17 @@ func upstreamBuckets() []string {
 		"0.256", "0.512", "1.024", "2.048", "4.096", "8.192", "16.384"}
 }
 
-// histogram writes the exposition of one histogram series whose
-// observations are all equal to value, falling in every bucket from
-// firstBucket on.
+// histogram writes the exposition of one series of an upstream duration
+// histogram whose observations are all equal to value, falling in every
+// bucket from firstBucket on.
 func histogram(name, labels string, count int, value float64, firstBucket int) string {
+	return histogramWithBuckets(name, labels, upstreamBuckets(), count, value, firstBucket)
+}
+
+// histogramWithBuckets is histogram with the given upper bounds.
+func histogramWithBuckets(name, labels string, buckets []string, count int, value float64, firstBucket int) string {
 	var b strings.Builder
-	for i, le := range upstreamBuckets() {
+	for i, le := range buckets {
 		n := 0
 		if i >= firstBucket {
 			n = count
