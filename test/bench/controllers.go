@@ -144,22 +144,10 @@ func startController(ctx context.Context, spec controllerSpec, sync time.Duratio
 const reconcileMetric = "horizontal_pod_autoscaler_controller_reconciliations_total"
 
 // reconciles is the controller's count of reconciles so far, every action
-// and error together. A controller whose HPA controller has not started
-// serves no sample of it yet, which counts as zero.
+// and error together (see scrape).
 func (c *runningController) reconciles(ctx context.Context) (float64, error) {
-	body, err := httpGet(ctx, c.http, c.url)
-	if err != nil {
-		return 0, err
-	}
-	samples, err := parseSamples(bytesReader(body), reconcileMetric)
-	if err != nil {
-		return 0, err
-	}
-	var total float64
-	for _, s := range samples {
-		total += s.value
-	}
-	return total, nil
+	m, err := c.scrape(ctx)
+	return m.reconciles, err
 }
 
 func (c *runningController) stop() { c.proc.stop(10 * time.Second) }

@@ -59,7 +59,7 @@ func (r *runner) steadyPhase(ctx context.Context, c *runningController) (Phase, 
 	if err != nil {
 		return Phase{}, Latency{}, 0, err
 	}
-	r.logger.Info("Steady window measured", "controller", c.spec.name, "reconciles", d.reconciles)
+	r.logger.Info("Steady window measured", "controller", c.spec.name, "reconciles", d.reconciles, "queueWaits", d.queueWaits, "queueDepth", d.queueDepth)
 	// A metric change waits for the HPA's next sync, and for a controller
 	// that shares fetches, for the shared value to expire: up to about two
 	// periods, plus the adapter's and the watch's delays.

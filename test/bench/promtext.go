@@ -17,8 +17,9 @@ type sample struct {
 
 // parseSamples reads the samples of the metrics named in names (every
 // metric when names is empty) from the Prometheus text format. It is small
-// on purpose: the benchmark reads counters only, and keeping
-// prometheus/common out of its imports keeps go.mod as it is.
+// on purpose: the benchmark reads counters, gauges and the totals of
+// histograms (their _sum and _count samples are names of their own), and
+// keeping prometheus/common out of its imports keeps go.mod as it is.
 func parseSamples(r io.Reader, names ...string) ([]sample, error) {
 	want := map[string]bool{}
 	for _, n := range names {
@@ -108,4 +109,30 @@ func sumBy(samples []sample, key func(map[string]string) string) map[string]floa
 		}
 	}
 	return out
+}
+
+// sumWhere adds up the values of the samples named name whose labels
+// include every pair of match (every sample of name when match is empty).
+// A histogram's totals are the samples of its family name with "_sum" and
+// "_count" appended; its "_bucket" samples are cumulative and are not to be
+// added up.
+func sumWhere(samples []sample, name string, match map[string]string) float64 {
+	var total float64
+	for _, s := range samples {
+		if s.name == name && labelsInclude(s.labels, match) {
+			total += s.value
+		}
+	}
+	return total
+}
+
+// labelsInclude says whether labels has every pair of match; as in
+// Prometheus, a label that is absent has the empty value.
+func labelsInclude(labels, match map[string]string) bool {
+	for k, v := range match {
+		if labels[k] != v {
+			return false
+		}
+	}
+	return true
 }

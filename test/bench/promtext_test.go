@@ -78,3 +78,80 @@ func TestRequestKey(t *testing.T) {
 		}
 	}
 }
+
+// TestReadControllerMetrics reads a page shaped like kube-controller-manager's:
+// several queues, histograms with their buckets, several reconcile series.
+func TestReadControllerMetrics(t *testing.T) {
+	const page = `# HELP horizontal_pod_autoscaler_controller_reconciliations_total [BETA] Number of reconciliations of HPA controller.
+# TYPE horizontal_pod_autoscaler_controller_reconciliations_total counter
+horizontal_pod_autoscaler_controller_reconciliations_total{action="none",error="none"} 40
+horizontal_pod_autoscaler_controller_reconciliations_total{action="scale_up",error="none"} 2
+# HELP workqueue_depth [BETA] Current depth of workqueue
+# TYPE workqueue_depth gauge
+workqueue_depth{name="horizontalpodautoscaler"} 3
+workqueue_depth{name="garbage_collector_attempt_to_delete"} 100
+# HELP workqueue_queue_duration_seconds [BETA] How long in seconds an item stays in workqueue before being requested.
+# TYPE workqueue_queue_duration_seconds histogram
+workqueue_queue_duration_seconds_bucket{name="horizontalpodautoscaler",le="1e-08"} 0
+workqueue_queue_duration_seconds_bucket{name="horizontalpodautoscaler",le="9.999999999999999e-06"} 10
+workqueue_queue_duration_seconds_bucket{name="horizontalpodautoscaler",le="10"} 41
+workqueue_queue_duration_seconds_bucket{name="horizontalpodautoscaler",le="+Inf"} 42
+workqueue_queue_duration_seconds_sum{name="horizontalpodautoscaler"} 0.84
+workqueue_queue_duration_seconds_count{name="horizontalpodautoscaler"} 42
+workqueue_queue_duration_seconds_bucket{name="horizontalpodautoscaler_other",le="+Inf"} 5
+workqueue_queue_duration_seconds_sum{name="horizontalpodautoscaler_other"} 50
+workqueue_queue_duration_seconds_count{name="horizontalpodautoscaler_other"} 5
+# HELP workqueue_work_duration_seconds [BETA] How long in seconds processing an item from workqueue takes.
+# TYPE workqueue_work_duration_seconds histogram
+workqueue_work_duration_seconds_sum{name="horizontalpodautoscaler"} 9
+workqueue_work_duration_seconds_count{name="horizontalpodautoscaler"} 42
+`
+	tests := []struct {
+		name string
+		page string
+		want controllerMetrics
+	}{
+		{name: "every figure, of the HPA queue only", page: page,
+			want: controllerMetrics{reconciles: 42, queueWait: 0.84, queueWaits: 42, queueDepth: 3}},
+		{name: "a controller that has not started its HPA controller serves none", page: "# HELP go_goroutines x\ngo_goroutines 12\n"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := readControllerMetrics(strings.NewReader(tc.page))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != tc.want {
+				t.Errorf("got %+v, want %+v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestSumWhere(t *testing.T) {
+	samples := []sample{
+		{name: "m", labels: map[string]string{"name": "a", "le": "+Inf"}, value: 1},
+		{name: "m", labels: map[string]string{"name": "a", "le": "1"}, value: 2},
+		{name: "m", labels: map[string]string{"name": "b"}, value: 4},
+		{name: "m", labels: map[string]string{}, value: 8},
+		{name: "n", labels: map[string]string{"name": "a"}, value: 16},
+	}
+	tests := []struct {
+		name  string
+		match map[string]string
+		want  float64
+	}{
+		{name: "no match adds every sample of the name", want: 15},
+		{name: "one label", match: map[string]string{"name": "a"}, want: 3},
+		{name: "every label of match must be there", match: map[string]string{"name": "a", "le": "+Inf"}, want: 1},
+		{name: "an empty value matches an absent label", match: map[string]string{"name": ""}, want: 8},
+		{name: "no sample", match: map[string]string{"name": "c"}, want: 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := sumWhere(samples, "m", tc.match); got != tc.want {
+				t.Errorf("sumWhere = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}

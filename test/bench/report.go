@@ -36,6 +36,8 @@ func tableRows(res *Result) []row {
 	rows := []row{
 		{label: "reconciles/s, steady (sync " + s.SyncPeriod + ")", values: pick(func(c ControllerResult) float64 { return c.Steady.ReconcilesPerSecond }), format: "%.1f"},
 		{label: "reconciles per HPA and sync period, steady (1 = keeps up)", values: pick(func(c ControllerResult) float64 { return perPeriod(c.Steady, s.HPAs) }), format: "%.2f"},
+		{label: "mean wait in the HPA queue once due, ms, steady", values: pick(func(c ControllerResult) float64 { return c.Steady.QueueWaitSeconds * 1000 }), format: "%.1f"},
+		{label: "HPA queue depth at the end of the steady window", values: pick(func(c ControllerResult) float64 { return c.Steady.QueueDepth }), format: "%.0f"},
 		{label: "controller CPU s per 1,000 reconciles, steady", values: pick(func(c ControllerResult) float64 { return c.Steady.CPUPer1000 }), format: "%.3f"},
 		{label: "controller CPU s per 1,000 reconciles, saturated", values: pick(func(c ControllerResult) float64 { return c.Saturation.CPUPer1000 }), format: "%.3f"},
 		{label: "reconciles/s at saturation (sync " + s.SaturationSyncPeriod + ")", values: pick(func(c ControllerResult) float64 { return c.Saturation.ReconcilesPerSecond }), format: "%.1f"},

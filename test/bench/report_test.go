@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"math"
 	"regexp"
 	"strings"
 	"testing"
@@ -44,12 +45,51 @@ func TestLessBaseline(t *testing.T) {
 	}
 }
 
+func TestQueueFigures(t *testing.T) {
+	tests := []struct {
+		name           string
+		start, end     controllerMetrics
+		wantWait       float64
+		wantDepthAtEnd float64
+	}{
+		{
+			name:     "the mean wait is the window's added waiting time over its added waits, the depth the end's",
+			start:    controllerMetrics{reconciles: 1000, queueWait: 4, queueWaits: 1000, queueDepth: 7},
+			end:      controllerMetrics{reconciles: 1400, queueWait: 6, queueWaits: 1400, queueDepth: 3},
+			wantWait: 0.005, wantDepthAtEnd: 3,
+		},
+		{
+			name:           "no HPA taken from the queue in the window means no mean wait",
+			start:          controllerMetrics{queueWait: 4, queueWaits: 1000, queueDepth: 50},
+			end:            controllerMetrics{queueWait: 4, queueWaits: 1000, queueDepth: 90},
+			wantDepthAtEnd: 90,
+		},
+		{
+			name:  "a controller without the queue's metrics has zero figures",
+			start: controllerMetrics{reconciles: 10},
+			end:   controllerMetrics{reconciles: 20},
+		},
+	}
+	base := delta{elapsed: time.Second, requests: map[string]float64{}}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			at := time.Now()
+			s0 := snapshot{at: at, controllerMetrics: tc.start}
+			s1 := snapshot{at: at.Add(10 * time.Second), controllerMetrics: tc.end}
+			p := phaseOf(s0.until(s1).lessBaseline(base), 15*time.Second)
+			if math.Abs(p.QueueWaitSeconds-tc.wantWait) > 1e-12 || p.QueueDepth != tc.wantDepthAtEnd {
+				t.Errorf("mean wait %v s, depth %v; want %v s, %v", p.QueueWaitSeconds, p.QueueDepth, tc.wantWait, tc.wantDepthAtEnd)
+			}
+		})
+	}
+}
+
 func TestWriteTable(t *testing.T) {
 	res := &Result{
 		Setup: Setup{HPAs: 200, SyncPeriod: "15s", SaturationSyncPeriod: "100ms"},
 		Controllers: []ControllerResult{
-			{Name: Upstream, Steady: Phase{CPUPer1000: 0.4, RequestsPerReconcile: map[string]float64{"GET apps/deployments/scale": 1, "LIST pods": 0.001}}, Saturation: Phase{Saturated: true}},
-			{Name: KubeHPA, Steady: Phase{CPUPer1000: 0.2, RequestsPerReconcile: map[string]float64{"GET apps/deployments/scale": 1}}},
+			{Name: Upstream, Steady: Phase{CPUPer1000: 0.4, QueueWaitSeconds: 0.0125, QueueDepth: 40, RequestsPerReconcile: map[string]float64{"GET apps/deployments/scale": 1, "LIST pods": 0.001}}, Saturation: Phase{Saturated: true}},
+			{Name: KubeHPA, Steady: Phase{CPUPer1000: 0.2, QueueWaitSeconds: 0.0025, RequestsPerReconcile: map[string]float64{"GET apps/deployments/scale": 1}}},
 		},
 	}
 	var b strings.Builder
@@ -61,6 +101,8 @@ func TestWriteTable(t *testing.T) {
 		`kube-hpa/upstream\n`,
 		`\ncontroller CPU s per 1,000 reconciles, steady +0\.400 +0\.200 +0\.50\n`,
 		`\n  GET apps/deployments/scale +1\.000 +1\.000 +1\.00\n`,
+		`\nmean wait in the HPA queue once due, ms, steady +12\.5 +2\.5 +0\.20\n`,
+		`\nHPA queue depth at the end of the steady window +40 +0 +0\.00\n`,
 		`note: kube-hpa kept up`,
 	} {
 		if !regexp.MustCompile(want).MatchString(out) {

@@ -82,6 +82,15 @@ type Phase struct {
 	// machine is shared): a window with much of it is suspect.
 	MachineBusyPercent float64 `json:"machineBusyPercent"`
 	OtherLoadPercent   float64 `json:"otherLoadPercent"`
+	// QueueWaitSeconds is the mean time an HPA waited in the controller's
+	// queue once due, until a worker took it (workqueue_queue_duration_seconds
+	// of the "horizontalpodautoscaler" queue, over the window); QueueDepth
+	// is that queue's workqueue_depth at the window's end. Both stay small
+	// while the controller keeps up with its HPAs; the depth is one
+	// moment's, and a window that ends in a burst of due HPAs catches part
+	// of it.
+	QueueWaitSeconds float64 `json:"meanQueueWaitSeconds"`
+	QueueDepth       float64 `json:"queueDepthAtEnd"`
 	// Saturated says the controller reconciled at least 10% fewer HPAs
 	// than the sync period made due, so its queue never emptied.
 	Saturated bool `json:"saturated,omitempty"`
@@ -95,6 +104,10 @@ func phaseOf(d delta, sync time.Duration) Phase {
 		RequestsPerReconcile: map[string]float64{},
 		MachineBusyPercent:   d.machineBusy * 100,
 		OtherLoadPercent:     d.otherBusy * 100,
+		QueueDepth:           d.queueDepth,
+	}
+	if d.queueWaits > 0 {
+		p.QueueWaitSeconds = d.queueWait / d.queueWaits
 	}
 	if sync > 0 {
 		p.SyncPeriod = sync.String()

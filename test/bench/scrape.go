@@ -78,15 +78,66 @@ func requestKey(l map[string]string) string {
 	return verb + " " + path
 }
 
+// The workqueue metrics of the HPA controller's queue, which both
+// controllers name as kube-controller-manager does.
+const (
+	queueDepthMetric    = "workqueue_depth"
+	queueDurationMetric = "workqueue_queue_duration_seconds"
+	hpaQueueName        = "horizontalpodautoscaler"
+)
+
+// controllerMetrics are the figures the benchmark reads from a
+// controller's /metrics.
+type controllerMetrics struct {
+	// reconciles counts the reconciles so far, every action and error
+	// together.
+	reconciles float64
+	// queueWait and queueWaits are the sum and count of the HPA queue's
+	// workqueue_queue_duration_seconds: how long HPAs waited in the queue
+	// once due, until a worker took them.
+	queueWait, queueWaits float64
+	// queueDepth is the HPA queue's workqueue_depth: HPAs due and not yet
+	// taken by a worker.
+	queueDepth float64
+}
+
+// readControllerMetrics reads a controller's /metrics page. A controller
+// whose HPA controller has not started serves no sample of these yet,
+// which counts as zero.
+func readControllerMetrics(r io.Reader) (controllerMetrics, error) {
+	waitSum, waitCount := queueDurationMetric+"_sum", queueDurationMetric+"_count"
+	samples, err := parseSamples(r, reconcileMetric, queueDepthMetric, waitSum, waitCount)
+	if err != nil {
+		return controllerMetrics{}, err
+	}
+	queue := map[string]string{"name": hpaQueueName}
+	return controllerMetrics{
+		reconciles: sumWhere(samples, reconcileMetric, nil),
+		queueWait:  sumWhere(samples, waitSum, queue),
+		queueWaits: sumWhere(samples, waitCount, queue),
+		queueDepth: sumWhere(samples, queueDepthMetric, queue),
+	}, nil
+}
+
+// scrape reads the controller's /metrics.
+func (c *runningController) scrape(ctx context.Context) (controllerMetrics, error) {
+	body, err := httpGet(ctx, c.http, c.url)
+	if err != nil {
+		return controllerMetrics{}, err
+	}
+	return readControllerMetrics(bytesReader(body))
+}
+
 // snapshot is every counter the benchmark reads, at one moment.
 type snapshot struct {
 	at time.Time
 	// controllerCPU, apiServerCPU and adapterCPU are user+system CPU time
 	// of each process since it started.
 	controllerCPU, apiServerCPU, adapterCPU time.Duration
-	reconciles                              float64
-	requests                                map[string]float64
-	fetches                                 float64
+	// controllerMetrics are zero for the idle baseline.
+	controllerMetrics
+	requests map[string]float64
+	fetches  float64
 	// machineBusy and machineTotal are CPU ticks of the whole machine;
 	// ownCPU is what the benchmark's processes used of it: the cluster,
 	// the adapter, the controller and the benchmark itself.
@@ -124,7 +175,7 @@ func (p probes) take(ctx context.Context, controller *runningController) (snapsh
 		if s.controllerCPU, err = cpuTime(controller.proc.pid()); err != nil {
 			return s, err
 		}
-		if s.reconciles, err = controller.reconciles(ctx); err != nil {
+		if s.controllerMetrics, err = controller.scrape(ctx); err != nil {
 			return s, err
 		}
 	}
@@ -146,8 +197,11 @@ type delta struct {
 	elapsed                                 time.Duration
 	controllerCPU, apiServerCPU, adapterCPU time.Duration
 	reconciles                              float64
-	requests                                map[string]float64
-	fetches                                 float64
+	// queueWait and queueWaits are the HPA queue's waits in the window;
+	// queueDepth is its depth at the window's end.
+	queueWait, queueWaits, queueDepth float64
+	requests                          map[string]float64
+	fetches                           float64
 	// machineBusy is the fraction of all cores' time spent busy;
 	// otherBusy the part of it that no process of the benchmark used.
 	machineBusy, otherBusy float64
@@ -160,6 +214,9 @@ func (s snapshot) until(later snapshot) delta {
 		apiServerCPU:  later.apiServerCPU - s.apiServerCPU,
 		adapterCPU:    later.adapterCPU - s.adapterCPU,
 		reconciles:    later.reconciles - s.reconciles,
+		queueWait:     later.queueWait - s.queueWait,
+		queueWaits:    later.queueWaits - s.queueWaits,
+		queueDepth:    later.queueDepth,
 		fetches:       later.fetches - s.fetches,
 		requests:      map[string]float64{},
 	}
