@@ -138,6 +138,20 @@ func (e *controllerEnv) until(t *testing.T, what string, check func() (string, b
 	}
 }
 
+// setUpControllerTest gives a controller test the shared cluster, a
+// namespace of its own and the clients it reads and writes with.
+func setUpControllerTest(t *testing.T) (*localcluster.Cluster, context.Context, kubernetes.Interface, *hpaclient.Client, string) {
+	t.Helper()
+	cluster := sharedCluster(t)
+	_, ctx := ktesting.NewTestContext(t)
+	kube := kubernetes.NewForConfigOrDie(cluster.RESTConfig())
+	hpas, err := hpaclient.New(cluster.RESTConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cluster, ctx, kube, hpas, createNamespace(ctx, t, cluster)
+}
+
 func createWorkload(ctx context.Context, t *testing.T, kube kubernetes.Interface, ns, name string, replicas int32) {
 	t.Helper()
 	createWorkloadSelecting(ctx, t, kube, ns, name, replicas, map[string]string{"app": name})
@@ -199,11 +213,7 @@ func clockAtSecond() *clocktesting.FakeClock {
 }
 
 func TestControllerScalesAndWritesStatusThroughTheAPIServer(t *testing.T) {
-	cluster := sharedCluster(t)
-	_, ctx := ktesting.NewTestContext(t)
-	kube := kubernetes.NewForConfigOrDie(cluster.RESTConfig())
-	hpas, _ := hpaclient.New(cluster.RESTConfig())
-	ns := createNamespace(ctx, t, cluster)
+	cluster, ctx, kube, hpas, ns := setUpControllerTest(t)
 	createWorkload(ctx, t, kube, ns, "worker", 1)
 
 	fake := metricstest.NewClient().SetExternal("queue_worker", metricstest.ExternalAnswer{Values: []int64{30000}})
@@ -272,11 +282,7 @@ func (s *conflictingScaleInterface) Update(ctx context.Context, gr schema.GroupR
 }
 
 func TestControllerRetriesAScaleUpdateThatConflicts(t *testing.T) {
-	cluster := sharedCluster(t)
-	_, ctx := ktesting.NewTestContext(t)
-	kube := kubernetes.NewForConfigOrDie(cluster.RESTConfig())
-	hpas, _ := hpaclient.New(cluster.RESTConfig())
-	ns := createNamespace(ctx, t, cluster)
+	cluster, ctx, kube, hpas, ns := setUpControllerTest(t)
 	createWorkload(ctx, t, kube, ns, "busy", 1)
 
 	conflicting := &conflictingScales{kube: kube}
@@ -303,11 +309,7 @@ func TestControllerRetriesAScaleUpdateThatConflicts(t *testing.T) {
 }
 
 func TestRestartedControllerKeepsFirstFailureTime(t *testing.T) {
-	cluster := sharedCluster(t)
-	_, ctx := ktesting.NewTestContext(t)
-	kube := kubernetes.NewForConfigOrDie(cluster.RESTConfig())
-	hpas, _ := hpaclient.New(cluster.RESTConfig())
-	ns := createNamespace(ctx, t, cluster)
+	cluster, ctx, kube, hpas, ns := setUpControllerTest(t)
 	createWorkload(ctx, t, kube, ns, "orders", 1)
 	gates := features.NewFeatureGate()
 	if err := gates.SetFromMap(map[string]bool{string(features.HPAExternalMetricFallback): true}); err != nil {

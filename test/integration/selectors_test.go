@@ -10,11 +10,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/klog/v2/ktesting"
 
 	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/metrics/metricstest"
 	"github.com/kube-hpa/kube-hpa/pkg/features"
-	"github.com/kube-hpa/kube-hpa/pkg/hpaclient"
 )
 
 // The controller keeps each HPA's answer to "does another HPA select my
@@ -23,11 +21,7 @@ import (
 // HPA's selection makes the first HPA's selector ambiguous, and labeling it
 // back out ends that.
 func TestAmbiguousSelectorFollowsPodLabels(t *testing.T) {
-	cluster := sharedCluster(t)
-	_, ctx := ktesting.NewTestContext(t)
-	kube := kubernetes.NewForConfigOrDie(cluster.RESTConfig())
-	hpas, _ := hpaclient.New(cluster.RESTConfig())
-	ns := createNamespace(ctx, t, cluster)
+	cluster, ctx, kube, hpas, ns := setUpControllerTest(t)
 	createWorkload(ctx, t, kube, ns, "web", 1)
 	createWorkloadSelecting(ctx, t, kube, ns, "frontend", 1, map[string]string{"tier": "frontend"})
 	createLabeledPod(ctx, t, kube, ns, "web-1", map[string]string{"app": "web"})
