@@ -72,6 +72,10 @@ func TestQueueMetrics(t *testing.T) {
 				q.Get()
 				clk.Step(3 * time.Second)
 				q.Done("a")
+				// The tick of the step above may be handled before or
+				// after Done; one more tick, surely after it, settles the
+				// unfinished-work gauges at zero.
+				clk.Step(time.Second)
 			},
 			names: []string{depthName, addsName, queueDurName, workDurName, unfinishedName, longestName, retriesName},
 			want: depthHeader + queueSample(depthName, "0") +
