@@ -35,6 +35,9 @@ with --manage-native-hpas, the native autoscaling/v2 ones.`,
 			if len(args) > 0 {
 				return fmt.Errorf("%q does not take any arguments, got %q", cmd.CommandPath(), args)
 			}
+			if err := opts.ApplyLogging(); err != nil {
+				return err
+			}
 			cfg, err := opts.Config()
 			if err != nil {
 				return err

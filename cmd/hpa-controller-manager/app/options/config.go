@@ -38,14 +38,22 @@ func acceptContentTypes(contentType string) (string, bool) {
 	return "", false
 }
 
-// Config validates the options, applies the logging configuration and the
-// feature gates, and returns the configuration to run with.
+// ApplyLogging validates the logging flags and makes them the process's
+// logging configuration. component-base allows that once per process, so
+// it is a step of its own, taken by the command before Config, as
+// kube-controller-manager does.
+func (o *Options) ApplyLogging() error {
+	if err := logsapi.ValidateAndApply(o.Logs, o.FeatureGates); err != nil {
+		return fmt.Errorf("applying logging configuration: %w", err)
+	}
+	return nil
+}
+
+// Config validates the options and returns the configuration to run with.
+// It changes nothing outside o, so it can be called more than once.
 func (o *Options) Config() (*config.Config, error) {
 	if errs := o.Validate(); len(errs) > 0 {
 		return nil, errors.Join(errs...)
-	}
-	if err := logsapi.ValidateAndApply(o.Logs, o.FeatureGates); err != nil {
-		return nil, fmt.Errorf("applying logging configuration: %w", err)
 	}
 	restConfig, err := o.restConfig()
 	if err != nil {

@@ -14,6 +14,8 @@ import (
 	componentbaseoptions "k8s.io/component-base/config/options"
 	"k8s.io/component-base/featuregate"
 	logsapi "k8s.io/component-base/logs/api/v1"
+	// --logging-format=json, as kube-controller-manager offers it.
+	_ "k8s.io/component-base/logs/json/register"
 
 	"github.com/kube-hpa/kube-hpa/pkg/features"
 )

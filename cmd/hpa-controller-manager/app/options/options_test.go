@@ -121,6 +121,8 @@ func TestValidate(t *testing.T) {
 		{name: "port 0 disables the health server", args: []string{"--port=0"}},
 		{name: "certificate without key is refused", args: []string{"--tls-cert-file=/tmp/cert"}, wantErr: "--tls-cert-file and --tls-private-key-file must be given together"},
 		{name: "unknown logging format is refused", args: []string{"--logging-format=xml"}, wantErr: "format"},
+		{name: "json logging format is accepted", args: []string{"--logging-format=json"}},
+		{name: "json logging format is refused with the LoggingBetaOptions gate off", args: []string{"--logging-format=json", "--feature-gates=LoggingBetaOptions=false"}, wantErr: "LoggingBetaOptions"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -215,8 +217,6 @@ func TestRESTConfigSpeaksTheChosenContentType(t *testing.T) {
 			if errs := o.Validate(); len(errs) > 0 {
 				t.Fatalf("Validate: %v", errs)
 			}
-			// restConfig rather than Config: the logging configuration
-			// that Config applies can be applied only once per process.
 			cfg, err := o.restConfig()
 			if err != nil {
 				t.Fatalf("restConfig: %v", err)
@@ -238,5 +238,20 @@ func TestConfigRefusesInvalidOptions(t *testing.T) {
 	}
 	if _, err := o.Config(); err == nil || !strings.Contains(err.Error(), "concurrent-horizontal-pod-autoscaler-syncs") {
 		t.Errorf("Config() error = %v, want the flag named", err)
+	}
+}
+
+// TestApplyLoggingRefusesBadFlags checks that bad logging flags stop the
+// command with an error before anything is applied. Good ones are not
+// applied here: component-base takes a logging configuration once per
+// process, and the e2e suite runs the binary with them.
+func TestApplyLoggingRefusesBadFlags(t *testing.T) {
+	o := newTestOptions(t)
+	if err := parse(t, o, "--logging-format=xml"); err != nil {
+		t.Fatal(err)
+	}
+	err := o.ApplyLogging()
+	if err == nil || !strings.Contains(err.Error(), "applying logging configuration") || !strings.Contains(err.Error(), "format") {
+		t.Errorf("ApplyLogging() = %v, want an error about the logging format", err)
 	}
 }
