@@ -240,11 +240,14 @@ func TestControllerScalesAndWritesStatusThroughTheAPIServer(t *testing.T) {
 }
 
 // conflictingScales updates the Deployment behind the controller's back
-// right before the controller's first scale update, so that the real API
-// server answers that update with a conflict.
+// right before the controller's first scale update in namespace, so that
+// the real API server answers that update with a conflict. Other
+// namespaces are left alone and not counted: the cluster is shared, and
+// the controller also reconciles the HPAs that earlier tests left there.
 type conflictingScales struct {
 	scale.ScalesGetter
-	kube kubernetes.Interface
+	kube      kubernetes.Interface
+	namespace string
 
 	mu        sync.Mutex
 	updates   int
@@ -252,6 +255,9 @@ type conflictingScales struct {
 }
 
 func (c *conflictingScales) Scales(namespace string) scale.ScaleInterface {
+	if namespace != c.namespace {
+		return c.ScalesGetter.Scales(namespace)
+	}
 	return &conflictingScaleInterface{ScaleInterface: c.ScalesGetter.Scales(namespace), parent: c, namespace: namespace}
 }
 
@@ -285,7 +291,7 @@ func TestControllerRetriesAScaleUpdateThatConflicts(t *testing.T) {
 	cluster, ctx, kube, hpas, ns := setUpControllerTest(t)
 	createWorkload(ctx, t, kube, ns, "busy", 1)
 
-	conflicting := &conflictingScales{kube: kube}
+	conflicting := &conflictingScales{kube: kube, namespace: ns}
 	fake := metricstest.NewClient().SetExternal("queue_busy", metricstest.ExternalAnswer{Values: []int64{20000}})
 	env := startController(ctx, t, cluster, controllerOptions{
 		clock: clockAtSecond(), metrics: fake, gates: features.NewFeatureGate(),
