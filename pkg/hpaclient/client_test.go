@@ -219,7 +219,7 @@ func TestSourceServesTheInformerCache(t *testing.T) {
 	c, _ := newTestClient(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	informer := NewInformer(c, 0)
+	informer := NewInformer(c, metav1.NamespaceAll, 0)
 	go informer.RunWithContext(ctx)
 	if !cache.WaitForCacheSync(ctx.Done(), informer.HasSynced) {
 		t.Fatal("informer never synced")
@@ -238,5 +238,35 @@ func TestSourceServesTheInformerCache(t *testing.T) {
 	}
 	if err := src.UpdateStatus(ctx, hpa); err != nil {
 		t.Errorf("UpdateStatus: %v", err)
+	}
+}
+
+func TestInformerListsItsNamespace(t *testing.T) {
+	cases := []struct {
+		name      string
+		namespace string
+		wantList  string
+	}{
+		{name: "every namespace, as the binary runs it", namespace: metav1.NamespaceAll,
+			wantList: "GET /apis/autoscaling.kube-hpa.io/v2/horizontalpodautoscalers"},
+		{name: "one namespace", namespace: "default",
+			wantList: "GET /apis/autoscaling.kube-hpa.io/v2/namespaces/default/horizontalpodautoscalers"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c, fs := newTestClient(t)
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			informer := NewInformer(c, tc.namespace, 0)
+			go informer.RunWithContext(ctx)
+			if !cache.WaitForCacheSync(ctx.Done(), informer.HasSynced) {
+				t.Fatal("informer never synced")
+			}
+			fs.mu.Lock()
+			defer fs.mu.Unlock()
+			if len(fs.requests) == 0 || fs.requests[0] != tc.wantList {
+				t.Errorf("requests = %q, want the first to be %q", fs.requests, tc.wantList)
+			}
+		})
 	}
 }

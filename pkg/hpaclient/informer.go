@@ -12,16 +12,17 @@ import (
 	v2 "github.com/kube-hpa/kube-hpa/api/autoscaling/v2"
 )
 
-// NewInformer returns a shared informer over all HPAs of the extended kind.
-// resync is the informer's resync period; the controller's own sync period
-// drives reconciles, so 0 is a fine value.
-func NewInformer(c *Client, resync time.Duration) cache.SharedIndexInformer {
+// NewInformer returns a shared informer over the HPAs of the extended kind
+// in namespace, or in every namespace with metav1.NamespaceAll, as the
+// binary runs it. resync is the informer's resync period; the controller's
+// own sync period drives reconciles, so 0 is a fine value.
+func NewInformer(c *Client, namespace string, resync time.Duration) cache.SharedIndexInformer {
 	lw := &cache.ListWatch{
 		ListWithContextFunc: func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
-			return c.List(ctx, metav1.NamespaceAll, opts)
+			return c.List(ctx, namespace, opts)
 		},
 		WatchFuncWithContext: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
-			return c.Watch(ctx, metav1.NamespaceAll, opts)
+			return c.Watch(ctx, namespace, opts)
 		},
 	}
 	return cache.NewSharedIndexInformer(lw, &v2.HorizontalPodAutoscaler{}, resync,

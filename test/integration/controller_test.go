@@ -54,9 +54,13 @@ type controllerEnv struct {
 }
 
 type controllerOptions struct {
-	clock   *clocktesting.FakeClock
-	metrics *metricstest.Client
-	gates   featuregate.FeatureGate
+	// namespace is the only one the controller sees: the cluster is
+	// shared, and HPAs that other tests (or earlier runs) left elsewhere
+	// would otherwise be reconciled, and scaled, alongside the test's own.
+	namespace string
+	clock     *clocktesting.FakeClock
+	metrics   *metricstest.Client
+	gates     featuregate.FeatureGate
 	// wrapScales lets a test stand between the controller and the scale
 	// subresource.
 	wrapScales func(scale.ScalesGetter) scale.ScalesGetter
@@ -64,6 +68,9 @@ type controllerOptions struct {
 
 func startController(ctx context.Context, t *testing.T, cluster *localcluster.Cluster, opts controllerOptions) *controllerEnv {
 	t.Helper()
+	if opts.namespace == "" {
+		t.Fatal("startController needs the test's namespace")
+	}
 	cfg := cluster.RESTConfig()
 	kube := kubernetes.NewForConfigOrDie(cfg)
 	hpas, err := hpaclient.New(cfg)
@@ -80,8 +87,8 @@ func startController(ctx context.Context, t *testing.T, cluster *localcluster.Cl
 	if opts.wrapScales != nil {
 		scales = opts.wrapScales(scales)
 	}
-	informer := hpaclient.NewInformer(hpas, 0)
-	factory := informers.NewSharedInformerFactory(kube, 0)
+	informer := hpaclient.NewInformer(hpas, opts.namespace, 0)
+	factory := informers.NewSharedInformerFactoryWithOptions(kube, 0, informers.WithNamespace(opts.namespace))
 	c, err := podautoscaler.New(podautoscaler.Options{
 		Sources:                      []podautoscaler.HPASource{hpaclient.NewSource(hpas, informer)},
 		PodInformer:                  factory.Core().V1().Pods(),
@@ -217,7 +224,7 @@ func TestControllerScalesAndWritesStatusThroughTheAPIServer(t *testing.T) {
 	createWorkload(ctx, t, kube, ns, "worker", 1)
 
 	fake := metricstest.NewClient().SetExternal("queue_worker", metricstest.ExternalAnswer{Values: []int64{30000}})
-	env := startController(ctx, t, cluster, controllerOptions{clock: clockAtSecond(), metrics: fake, gates: features.NewFeatureGate()})
+	env := startController(ctx, t, cluster, controllerOptions{namespace: ns, clock: clockAtSecond(), metrics: fake, gates: features.NewFeatureGate()})
 	if _, err := hpas.Create(ctx, externalHPA(ns, "worker", 10, nil)); err != nil {
 		t.Fatal(err)
 	}
@@ -240,14 +247,11 @@ func TestControllerScalesAndWritesStatusThroughTheAPIServer(t *testing.T) {
 }
 
 // conflictingScales updates the Deployment behind the controller's back
-// right before the controller's first scale update in namespace, so that
-// the real API server answers that update with a conflict. Other
-// namespaces are left alone and not counted: the cluster is shared, and
-// the controller also reconciles the HPAs that earlier tests left there.
+// right before the controller's first scale update, so that the real API
+// server answers that update with a conflict.
 type conflictingScales struct {
 	scale.ScalesGetter
-	kube      kubernetes.Interface
-	namespace string
+	kube kubernetes.Interface
 
 	mu        sync.Mutex
 	updates   int
@@ -255,9 +259,6 @@ type conflictingScales struct {
 }
 
 func (c *conflictingScales) Scales(namespace string) scale.ScaleInterface {
-	if namespace != c.namespace {
-		return c.ScalesGetter.Scales(namespace)
-	}
 	return &conflictingScaleInterface{ScaleInterface: c.ScalesGetter.Scales(namespace), parent: c, namespace: namespace}
 }
 
@@ -291,10 +292,10 @@ func TestControllerRetriesAScaleUpdateThatConflicts(t *testing.T) {
 	cluster, ctx, kube, hpas, ns := setUpControllerTest(t)
 	createWorkload(ctx, t, kube, ns, "busy", 1)
 
-	conflicting := &conflictingScales{kube: kube, namespace: ns}
+	conflicting := &conflictingScales{kube: kube}
 	fake := metricstest.NewClient().SetExternal("queue_busy", metricstest.ExternalAnswer{Values: []int64{20000}})
 	env := startController(ctx, t, cluster, controllerOptions{
-		clock: clockAtSecond(), metrics: fake, gates: features.NewFeatureGate(),
+		namespace: ns, clock: clockAtSecond(), metrics: fake, gates: features.NewFeatureGate(),
 		wrapScales: func(s scale.ScalesGetter) scale.ScalesGetter { conflicting.ScalesGetter = s; return conflicting },
 	})
 	if _, err := hpas.Create(ctx, externalHPA(ns, "busy", 10, nil)); err != nil {
@@ -328,7 +329,7 @@ func TestRestartedControllerKeepsFirstFailureTime(t *testing.T) {
 	}
 
 	// The first controller sees the metric fail and records when.
-	first := startController(ctx, t, cluster, controllerOptions{clock: clockAtSecond(), metrics: failing, gates: gates})
+	first := startController(ctx, t, cluster, controllerOptions{namespace: ns, clock: clockAtSecond(), metrics: failing, gates: gates})
 	var firstFailure time.Time
 	first.until(t, "firstFailureTime is in status", func() (string, bool) {
 		hpa, err := hpas.Get(ctx, ns, "orders")
@@ -344,7 +345,7 @@ func TestRestartedControllerKeepsFirstFailureTime(t *testing.T) {
 	// has lasted failureDurationSeconds: the fallback is due at its first
 	// pass because the persisted time is honored, not restarted.
 	clk := clocktesting.NewFakeClock(firstFailure.Add(180 * time.Second))
-	second := startController(ctx, t, cluster, controllerOptions{clock: clk, metrics: failing, gates: gates})
+	second := startController(ctx, t, cluster, controllerOptions{namespace: ns, clock: clk, metrics: failing, gates: gates})
 	second.until(t, "the fallback scales the Deployment to 4", func() (string, bool) {
 		got := deploymentReplicas(ctx, kube, ns, "orders")
 		return fmt.Sprintf("replicas %d", got), got == 4

@@ -30,7 +30,7 @@ func TestAmbiguousSelectorFollowsPodLabels(t *testing.T) {
 	fake := metricstest.NewClient().
 		SetExternal("queue_web", metricstest.ExternalAnswer{Values: []int64{10000}}).
 		SetExternal("queue_frontend", metricstest.ExternalAnswer{Values: []int64{10000}})
-	env := startController(ctx, t, cluster, controllerOptions{clock: clockAtSecond(), metrics: fake, gates: features.NewFeatureGate()})
+	env := startController(ctx, t, cluster, controllerOptions{namespace: ns, clock: clockAtSecond(), metrics: fake, gates: features.NewFeatureGate()})
 	for _, name := range []string{"web", "frontend"} {
 		if _, err := hpas.Create(ctx, externalHPA(ns, name, 10, nil)); err != nil {
 			t.Fatal(err)

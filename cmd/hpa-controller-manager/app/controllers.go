@@ -6,6 +6,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/informers"
@@ -45,7 +46,7 @@ func runControllers(ctx context.Context, cfg *config.Config, c *clients, registr
 	defer stopEvents()
 
 	factory := informers.NewSharedInformerFactory(c.kube, 0)
-	sources := []podautoscaler.HPASource{hpaclient.NewSource(c.hpa, hpaclient.NewInformer(c.hpa, 0))}
+	sources := []podautoscaler.HPASource{hpaclient.NewSource(c.hpa, hpaclient.NewInformer(c.hpa, metav1.NamespaceAll, 0))}
 	if cfg.ManageNativeHPAs {
 		native := factory.Autoscaling().V2().HorizontalPodAutoscalers()
 		sources = append(sources, hpaclient.NewNativeSource(c.kube.AutoscalingV2(), native.Informer()))
