@@ -184,8 +184,10 @@ type ExternalMetricSource struct {
 	Target autoscalingv2.MetricTarget `json:"target"`
 
 	// fallback is the replica count this metric proposes once it has failed
-	// continuously for failureDurationSeconds. Without it, a failing metric
-	// blocks scale-down as upstream does.
+	// continuously for failureDurationSeconds (180 to 86400, default 180);
+	// replicas is at least 1. Without it, a failing metric blocks scale-down
+	// as upstream does. It requires the HPAExternalMetricFallback feature
+	// gate.
 	// +optional
 	Fallback *ExternalMetricFallback `json:"fallback,omitempty"`
 }
