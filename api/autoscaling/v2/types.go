@@ -153,6 +153,9 @@ type MetricSpec struct {
 	// +kubebuilder:validation:XValidation:rule=`self.name.size() > 0`,message=`must specify a resource name`,reason=FieldValueRequired,fieldPath=`.name`
 	// +kubebuilder:validation:XValidation:rule=`self.name.matches('/') || self.name in ['cpu', 'memory', 'ephemeral-storage'] || self.name.startsWith('hugepages-')`,message=`must be a standard resource for containers`,fieldPath=`.name`
 	// +kubebuilder:validation:XValidation:rule=`self.container.size() > 0`,message=`must specify a container`,reason=FieldValueRequired,fieldPath=`.container`
+	// +kubebuilder:validation:XValidation:rule=`self.container.size() <= 63`,message=`must be no more than 63 characters`,fieldPath=`.container`
+	// +kubebuilder:validation:XValidation:rule=`!self.container.startsWith('-') && !self.container.endsWith('-')`,message=`a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character`,fieldPath=`.container`
+	// +kubebuilder:validation:XValidation:rule=`!self.container.matches(r'[^-a-z\d]')`,message=`a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character`,fieldPath=`.container`
 	// +kubebuilder:validation:XValidation:rule=`self.target.type in ['Utilization', 'Value', 'AverageValue']`,message=`must be either Utilization, Value, or AverageValue`,fieldPath=`.target.type`
 	// +kubebuilder:validation:XValidation:rule=`!has(self.target.value) || (type(self.target.value) == int ? self.target.value > 0 : quantity(self.target.value).isGreaterThan(quantity('0')))`,message=`must be positive`,fieldPath=`.target.value`
 	// +kubebuilder:validation:XValidation:rule=`!has(self.target.averageValue) || (type(self.target.averageValue) == int ? self.target.averageValue > 0 : quantity(self.target.averageValue).isGreaterThan(quantity('0')))`,message=`must be positive`,fieldPath=`.target.averageValue`
