@@ -8,11 +8,13 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/component-base/featuregate"
@@ -187,9 +189,20 @@ func TestGateDependentRowsAreExactlyThoseAGateDecides(t *testing.T) {
 // fallback's limits.
 func TestExplainShowsTheFallbackLimits(t *testing.T) {
 	cluster := sharedCluster(t)
-	out, err := cluster.Kubectl("explain", "xhpa.spec.metrics.external.fallback")
+	_, ctx := ktesting.NewTestContext(t)
+	var out string
+	// The API server publishes a new CRD's OpenAPI a little after the CRD
+	// is Established.
+	err := wait.PollUntilContextTimeout(ctx, time.Second, time.Minute, true, func(context.Context) (bool, error) {
+		var err error
+		out, err = cluster.Kubectl("explain", "xhpa.spec.metrics.external.fallback")
+		if err != nil {
+			out = err.Error()
+		}
+		return err == nil, nil
+	})
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("kubectl explain: %v; last: %s", err, out)
 	}
 	for _, want := range []string{"failureDurationSeconds", "180", "86400", "at least 1", "HPAExternalMetricFallback"} {
 		if !strings.Contains(out, want) {
