@@ -36,9 +36,9 @@ func TestNormalizeRatePolicies(t *testing.T) {
 			want: 6, wantAble: ready(), wantLimited: limited("ScaleUpLimit"),
 		},
 		{
-			name:     "percent policy uses exact arithmetic",
+			name:     "percent policy rounds upstream's float product up: 50 + 10% allows 56",
 			behavior: withUp(maxOf(percent(10, 60))), current: 50, recommendation: 100,
-			want: 55, wantAble: ready(), wantLimited: limited("ScaleUpLimit"),
+			want: 56, wantAble: ready(), wantLimited: limited("ScaleUpLimit"),
 		},
 		{
 			name:     "selectPolicy Max picks the largest change",
@@ -89,6 +89,11 @@ func TestNormalizeRatePolicies(t *testing.T) {
 			name:     "pods policy caps the scale-down per period",
 			behavior: withDown(maxOf(pods(2, 60))), current: 10, recommendation: 3, min: 1,
 			want: 8, wantAble: ready(), wantLimited: limited("ScaleDownLimit"),
+		},
+		{
+			name:     "percent scale-down truncates upstream's float product: 20 - 80% keeps 3",
+			behavior: withDown(maxOf(percent(80, 60))), current: 20, recommendation: 1, min: 1,
+			want: 3, wantAble: ready(), wantLimited: limited("ScaleDownLimit"),
 		},
 		{
 			name:     "percent scale-down drops the fraction",
