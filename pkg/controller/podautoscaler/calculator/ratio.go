@@ -21,15 +21,15 @@ func utilizationRatio(readings metrics.PodMetricsInfo, requests map[string]int64
 		if !known {
 			continue
 		}
-		usageTotal = addSat(usageTotal, reading.Value)
-		requestTotal = addSat(requestTotal, request)
+		usageTotal = metrics.AddMilli(usageTotal, reading.Value)
+		requestTotal = metrics.AddMilli(requestTotal, request)
 		counted++
 	}
 	if requestTotal == 0 {
 		return 0, 0, 0, errNoMatchingReadings
 	}
-	utilization = utilizationPercent(usageTotal, requestTotal)
-	return float64(utilization) / float64(targetUtilization), utilization, usageTotal / counted, nil
+	percent := utilizationPercent(usageTotal, requestTotal)
+	return float64(percent) / float64(targetUtilization), reportedUtilization(percent), usageTotal / counted, nil
 }
 
 // averageUsageRatio compares the average of the readings with targetUsage,
@@ -37,7 +37,7 @@ func utilizationRatio(readings metrics.PodMetricsInfo, requests map[string]int64
 func averageUsageRatio(readings metrics.PodMetricsInfo, targetUsage int64) (ratio float64, average int64) {
 	var total int64
 	for _, reading := range readings {
-		total = addSat(total, reading.Value)
+		total = metrics.AddMilli(total, reading.Value)
 	}
 	average = total / int64(len(readings))
 	return float64(average) / float64(targetUsage), average

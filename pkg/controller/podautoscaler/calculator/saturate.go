@@ -1,6 +1,10 @@
 package calculator
 
-import "math"
+import (
+	"math"
+
+	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/metrics"
+)
 
 // Readings arrive as int64 milli-values that saturate at the int64 bounds
 // (metrics.MilliValue), so a huge reading is MaxInt64. The arithmetic on
@@ -8,27 +12,6 @@ import "math"
 // it into a small or negative number and scale the workload down. Within
 // the range where nothing overflows, every function here gives upstream's
 // result exactly.
-
-// addSat adds a and b, sticking at the int64 bounds.
-func addSat(a, b int64) int64 {
-	switch {
-	case b > 0 && a > math.MaxInt64-b:
-		return math.MaxInt64
-	case b < 0 && a < math.MinInt64-b:
-		return math.MinInt64
-	default:
-		return a + b
-	}
-}
-
-// sumSat adds values, sticking at the int64 bounds.
-func sumSat(values []int64) int64 {
-	var sum int64
-	for _, v := range values {
-		sum = addSat(sum, v)
-	}
-	return sum
-}
 
 // valueTargetTotal sums the series of an External metric with a Value
 // target as upstream does: once the sum would pass MaxInt64 it is MaxInt64,
@@ -40,7 +23,7 @@ func valueTargetTotal(values []int64) int64 {
 		if v > 0 && sum > math.MaxInt64-v {
 			return math.MaxInt64
 		}
-		sum = addSat(sum, v)
+		sum = metrics.AddMilli(sum, v)
 	}
 	return sum
 }
@@ -75,14 +58,19 @@ func averagePerReplica(total int64, n int32) int64 {
 
 // utilizationPercent is usage as a whole percentage of request (> 0),
 // truncated, as upstream computes it in integers; where upstream's usage x
-// 100 or its conversion to int32 would wrap, it sticks at the int32 bounds.
-func utilizationPercent(usage, request int64) int32 {
-	var percent int64
+// 100 would wrap, it is computed in floating point and sticks at the int64
+// bounds. Upstream then converts it to int32, which wraps too: the status
+// field is an int32 (see reportedUtilization), the ratio is not.
+func utilizationPercent(usage, request int64) int64 {
 	if usage <= math.MaxInt64/100 && usage >= math.MinInt64/100 {
-		percent = usage * 100 / request
-	} else {
-		percent = floatToInt64(float64(usage) / float64(request) * 100)
+		return usage * 100 / request
 	}
+	return floatToInt64(float64(usage) / float64(request) * 100)
+}
+
+// reportedUtilization is a utilization percentage as the int32 of the
+// HPA's status, sticking at the int32 bounds.
+func reportedUtilization(percent int64) int32 {
 	return int32(min(max(percent, math.MinInt32), math.MaxInt32))
 }
 
