@@ -27,6 +27,7 @@ import (
 	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/calculator"
 	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/metrics"
 	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/monitor"
+	"github.com/kube-hpa/kube-hpa/pkg/features"
 )
 
 // HPASource is where the controller finds HPAs and writes their status. The
@@ -143,6 +144,7 @@ func New(opts Options) (*Controller, error) {
 		PodLister:                     c.podLister,
 		CPUInitializationPeriod:       opts.CPUInitializationPeriod,
 		DelayOfInitialReadinessStatus: opts.InitialReadinessDelay,
+		IgnorePodLevelResources:       !opts.Gates.Enabled(features.PodLevelResources),
 		Clock:                         opts.Clock,
 	})
 	if err := c.watchPods(opts.PodInformer.Informer()); err != nil {

@@ -89,5 +89,5 @@ func proposeFromTotal(statusReplicas int32, total, targetPerReplica int64, toler
 	if !tolerances.IsWithin(float64(total) / (float64(targetPerReplica) * float64(statusReplicas))) {
 		replicas = wanted
 	}
-	return replicas, ceilDiv(total, int64(statusReplicas))
+	return replicas, averagePerReplica(total, statusReplicas)
 }

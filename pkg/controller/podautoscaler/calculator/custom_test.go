@@ -34,6 +34,13 @@ func TestGetMetricReplicas(t *testing.T) {
 			want:     result(4, 0, 20000),
 		},
 		{
+			name:    "saturated pods metric readings ask for the most replicas",
+			current: 3, target: 15000,
+			pods:     pods(3),
+			readings: readings(math.MaxInt64, math.MaxInt64, 10000),
+			want:     result(math.MaxInt32, 0, math.MaxInt64/3),
+		},
+		{
 			name:    "pods metric below target scales down",
 			current: 5, target: 20000,
 			pods:     pods(5),
