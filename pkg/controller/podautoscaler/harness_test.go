@@ -460,19 +460,29 @@ func (m *fakeMonitor) SetHPACount(n int) {
 	m.hpaCount = n
 }
 
-func (m *fakeMonitor) ObserveDesiredReplicas(namespace, name string, replicas int32) {
+// ObserveDesiredReplicas keys the series as namespace/name, with the API
+// version appended for any source but the harness's own.
+func (m *fakeMonitor) ObserveDesiredReplicas(hpa monitor.HPARef, replicas int32) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.desired == nil {
 		m.desired = map[string]int32{}
 	}
-	m.desired[namespace+"/"+name] = replicas
+	m.desired[seriesKey(hpa)] = replicas
 }
 
-func (m *fakeMonitor) DeleteHPA(namespace, name string) {
+func (m *fakeMonitor) DeleteHPA(hpa monitor.HPARef) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.deleted = append(m.deleted, namespace+"/"+name)
+	m.deleted = append(m.deleted, seriesKey(hpa))
+}
+
+func seriesKey(hpa monitor.HPARef) string {
+	key := hpa.Namespace + "/" + hpa.Name
+	if hpa.APIVersion != (&fakeSource{}).Name() {
+		key += "@" + hpa.APIVersion
+	}
+	return key
 }
 
 var errBoom = errorString("adapter unavailable")
