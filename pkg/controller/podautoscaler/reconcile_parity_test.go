@@ -245,7 +245,7 @@ func TestParitySelectors(t *testing.T) {
 				_, _ = h.c.reconcileKey(h.ctx, hpaKey{source: 1, namespace: testNamespace, name: testHPAName})
 				forgetObservations(h)
 			}),
-			want: selectorFailure("AmbiguousSelector", "Warning AmbiguousSelector "+sameNameAmbiguous, sameNameAmbiguous, sameNameAmbiguous),
+			want:  selectorFailure("AmbiguousSelector", "Warning AmbiguousSelector "+sameNameAmbiguous, sameNameAmbiguous, sameNameAmbiguous),
 			check: noMetricsAsked,
 		},
 		{
