@@ -297,6 +297,8 @@ func hasCondition(hpa *v2.HorizontalPodAutoscaler, ct autoscalingv2.HorizontalPo
 
 // fakeSource is an in-memory HPA source.
 type fakeSource struct {
+	// name is the source's Name; "fake" when empty.
+	name          string
 	mu            sync.Mutex
 	hpas          map[string]*v2.HorizontalPodAutoscaler
 	informer      cache.SharedIndexInformer
@@ -324,7 +326,12 @@ func (s *fakeSource) delete(namespace, name string) {
 	delete(s.hpas, namespace+"/"+name)
 }
 
-func (s *fakeSource) Name() string                        { return "fake" }
+func (s *fakeSource) Name() string {
+	if s.name == "" {
+		return "fake"
+	}
+	return s.name
+}
 func (s *fakeSource) Informer() cache.SharedIndexInformer { return s.informer }
 
 func (s *fakeSource) Get(namespace, name string) (*v2.HorizontalPodAutoscaler, bool, error) {
