@@ -50,13 +50,16 @@ func (p *pass) proposeExternalWithFallback(src *v2.ExternalMetricSource, selecto
 	case isProviderFailure(pr.err):
 		return p.trackFailure(src, previous, pr)
 	}
-	// The metric is invalid for a reason of its own, which the provider's
-	// health does not change: it stays invalid, as upstream, and the
-	// condition says it does not count toward the fallback.
+	// Any other error comes after the provider answered (no pods selected,
+	// say): the answer ends a run of provider failures, and the metric stays
+	// invalid as upstream, with a condition saying it does not count toward
+	// the fallback.
 	pr.failure.Message += "; this is not a failure of the metrics provider, so it does not count toward the fallback"
 	pr.status = externalFailureStatus(src.Metric, nil)
 	if _, err := metav1.LabelSelectorAsSelector(src.Metric.Selector); err != nil && previous != nil {
-		// The provider was never asked: its run of failures, if any, goes on.
+		// A selector that does not parse fails before the provider is asked
+		// (validation does not check it): the run of failures, if any, is
+		// neither advanced nor ended.
 		pr.status.External = previous.DeepCopy()
 	}
 	return pr
