@@ -140,7 +140,7 @@ func New(opts Options) (*Controller, error) {
 		}),
 	}
 	c.calculator = calculator.New(calculator.Options{
-		MetricsClient:                 opts.MetricsClient,
+		MetricsClient:                 markProviderFailures{Client: opts.MetricsClient},
 		PodLister:                     c.podLister,
 		CPUInitializationPeriod:       opts.CPUInitializationPeriod,
 		DelayOfInitialReadinessStatus: opts.InitialReadinessDelay,
@@ -254,7 +254,7 @@ func (c *Controller) reconcileKey(ctx context.Context, key hpaKey) (deleted bool
 	if !exists {
 		klog.FromContext(ctx).Info("HPA has been deleted", "hpa", klog.KRef(key.namespace, key.name), "kind", source.Name())
 		c.behavior.Forget(key.String())
-		c.opts.Monitor.DeleteHPA(key.namespace, key.name)
+		c.opts.Monitor.DeleteHPA(monitor.HPARef{APIVersion: source.Name(), Namespace: key.namespace, Name: key.name})
 		return true, nil
 	}
 	return false, c.reconcile(ctx, source, hpa, key)

@@ -54,7 +54,7 @@ func (p *pass) propose(spec *v2.MetricSpec, selector labels.Selector) proposal {
 	}
 	// Validation refuses unknown types; an object stored before that
 	// check still must not crash the controller.
-	return p.failedProposal("InvalidMetricSourceType", fmt.Errorf("unknown metric source type %q: %w", spec.Type, errSpec), nil)
+	return p.failedProposal("InvalidMetricSourceType", fmt.Errorf("unknown metric source type %q%w", spec.Type, errSpec), nil)
 }
 
 // tolerances returns the usage-ratio tolerances: the global flag, overridden
@@ -136,7 +136,7 @@ func (p *pass) proposePods(src *autoscalingv2.PodsMetricSource, selector labels.
 		return p.failedProposal(reason, err, wrap)
 	}
 	if src.Target.AverageValue == nil {
-		return p.failedProposal(reason, fmt.Errorf("invalid pods metric source: no average value target was set: %w", errSpec), wrap)
+		return p.failedProposal(reason, errors.New("invalid pods metric source: no average value target was set"), wrap)
 	}
 	r, err := p.c.calculator.GetMetricReplicas(p.ctx, p.scale.Spec.Replicas, metrics.MilliValue(*src.Target.AverageValue),
 		src.Metric.Name, p.tolerances(), p.hpa.Namespace, selector, metricSelector)

@@ -261,8 +261,10 @@ func TestScaleToZero(t *testing.T) {
 			gate: true, hpa: scaledToZeroHPA(2, 6, objectValue("qps", "15")),
 			object:      map[string]metricstest.ObjectAnswer{"qps": objOK(0)},
 			wantUpdates: []int32{2}, wantDesired: 2,
-			wantConds:  []wantCond{notScaledTo0, rescaled, validMetric, condTrue(autoscalingv2.ScalingLimited, "TooFewReplicas")},
-			wantEvents: []string{"Normal SuccessfulRescale New size: 2; reason: Current number of replicas below Spec.MinReplicas"},
+			wantConds: []wantCond{notScaledTo0, rescaled, validMetric, condTrue(autoscalingv2.ScalingLimited, "TooFewReplicas")},
+			// As upstream: the legacy rules already clamp to minReplicas,
+			// so no step gives a reason.
+			wantEvents: []string{"Normal SuccessfulRescale New size: 2; reason: "},
 		},
 		zeroCase{
 			name: "minReplicas raised from 0 to 2 with the gate off stays paused",
