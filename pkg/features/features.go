@@ -20,6 +20,13 @@ const (
 	// HPAConfigurableTolerance enables behavior.scaleUp/scaleDown.tolerance.
 	// KEP-4951: https://kep.k8s.io/4951
 	HPAConfigurableTolerance featuregate.Feature = "HPAConfigurableTolerance"
+
+	// PodLevelResources makes the HPA take a pod's own requests, where the
+	// pod sets them, as the denominator of resource utilization. It is
+	// kube-controller-manager's gate of the same name, which also governs
+	// the HPA there.
+	// KEP-2837: https://kep.k8s.io/2837
+	PodLevelResources featuregate.Feature = "PodLevelResources"
 )
 
 // Specs returns the gates with their stage and default. It builds a new map
@@ -29,6 +36,7 @@ func Specs() map[featuregate.Feature]featuregate.FeatureSpec {
 		HPAExternalMetricFallback: {Default: false, PreRelease: featuregate.Alpha},
 		HPAScaleToZero:            {Default: true, PreRelease: featuregate.Beta},
 		HPAConfigurableTolerance:  {Default: true, PreRelease: featuregate.Beta},
+		PodLevelResources:         {Default: true, PreRelease: featuregate.Beta},
 	}
 }
 

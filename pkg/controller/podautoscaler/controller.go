@@ -27,6 +27,7 @@ import (
 	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/calculator"
 	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/metrics"
 	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/monitor"
+	"github.com/kube-hpa/kube-hpa/pkg/features"
 )
 
 // HPASource is where the controller finds HPAs and writes their status. The
@@ -139,10 +140,11 @@ func New(opts Options) (*Controller, error) {
 		}),
 	}
 	c.calculator = calculator.New(calculator.Options{
-		MetricsClient:                 opts.MetricsClient,
+		MetricsClient:                 markProviderFailures{Client: opts.MetricsClient},
 		PodLister:                     c.podLister,
 		CPUInitializationPeriod:       opts.CPUInitializationPeriod,
 		DelayOfInitialReadinessStatus: opts.InitialReadinessDelay,
+		IgnorePodLevelResources:       !opts.Gates.Enabled(features.PodLevelResources),
 		Clock:                         opts.Clock,
 	})
 	if err := c.watchPods(opts.PodInformer.Informer()); err != nil {
@@ -252,7 +254,7 @@ func (c *Controller) reconcileKey(ctx context.Context, key hpaKey) (deleted bool
 	if !exists {
 		klog.FromContext(ctx).Info("HPA has been deleted", "hpa", klog.KRef(key.namespace, key.name), "kind", source.Name())
 		c.behavior.Forget(key.String())
-		c.opts.Monitor.DeleteHPA(key.namespace, key.name)
+		c.opts.Monitor.DeleteHPA(monitor.HPARef{APIVersion: source.Name(), Namespace: key.namespace, Name: key.name})
 		return true, nil
 	}
 	return false, c.reconcile(ctx, source, hpa, key)

@@ -2,12 +2,13 @@ package podautoscaler
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"time"
 
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
 	v2 "github.com/kube-hpa/kube-hpa/api/autoscaling/v2"
@@ -30,25 +31,51 @@ func (p *pass) fallbackEnabled(src *v2.ExternalMetricSource) bool {
 }
 
 // proposeExternalWithFallback computes an External metric and, when it has
-// a fallback, tracks its run of failures: the first failure's time is kept
-// in status (so it survives a restart), a success clears it, and once the
-// run has lasted failureDurationSeconds the metric proposes its fallback
-// replicas instead of failing.
+// a fallback, tracks its run of failures of the metrics provider: the first
+// failure's time is kept in status (so it survives a restart), an answer
+// from the provider ends the run, and once the run has lasted
+// failureDurationSeconds the metric proposes its fallback replicas instead
+// of failing. The events of these transitions are derived from the status
+// once it is written (fallback_events.go).
 func (p *pass) proposeExternalWithFallback(src *v2.ExternalMetricSource, selector labels.Selector) proposal {
 	pr := p.proposeExternal(src, selector)
 	if !p.fallbackEnabled(src) {
 		return pr
 	}
 	previous := p.previousExternalStatus(src.Metric)
-	if pr.err == nil {
+	switch {
+	case pr.err == nil:
 		pr.status.External.FallbackStatus = v2.FallbackStatusNormal
-		if previous != nil && previous.FallbackStatus == v2.FallbackStatusFallback {
-			p.event(corev1.EventTypeNormal, eventFallbackDeactivated,
-				"External metric '%s' recovered, fallback deactivated", src.Metric.Name)
-		}
 		return pr
+	case isProviderFailure(pr.err):
+		return p.trackFailure(src, previous, pr)
 	}
-	return p.trackFailure(src, previous, pr)
+	// Any other error comes after the provider answered (no pods selected,
+	// say): the answer ends a run of provider failures, and the metric stays
+	// invalid as upstream, with a condition saying it does not count toward
+	// the fallback.
+	pr.failure.Message += "; this is not a failure of the metrics provider, so it does not count toward the fallback"
+	pr.status = externalFailureStatus(src.Metric, nil)
+	if _, err := metav1.LabelSelectorAsSelector(src.Metric.Selector); err != nil && previous != nil {
+		// A selector that does not parse fails before the provider is asked
+		// (validation does not check it): the run of failures, if any, is
+		// neither advanced nor ended.
+		pr.status.External = previous.DeepCopy()
+	}
+	return pr
+}
+
+// externalFailureStatus is the status entry of a failing External metric:
+// its identifier and fallback state, no value.
+func externalFailureStatus(id autoscalingv2.MetricIdentifier, firstFailure *metav1.Time) v2.MetricStatus {
+	return v2.MetricStatus{
+		Type: autoscalingv2.ExternalMetricSourceType,
+		External: &v2.ExternalMetricStatus{
+			Metric:           autoscalingv2.MetricIdentifier{Name: id.Name, Selector: id.Selector},
+			FallbackStatus:   v2.FallbackStatusNormal,
+			FirstFailureTime: firstFailure,
+		},
+	}
 }
 
 func (p *pass) trackFailure(src *v2.ExternalMetricSource, previous *v2.ExternalMetricStatus, failed proposal) proposal {
@@ -60,14 +87,7 @@ func (p *pass) trackFailure(src *v2.ExternalMetricSource, previous *v2.ExternalM
 		firstFailure = *previous.FirstFailureTime
 	}
 	duration := failureDuration(src.Fallback)
-	status := v2.MetricStatus{
-		Type: autoscalingv2.ExternalMetricSourceType,
-		External: &v2.ExternalMetricStatus{
-			Metric:           autoscalingv2.MetricIdentifier{Name: src.Metric.Name, Selector: src.Metric.Selector},
-			FallbackStatus:   v2.FallbackStatusNormal,
-			FirstFailureTime: &firstFailure,
-		},
-	}
+	status := externalFailureStatus(src.Metric, &firstFailure)
 	due := firstFailure.Add(duration)
 	if p.now.Time.Before(due) {
 		// Not yet: the metric counts as invalid, as upstream treats a
@@ -77,11 +97,6 @@ func (p *pass) trackFailure(src *v2.ExternalMetricSource, previous *v2.ExternalM
 		return failed
 	}
 	status.External.FallbackStatus = v2.FallbackStatusFallback
-	if previous == nil || previous.FallbackStatus != v2.FallbackStatusFallback {
-		p.event(corev1.EventTypeNormal, eventFallbackActivated,
-			"Fallback activated for external metric '%s' after %v of consecutive failures, using fallback replica count: %d",
-			src.Metric.Name, duration, src.Fallback.Replicas)
-	}
 	p.logger.V(2).Info("External metric in fallback", "metric", src.Metric.Name, "firstFailureTime", firstFailure.Time,
 		"replicas", src.Fallback.Replicas, "cause", failed.err)
 	return proposal{
@@ -93,10 +108,22 @@ func (p *pass) trackFailure(src *v2.ExternalMetricSource, previous *v2.ExternalM
 	}
 }
 
+// failureDuration is failureDurationSeconds as a Duration. Validation
+// bounds the field, but an object stored before that check may hold any
+// int64: a count of seconds beyond what a Duration holds saturates (the
+// fallback is then never due) instead of wrapping around to a negative
+// duration that would make it due at the first failure.
 func failureDuration(f *v2.ExternalMetricFallback) time.Duration {
 	seconds := defaultFailureDurationSec
 	if f.FailureDurationSeconds != nil {
 		seconds = *f.FailureDurationSeconds
+	}
+	const maxSeconds = int64(math.MaxInt64 / time.Second)
+	switch {
+	case seconds > maxSeconds:
+		return math.MaxInt64
+	case seconds < 0:
+		return 0
 	}
 	return time.Duration(seconds) * time.Second
 }
@@ -109,25 +136,17 @@ func earliest(current, candidate time.Time) time.Time {
 }
 
 // previousExternalStatus finds the status entry that the last pass wrote
-// for the External metric id. Entries are matched by metric name and
-// selector, not by position, so that editing the metric list does not hand
-// one metric's failure history to another.
+// for the External metric id.
 func (p *pass) previousExternalStatus(id autoscalingv2.MetricIdentifier) *v2.ExternalMetricStatus {
-	for i := range p.original.CurrentMetrics {
-		ext := p.original.CurrentMetrics[i].External
-		if ext != nil && ext.Metric.Name == id.Name && equality.Semantic.DeepEqual(ext.Metric.Selector, id.Selector) {
-			return ext
-		}
-	}
-	return nil
+	return findExternal(p.original.CurrentMetrics, id)
 }
 
 // keepFallbackHistory carries the fallback state of the External metrics
-// through a pass that asks no metric because the target is outside
-// [minReplicas, maxReplicas]: only a successful fetch ends a run of
-// failures, so such a pass must not restart a failing metric's clock (nor
-// take a metric out of fallback without a word). The condition follows the
-// entries kept.
+// through a pass that asks no metric: the target outside [minReplicas,
+// maxReplicas], paused at zero, or a selector that cannot be used. Only an
+// answer from the metrics provider ends a run of failures, so such a pass
+// must not restart a failing metric's clock, nor take a metric out of
+// fallback. The condition follows the entries kept.
 func (p *pass) keepFallbackHistory() {
 	if !p.c.opts.Gates.Enabled(features.HPAExternalMetricFallback) {
 		removeCondition(p.hpa, v2.ExternalMetricFallbackActive)

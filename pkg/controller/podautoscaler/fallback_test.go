@@ -99,8 +99,8 @@ func TestFallbackLifecycle(t *testing.T) {
 	if hpa.Status.DesiredReplicas != 10 {
 		t.Errorf("desiredReplicas = %d, want 10", hpa.Status.DesiredReplicas)
 	}
-	h.assertEvents("Warning FailedGetExternalMetric ~adapter unavailable", activatedQueueDepth,
-		"Normal SuccessfulRescale New size: 10; reason: external metric queue_depth fallback above target")
+	h.assertEvents("Warning FailedGetExternalMetric ~adapter unavailable",
+		"Normal SuccessfulRescale New size: 10; reason: external metric queue_depth fallback above target", activatedQueueDepth)
 	if got := h.monitor.reconciliations; got[len(got)-1] != "scale_up/none" {
 		t.Errorf("last reconciliation = %s, want scale_up/none (a metric in fallback is valid)", got[len(got)-1])
 	}
@@ -790,8 +790,8 @@ func TestFallbackAtZero(t *testing.T) {
 		assertConditions(t, hpa, notScaledTo0, rescaled, validMetric, withinRange, fallbackActive)
 		assertFallbackStatus(t, hpa, "queue_depth", v2.FallbackStatusFallback, testStart.Add(-200*time.Second))
 		h.assertEvents("Warning FailedGetExternalMetric ~adapter unavailable",
-			"Normal ExternalMetricFallbackActivated Fallback activated for external metric 'queue_depth' after 3m0s of consecutive failures, using fallback replica count: 3",
-			"Normal SuccessfulRescale New size: 3; reason: external metric queue_depth fallback above target")
+			"Normal SuccessfulRescale New size: 3; reason: external metric queue_depth fallback above target",
+			"Normal ExternalMetricFallbackActivated Fallback activated for external metric 'queue_depth' after 3m0s of consecutive failures, using fallback replica count: 3")
 	})
 	t.Run("ScaledToZero=True, not due yet: stays at zero and keeps counting", func(t *testing.T) {
 		hpa := zeroHPA(true)
@@ -969,7 +969,7 @@ func TestFallbackHistoryAcrossPassesWithoutFetch(t *testing.T) {
 		assertFallbackStatus(t, got, "queue_depth", v2.FallbackStatusNormal, first)
 		assertConditions(t, got, notScaledTo0, rescaled, noFallbackActive)
 	})
-	t.Run("paused at zero: no metric is in fallback", func(t *testing.T) {
+	t.Run("paused at zero: a metric in fallback stays in it, without an event", func(t *testing.T) {
 		hpa := withConditions(withStatusMetrics(newHPA(1, 20, queueDepth()),
 			persistedFailure("queue_depth", nil, v2.FallbackStatusFallback, first)),
 			autoscalingv2.HorizontalPodAutoscalerCondition{Type: v2.ExternalMetricFallbackActive, Status: corev1.ConditionTrue, Reason: "FallbackActive"})
@@ -978,10 +978,9 @@ func TestFallbackHistoryAcrossPassesWithoutFetch(t *testing.T) {
 		h.mustReconcile()
 		h.assertUpdates()
 		got := h.hpa(testHPAName)
-		assertConditions(t, got, gotScale, disabled, noFallbackActive)
-		if len(got.Status.CurrentMetrics) != 0 {
-			t.Errorf("currentMetrics = %+v, want none while paused", got.Status.CurrentMetrics)
-		}
+		assertConditions(t, got, gotScale, disabled, fallbackActive)
+		assertFallbackStatus(t, got, "queue_depth", v2.FallbackStatusFallback, first)
+		h.assertEvents()
 	})
 	t.Run("gate off, paused at zero: a stale fallback condition is removed", func(t *testing.T) {
 		hpa := withConditions(withStatusMetrics(newHPA(1, 20, queueDepth()),

@@ -297,6 +297,8 @@ func hasCondition(hpa *v2.HorizontalPodAutoscaler, ct autoscalingv2.HorizontalPo
 
 // fakeSource is an in-memory HPA source.
 type fakeSource struct {
+	// name is the source's Name; "fake" when empty.
+	name          string
 	mu            sync.Mutex
 	hpas          map[string]*v2.HorizontalPodAutoscaler
 	informer      cache.SharedIndexInformer
@@ -324,7 +326,12 @@ func (s *fakeSource) delete(namespace, name string) {
 	delete(s.hpas, namespace+"/"+name)
 }
 
-func (s *fakeSource) Name() string                        { return "fake" }
+func (s *fakeSource) Name() string {
+	if s.name == "" {
+		return "fake"
+	}
+	return s.name
+}
 func (s *fakeSource) Informer() cache.SharedIndexInformer { return s.informer }
 
 func (s *fakeSource) Get(namespace, name string) (*v2.HorizontalPodAutoscaler, bool, error) {
@@ -460,19 +467,29 @@ func (m *fakeMonitor) SetHPACount(n int) {
 	m.hpaCount = n
 }
 
-func (m *fakeMonitor) ObserveDesiredReplicas(namespace, name string, replicas int32) {
+// ObserveDesiredReplicas keys the series as namespace/name, with the API
+// version appended for any source but the harness's own.
+func (m *fakeMonitor) ObserveDesiredReplicas(hpa monitor.HPARef, replicas int32) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.desired == nil {
 		m.desired = map[string]int32{}
 	}
-	m.desired[namespace+"/"+name] = replicas
+	m.desired[seriesKey(hpa)] = replicas
 }
 
-func (m *fakeMonitor) DeleteHPA(namespace, name string) {
+func (m *fakeMonitor) DeleteHPA(hpa monitor.HPARef) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.deleted = append(m.deleted, namespace+"/"+name)
+	m.deleted = append(m.deleted, seriesKey(hpa))
+}
+
+func seriesKey(hpa monitor.HPARef) string {
+	key := hpa.Namespace + "/" + hpa.Name
+	if hpa.APIVersion != (&fakeSource{}).Name() {
+		key += "@" + hpa.APIVersion
+	}
+	return key
 }
 
 var errBoom = errorString("adapter unavailable")

@@ -12,6 +12,7 @@ import (
 
 	v2 "github.com/kube-hpa/kube-hpa/api/autoscaling/v2"
 	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/calculator"
+	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/metrics"
 	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/monitor"
 	"github.com/kube-hpa/kube-hpa/pkg/features"
 )
@@ -53,7 +54,7 @@ func (p *pass) propose(spec *v2.MetricSpec, selector labels.Selector) proposal {
 	}
 	// Validation refuses unknown types; an object stored before that
 	// check still must not crash the controller.
-	return p.failedProposal("InvalidMetricSourceType", fmt.Errorf("unknown metric source type %q: %w", spec.Type, errSpec), nil)
+	return p.failedProposal("InvalidMetricSourceType", fmt.Errorf("unknown metric source type %q%w", spec.Type, errSpec), nil)
 }
 
 // tolerances returns the usage-ratio tolerances: the global flag, overridden
@@ -104,7 +105,7 @@ func (p *pass) proposeObject(src *autoscalingv2.ObjectMetricSource, selector lab
 	ns, t := p.hpa.Namespace, p.tolerances()
 	switch {
 	case src.Target.Type == autoscalingv2.ValueMetricType && src.Target.Value != nil:
-		r, err := p.c.calculator.GetObjectMetricReplicas(p.ctx, p.scale.Spec.Replicas, src.Target.Value.MilliValue(),
+		r, err := p.c.calculator.GetObjectMetricReplicas(p.ctx, p.scale.Spec.Replicas, metrics.MilliValue(*src.Target.Value),
 			src.Metric.Name, t, ns, &src.DescribedObject, selector, metricSelector)
 		if err != nil {
 			return p.failedProposal(reason, err, wrap)
@@ -113,7 +114,7 @@ func (p *pass) proposeObject(src *autoscalingv2.ObjectMetricSource, selector lab
 		return proposal{replicas: r.Replicas, timestamp: r.Timestamp, status: status,
 			name: fmt.Sprintf("%s metric %s", src.DescribedObject.Kind, src.Metric.Name)}
 	case src.Target.Type == autoscalingv2.AverageValueMetricType && src.Target.AverageValue != nil:
-		r, err := p.c.calculator.GetObjectPerPodMetricReplicas(p.ctx, p.scale.Status.Replicas, src.Target.AverageValue.MilliValue(),
+		r, err := p.c.calculator.GetObjectPerPodMetricReplicas(p.ctx, p.scale.Status.Replicas, metrics.MilliValue(*src.Target.AverageValue),
 			src.Metric.Name, t, ns, &src.DescribedObject, metricSelector)
 		if err != nil {
 			return p.failedProposal(reason, err, func(cause error) error {
@@ -135,9 +136,9 @@ func (p *pass) proposePods(src *autoscalingv2.PodsMetricSource, selector labels.
 		return p.failedProposal(reason, err, wrap)
 	}
 	if src.Target.AverageValue == nil {
-		return p.failedProposal(reason, fmt.Errorf("invalid pods metric source: no average value target was set: %w", errSpec), wrap)
+		return p.failedProposal(reason, errors.New("invalid pods metric source: no average value target was set"), wrap)
 	}
-	r, err := p.c.calculator.GetMetricReplicas(p.ctx, p.scale.Spec.Replicas, src.Target.AverageValue.MilliValue(),
+	r, err := p.c.calculator.GetMetricReplicas(p.ctx, p.scale.Spec.Replicas, metrics.MilliValue(*src.Target.AverageValue),
 		src.Metric.Name, p.tolerances(), p.hpa.Namespace, selector, metricSelector)
 	if err != nil {
 		return p.failedProposal(reason, err, wrap)
@@ -182,7 +183,7 @@ func (p *pass) resourceValue(name corev1.ResourceName, container string, target 
 	selector labels.Selector, sourceType autoscalingv2.MetricSourceType) (autoscalingv2.MetricValueStatus, string, proposal, error) {
 	ns, t, replicas := p.hpa.Namespace, p.tolerances(), p.scale.Spec.Replicas
 	if target.AverageValue != nil {
-		r, err := p.c.calculator.GetRawResourceReplicas(p.ctx, replicas, target.AverageValue.MilliValue(), name, t, ns, selector, container)
+		r, err := p.c.calculator.GetRawResourceReplicas(p.ctx, replicas, metrics.MilliValue(*target.AverageValue), name, t, ns, selector, container)
 		if err != nil {
 			return autoscalingv2.MetricValueStatus{}, "", proposal{}, fmt.Errorf("failed to get %s usage: %w", name, err)
 		}
@@ -221,7 +222,7 @@ func (p *pass) proposeExternal(src *v2.ExternalMetricSource, selector labels.Sel
 	wrap := wrapf("failed to get %s external metric value", src.Metric.Name)
 	switch {
 	case src.Target.AverageValue != nil:
-		r, err := p.c.calculator.GetExternalPerPodMetricReplicas(p.ctx, p.scale.Status.Replicas, src.Target.AverageValue.MilliValue(),
+		r, err := p.c.calculator.GetExternalPerPodMetricReplicas(p.ctx, p.scale.Status.Replicas, metrics.MilliValue(*src.Target.AverageValue),
 			src.Metric.Name, t, ns, src.Metric.Selector)
 		if err != nil {
 			return p.failedProposal(reason, err, func(cause error) error {
@@ -231,7 +232,7 @@ func (p *pass) proposeExternal(src *v2.ExternalMetricSource, selector labels.Sel
 		status.External.Current.AverageValue = milliQuantity(r.RawUsage)
 		return proposal{replicas: r.Replicas, timestamp: r.Timestamp, status: status, name: name}
 	case src.Target.Value != nil:
-		r, err := p.c.calculator.GetExternalMetricReplicas(p.ctx, p.scale.Spec.Replicas, src.Target.Value.MilliValue(),
+		r, err := p.c.calculator.GetExternalMetricReplicas(p.ctx, p.scale.Spec.Replicas, metrics.MilliValue(*src.Target.Value),
 			src.Metric.Name, t, ns, src.Metric.Selector, selector)
 		if err != nil {
 			return p.failedProposal(reason, err, func(cause error) error {

@@ -58,7 +58,8 @@ func wrapf(format string, args ...any) func(error) error {
 func (p *pass) computeFromMetrics() (fatal bool, err error) {
 	selector, err := p.targetSelector()
 	if err != nil {
-		return true, p.failMetrics(err)
+		p.keepFallbackHistory()
+		return p.metricsFailed(err)
 	}
 	proposals := p.proposeAll(selector)
 	p.recordFallbackCondition(proposals)
@@ -69,7 +70,7 @@ func (p *pass) computeFromMetrics() (fatal bool, err error) {
 	best, invalid := combineProposals(proposals)
 	if invalid.count > 0 && (invalid.count == len(proposals) || best.replicas < p.scale.Spec.Replicas) {
 		p.setCondition(invalid.first.failure)
-		return true, p.failMetrics(invalid.err(len(proposals)))
+		return p.metricsFailed(invalid.err(len(proposals)))
 	}
 	p.setCondition(newCondition(autoscalingv2.ScalingActive, corev1.ConditionTrue, "ValidMetricFound",
 		"the HPA was able to successfully calculate a replica count from %s", best.name))
@@ -97,13 +98,21 @@ func (p *pass) adoptProposal(best proposal) {
 	}
 }
 
-// failMetrics records a pass that cannot decide a count: observed values go
-// to status, and the error is returned.
-func (p *pass) failMetrics(err error) error {
+// metricsFailed handles a pass whose metrics decide no count. As upstream,
+// the pass stops there: observed values go to status and the error is
+// returned. One case goes on: a workload this controller scaled to zero
+// whose minReplicas was raised comes back to minReplicas, since that needs
+// no metric, and a person raising minReplicas to bring it back must not
+// depend on the metrics that may be why they do it.
+func (p *pass) metricsFailed(cause error) (fatal bool, err error) {
+	p.event(corev1.EventTypeWarning, "FailedComputeMetricsReplicas", "%s", cause.Error())
+	err = fmt.Errorf("failed to compute desired number of replicas based on listed metrics for %s: %w", p.reference, cause)
+	if p.raisesFromZeroToMin() {
+		p.desired, p.rescaleReason = p.minReplicas, reasonBelowMin
+		return false, err
+	}
 	p.setCurrentAndMetrics()
-	p.event(corev1.EventTypeWarning, "FailedComputeMetricsReplicas", "%s", err.Error())
-	werr := p.writeStatus()
-	return errors.Join(fmt.Errorf("failed to compute desired number of replicas based on listed metrics for %s: %w", p.reference, err), werr)
+	return true, errors.Join(err, p.writeStatus())
 }
 
 func (p *pass) proposeAll(selector labels.Selector) []proposal {
@@ -122,12 +131,18 @@ type invalidMetrics struct {
 	first proposal
 }
 
+// err reports the invalid metrics. As upstream, it keeps the first error's
+// text only: a metric's spec error makes the metric invalid, not the pass a
+// spec error, so the reconciliation is labelled "internal".
 func (i invalidMetrics) err(total int) error {
-	return fmt.Errorf("invalid metrics (%d invalid out of %d), first error is: %w", i.count, total, i.first.err)
+	return fmt.Errorf("invalid metrics (%d invalid out of %d), first error is: %v", i.count, total, i.first.err)
 }
 
+// combineProposals keeps the largest valid proposal. As upstream, a
+// running best of zero is replaced by any later proposal, so when every
+// valid metric proposes zero the last one is the one named; otherwise ties
+// go to the first.
 func combineProposals(proposals []proposal) (best proposal, invalid invalidMetrics) {
-	found := false
 	for _, pr := range proposals {
 		if pr.err != nil {
 			if invalid.count == 0 {
@@ -136,8 +151,8 @@ func combineProposals(proposals []proposal) (best proposal, invalid invalidMetri
 			invalid.count++
 			continue
 		}
-		if !found || pr.replicas > best.replicas {
-			best, found = pr, true
+		if best.replicas == 0 || pr.replicas > best.replicas {
+			best = pr
 		}
 	}
 	return best, invalid
@@ -168,10 +183,20 @@ func (p *pass) targetSelector() (labels.Selector, error) {
 		return nil, err
 	}
 	if len(owners) > 1 {
-		err := fmt.Errorf("pods by selector %v are controlled by multiple HPAs: %v", raw, owners)
+		err := fmt.Errorf("pods by selector %v are controlled by multiple HPAs: %v", raw, namespacedNames(owners))
 		p.event(corev1.EventTypeWarning, "AmbiguousSelector", "%s", err.Error())
 		p.setCondition(newCondition(autoscalingv2.ScalingActive, corev1.ConditionFalse, "AmbiguousSelector", "%s", err.Error()))
 		return nil, err
 	}
 	return selector, nil
+}
+
+// namespacedNames lists HPAs as upstream's messages do, namespace/name: a
+// native and an extended HPA of one name read the same there.
+func namespacedNames(keys []hpaKey) []string {
+	out := make([]string, len(keys))
+	for i, k := range keys {
+		out[i] = k.namespace + "/" + k.name
+	}
+	return out
 }

@@ -23,17 +23,28 @@ func (p *pass) normalize() {
 	p.raiseFromZeroToMin()
 }
 
+// reasonBelowMin is upstream's rescale reason for a target brought up to
+// minReplicas.
+const reasonBelowMin = "Current number of replicas below Spec.MinReplicas"
+
 // raiseFromZeroToMin: a workload this controller scaled to zero comes back
 // to at least minReplicas once minReplicas is raised above zero, whatever
-// the metrics say. When no metric asked for replicas, minReplicas is the
-// reason for the rescale, whether the raise happens here or already in
-// normalization (the legacy path clamps to minReplicas itself).
+// the metrics say. As upstream, minReplicas becomes the rescale reason only
+// when the raise happens here and no metric gave one; when normalization
+// already clamped to minReplicas (the legacy rules do), the reason stays
+// empty.
 func (p *pass) raiseFromZeroToMin() {
-	if p.current != 0 || p.minReplicas == 0 || !p.scaledToZeroByUs() {
+	if !p.raisesFromZeroToMin() || p.desired >= p.minReplicas {
 		return
 	}
-	p.desired = max(p.desired, p.minReplicas)
+	p.desired = p.minReplicas
 	if p.rescaleReason == "" {
-		p.rescaleReason = "Current number of replicas below Spec.MinReplicas"
+		p.rescaleReason = reasonBelowMin
 	}
+}
+
+// raisesFromZeroToMin reports whether this pass must bring the target up to
+// minReplicas from a zero this controller chose.
+func (p *pass) raisesFromZeroToMin() bool {
+	return p.current == 0 && p.minReplicas != 0 && p.scaledToZeroByUs()
 }

@@ -16,8 +16,9 @@ import (
 )
 
 // errSpec marks errors caused by the HPA's spec rather than by the cluster,
-// so that the reconciliation metrics label them "spec".
-var errSpec = errors.New("invalid HPA spec")
+// so that the reconciliation metrics label them "spec". Like upstream's, it
+// adds no text: an error says what is wrong with the spec itself.
+var errSpec = errors.New("")
 
 // pass is the state of one reconcile of one HPA. Its methods are the steps
 // of the reconcile; each reads what the earlier steps recorded here.
@@ -159,5 +160,5 @@ func (p *pass) finishStatus() {
 	p.hpa.Status.CurrentReplicas = p.current
 	p.hpa.Status.DesiredReplicas = p.desired
 	p.hpa.Status.CurrentMetrics = p.metricStatuses
-	p.c.opts.Monitor.ObserveDesiredReplicas(p.hpa.Namespace, p.hpa.Name, p.desired)
+	p.c.opts.Monitor.ObserveDesiredReplicas(monitor.HPARef{APIVersion: p.source.Name(), Namespace: p.hpa.Namespace, Name: p.hpa.Name}, p.desired)
 }

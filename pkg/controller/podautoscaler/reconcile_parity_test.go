@@ -29,7 +29,7 @@ func TestParityScaleTarget(t *testing.T) {
 			}, cpuUtilization(50)),
 			setup: cpuAt100,
 			want: parityOutcome{
-				err:             "invalid API version in scale target reference: unexpected GroupVersion string: apps/v1/beta: invalid HPA spec",
+				err:             "invalid API version in scale target reference: unexpected GroupVersion string: apps/v1/beta",
 				spec:            true,
 				conditions:      []parityCond{failedGetScale("unexpected GroupVersion string: apps/v1/beta")},
 				events:          []string{"Warning FailedGetScale unexpected GroupVersion string: apps/v1/beta"},
@@ -196,6 +196,7 @@ func TestParitySelectors(t *testing.T) {
 	}
 	const unparsable = "couldn't convert selector into a corresponding internal selector object: unable to parse requirement: found '', expected: ',' or ')'"
 	const ambiguous = "pods by selector app=web are controlled by multiple HPAs: [default/web default/web-canary]"
+	const sameNameAmbiguous = "pods by selector app=web are controlled by multiple HPAs: [default/web default/web]"
 	held := parityOutcome{
 		current: 3, desired: 3,
 		metrics:         []v2.MetricStatus{cpuUtilizationStatus(50, 50)},
@@ -230,6 +231,21 @@ func TestParitySelectors(t *testing.T) {
 				forgetObservations(h)
 			}),
 			want:  selectorFailure("AmbiguousSelector", "Warning AmbiguousSelector "+ambiguous, ambiguous, ambiguous),
+			check: noMetricsAsked,
+		},
+		{
+			name: "a native HPA of the same name is listed as namespace/name, as upstream lists HPAs",
+			hpa:  parityHPA(1, 10, cpuUtilization(50)),
+			setup: threeReplicas(storedReplicas(3), cpuUsage(50, 50, 50), func(h *harness) {
+				native := newFakeSource()
+				h.c.opts.Sources = append(h.c.opts.Sources, native)
+				twin := newHPA(1, 10, cpuUtilization(50))
+				native.set(twin)
+				h.c.onAdd(1, twin)
+				_, _ = h.c.reconcileKey(h.ctx, hpaKey{source: 1, namespace: testNamespace, name: testHPAName})
+				forgetObservations(h)
+			}),
+			want:  selectorFailure("AmbiguousSelector", "Warning AmbiguousSelector "+sameNameAmbiguous, sameNameAmbiguous, sameNameAmbiguous),
 			check: noMetricsAsked,
 		},
 		{

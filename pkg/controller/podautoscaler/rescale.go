@@ -51,5 +51,6 @@ func (p *pass) writeStatus() error {
 		return fmt.Errorf("failed to update status for %s: %w", p.hpa.Name, err)
 	}
 	p.logger.V(2).Info("Successfully updated status")
+	p.emitFallbackTransitions()
 	return nil
 }

@@ -17,7 +17,7 @@ func (p *pass) readScale() error {
 	ref := p.hpa.Spec.ScaleTargetRef
 	gv, err := schema.ParseGroupVersion(ref.APIVersion)
 	if err != nil {
-		return p.failGetScale(err, fmt.Errorf("invalid API version in scale target reference: %v: %w", err, errSpec))
+		return p.failGetScale(err, fmt.Errorf("invalid API version in scale target reference: %v%w", err, errSpec))
 	}
 	mappings, err := p.c.opts.Mapper.RESTMappings(schema.GroupKind{Group: gv.Group, Kind: ref.Kind})
 	if err != nil {

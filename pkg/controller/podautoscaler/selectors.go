@@ -2,7 +2,7 @@ package podautoscaler
 
 import (
 	"slices"
-	"sort"
+	"strings"
 	"sync"
 
 	corev1 "k8s.io/api/core/v1"
@@ -37,7 +37,7 @@ type namespaceSelectors struct {
 // least one of its pods, and the labels of those pods, against which a
 // changed selector is checked.
 type ownersAnswer struct {
-	owners []string
+	owners []hpaKey
 	pods   []labels.Set
 }
 
@@ -95,9 +95,8 @@ func (s *selectorIndex) remove(key hpaKey) bool {
 		return true
 	}
 	delete(ns.answers, key)
-	gone := key.String()
 	for other, answer := range ns.answers {
-		if slices.Contains(answer.owners, gone) {
+		if slices.Contains(answer.owners, key) {
 			delete(ns.answers, other)
 		}
 	}
@@ -144,7 +143,7 @@ func (s *selectorIndex) parse(key hpaKey, raw string) (labels.Selector, error) {
 // owners returns, sorted, the HPAs of key's namespace whose selector matches
 // at least one of key's pods; pods lists those pods when the answer is not
 // known.
-func (s *selectorIndex) owners(key hpaKey, pods func() ([]*corev1.Pod, error)) ([]string, error) {
+func (s *selectorIndex) owners(key hpaKey, pods func() ([]*corev1.Pod, error)) ([]hpaKey, error) {
 	known, asked, ok := s.knownOwners(key)
 	if ok {
 		return known, nil
@@ -164,7 +163,7 @@ type asked struct {
 	epoch uint64
 }
 
-func (s *selectorIndex) knownOwners(key hpaKey) (owners []string, at asked, ok bool) {
+func (s *selectorIndex) knownOwners(key hpaKey) (owners []hpaKey, at asked, ok bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	ns := s.byNamespace[key.namespace]
@@ -175,7 +174,7 @@ func (s *selectorIndex) knownOwners(key hpaKey) (owners []string, at asked, ok b
 	return answer.owners, asked{ns: ns, epoch: ns.epoch}, ok
 }
 
-func (s *selectorIndex) computeOwners(key hpaKey, pods []*corev1.Pod, at asked) []string {
+func (s *selectorIndex) computeOwners(key hpaKey, pods []*corev1.Pod, at asked) []hpaKey {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	ns := s.byNamespace[key.namespace]
@@ -188,10 +187,10 @@ func (s *selectorIndex) computeOwners(key hpaKey, pods []*corev1.Pod, at asked) 
 	}
 	for other, parsed := range ns.hpas {
 		if answer.selectedBy(parsed.selector) {
-			answer.owners = append(answer.owners, other.String())
+			answer.owners = append(answer.owners, other)
 		}
 	}
-	sort.Strings(answer.owners)
+	slices.SortFunc(answer.owners, func(a, b hpaKey) int { return strings.Compare(a.String(), b.String()) })
 	if _, registered := ns.hpas[key]; registered && at == (asked{ns: ns, epoch: ns.epoch}) {
 		ns.answers[key] = answer
 	}

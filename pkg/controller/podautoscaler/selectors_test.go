@@ -74,7 +74,15 @@ func (w *selectorWorld) owners(name string) []string {
 	if err != nil {
 		w.t.Fatalf("owners: %v", err)
 	}
-	return got
+	return keyStrings(got)
+}
+
+func keyStrings(keys []hpaKey) []string {
+	out := make([]string, len(keys))
+	for i, k := range keys {
+		out[i] = k.String()
+	}
+	return out
 }
 
 func TestSelectorIndexAnswers(t *testing.T) {
@@ -366,7 +374,7 @@ func TestSelectorIndexParse(t *testing.T) {
 			}
 			pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: worldNS, Labels: tc.wantMatch}}
 			got, _ := index.owners(key, func() ([]*corev1.Pod, error) { return []*corev1.Pod{pod}, nil })
-			if !slices.Equal(got, []string{"ns/a"}) {
+			if !slices.Equal(keyStrings(got), []string{"ns/a"}) {
 				t.Errorf("owners = %v, want the HPA's selector to match %v", got, tc.wantMatch)
 			}
 		})

@@ -26,5 +26,5 @@ func (p *pass) checkSpec() error {
 	p.event(corev1.EventTypeWarning, reasonInvalidSpec, "%s", msg)
 	return p.failWith(
 		newCondition(autoscalingv2.ScalingActive, corev1.ConditionFalse, reasonInvalidSpec, "the HPA spec is invalid: %s", msg),
-		fmt.Errorf("%w: %s", errSpec, msg))
+		fmt.Errorf("invalid HPA spec: %s%w", msg, errSpec))
 }

@@ -13,6 +13,7 @@ import (
 // target at zero replicas is paused unless this controller put it there.
 // It reports whether the metrics must be asked.
 func (p *pass) chooseStartingPoint() (needsMetrics bool) {
+	p.forgetOwnZero()
 	switch {
 	case p.current == 0:
 		return p.atZero()
@@ -21,7 +22,7 @@ func (p *pass) chooseStartingPoint() (needsMetrics bool) {
 		p.keepFallbackHistory()
 		return false
 	case p.current < p.minReplicas:
-		p.desired, p.rescaleReason = p.minReplicas, "Current number of replicas below Spec.MinReplicas"
+		p.desired, p.rescaleReason = p.minReplicas, reasonBelowMin
 		p.keepFallbackHistory()
 		return false
 	}
@@ -42,9 +43,9 @@ func (p *pass) atZero() (needsMetrics bool) {
 	if !p.c.opts.Gates.Enabled(features.HPAScaleToZero) {
 		removeCondition(p.hpa, v2.ScaledToZero)
 	}
-	// A paused HPA asks no metric and reports none (as upstream), so no
-	// metric is in fallback either.
-	p.recordFallbackCondition(nil)
+	// A paused HPA asks no metric and, as upstream, reports no value; the
+	// failure history of the External metrics is kept for when it resumes.
+	p.keepFallbackHistory()
 	return false
 }
 
@@ -65,6 +66,22 @@ func hasObjectOrExternalMetric(hpa *v2.HorizontalPodAutoscaler) bool {
 	return false
 }
 
+// forgetOwnZero clears ScaledToZero once the target is seen above zero.
+// Upstream updates the condition only when it rescales, so a workload that
+// a person scaled up from the HPA's zero kept ScaledToZero=True, and a later
+// zero set by that person was taken for the HPA's own and undone; a zero
+// seen after replicas is a person's pause.
+func (p *pass) forgetOwnZero() {
+	if p.current > 0 && p.scaledToZeroByUs() {
+		p.setCondition(notScaledToZero())
+	}
+}
+
+func notScaledToZero() condition {
+	return newCondition(v2.ScaledToZero, corev1.ConditionFalse, "NotScaledToZero",
+		"the HPA controller did not scale the workload to zero")
+}
+
 // recordScaledToZero keeps the ScaledToZero condition true to the last
 // rescale: True only when this controller took the workload from some
 // replicas to none, as minReplicas 0 allows.
@@ -78,6 +95,5 @@ func (p *pass) recordScaledToZero() {
 			"the HPA controller scaled the workload to zero"))
 		return
 	}
-	p.setCondition(newCondition(v2.ScaledToZero, corev1.ConditionFalse, "NotScaledToZero",
-		"the HPA controller did not scale the workload to zero"))
+	p.setCondition(notScaledToZero())
 }

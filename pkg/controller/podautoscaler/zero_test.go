@@ -261,8 +261,10 @@ func TestScaleToZero(t *testing.T) {
 			gate: true, hpa: scaledToZeroHPA(2, 6, objectValue("qps", "15")),
 			object:      map[string]metricstest.ObjectAnswer{"qps": objOK(0)},
 			wantUpdates: []int32{2}, wantDesired: 2,
-			wantConds:  []wantCond{notScaledTo0, rescaled, validMetric, condTrue(autoscalingv2.ScalingLimited, "TooFewReplicas")},
-			wantEvents: []string{"Normal SuccessfulRescale New size: 2; reason: Current number of replicas below Spec.MinReplicas"},
+			wantConds: []wantCond{notScaledTo0, rescaled, validMetric, condTrue(autoscalingv2.ScalingLimited, "TooFewReplicas")},
+			// As upstream: the legacy rules already clamp to minReplicas,
+			// so no step gives a reason.
+			wantEvents: []string{"Normal SuccessfulRescale New size: 2; reason: "},
 		},
 		zeroCase{
 			name: "minReplicas raised from 0 to 2 with the gate off stays paused",
@@ -428,10 +430,9 @@ func TestScaleToZeroAndBack(t *testing.T) {
 }
 
 // TestScaleFromZeroBehavior pins what spec.behavior allows in the step from
-// zero. The behavior package counts a Percent policy from one replica at
-// zero (else P% of nothing would strand the workload at zero); a Pods
-// policy adds its value; a recent scale-down to zero within the policy's
-// period gives the base.
+// zero, as upstream v1.36: a Percent policy counts from zero replicas and so
+// allows none; a Pods policy adds its value; a recent scale-down to zero
+// within the policy's period gives the base.
 func TestScaleFromZeroBehavior(t *testing.T) {
 	percent := func(value, period int32) []autoscalingv2.HPAScalingPolicy {
 		return []autoscalingv2.HPAScalingPolicy{{Type: autoscalingv2.PercentScalingPolicy, Value: value, PeriodSeconds: period}}
@@ -443,20 +444,21 @@ func TestScaleFromZeroBehavior(t *testing.T) {
 		wantLimited wantCond
 	}{
 		{
-			name:        "a 100 percent policy counts from one replica and allows 2",
+			name:        "a 100 percent policy alone keeps the workload at zero, as upstream",
 			scaleUp:     &autoscalingv2.HPAScalingRules{Policies: percent(100, 15)},
-			want:        2,
+			want:        0,
 			wantLimited: condTrue(autoscalingv2.ScalingLimited, "ScaleUpLimit"),
 		},
 		{
-			name:        "a 10 percent policy still brings one replica back and one more (rounded up)",
-			scaleUp:     &autoscalingv2.HPAScalingRules{Policies: percent(10, 15)},
-			want:        2,
-			wantLimited: condTrue(autoscalingv2.ScalingLimited, "ScaleUpLimit"),
-		},
-		{
-			name:        "a 900 percent policy reaches the recommendation",
+			name:        "a 900 percent policy alone keeps the workload at zero, as upstream",
 			scaleUp:     &autoscalingv2.HPAScalingRules{Policies: percent(900, 15)},
+			want:        0,
+			wantLimited: condTrue(autoscalingv2.ScalingLimited, "ScaleUpLimit"),
+		},
+		{
+			name: "a Pods policy beside a Percent policy brings the workload back",
+			scaleUp: &autoscalingv2.HPAScalingRules{Policies: append(percent(100, 15),
+				autoscalingv2.HPAScalingPolicy{Type: autoscalingv2.PodsScalingPolicy, Value: 8, PeriodSeconds: 15})},
 			want:        8,
 			wantLimited: withinRange,
 		},

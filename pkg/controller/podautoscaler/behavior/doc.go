@@ -30,28 +30,18 @@
 //
 // A Percent policy grows a workload by a share of the replicas at the start
 // of its period, and a share of zero is zero: under Percent-only scale-up
-// policies, upstream never scales a workload up from zero replicas (unless
-// minReplicas > 0, which the controller enforces after normalization). The
-// controller evaluates metrics at zero replicas only when it scaled the
-// workload to zero itself (KEP-2021), so the metrics asking for replicas then
-// must be able to bring it back. Our rule: while the workload has zero
-// replicas, a Percent scale-up policy counts from at least one replica, so
-// P% allows ceil(1 x (1 + P/100)) replicas (2 for 100%). Only the step from
-// zero is affected; once replicas exist, the usual rule applies again. Pods
-// policies need no such rule: they add their value to zero like to any base.
+// policies a workload at zero replicas (with no scale-down to zero within
+// the policy's period) is not scaled up, as upstream v1.36 does (unless
+// minReplicas > 0, which the controller enforces after normalization).
+// Pods policies add their value to zero like to any base, and upstream's
+// default scale-up rules include one (4 pods per 15 s).
 //
 // # Where we differ from upstream on purpose
 //
-//   - Percent limits use exact integer arithmetic: upstream's floating point
-//     rounds 50 replicas + 10% up to 56, since 50 x 1.1 is not exactly 55.
 //   - Limits are computed in 64 bits and clamped to int32, so a huge Pods or
-//     Percent value cannot overflow.
+//     Percent value cannot overflow (upstream wraps around, or converts an
+//     out-of-range float to int32, which Go leaves undefined).
 //   - A recommendation counts in a window when it is strictly newer than
 //     now - window, in both paths (upstream's legacy path also counts one
 //     exactly window-old, which only a fake clock can hit).
-//   - Scale events are forgotten once older than the longest policy period of
-//     both directions, not of the event's own direction: the scale-down
-//     policies count scale-ups too (and the reverse), so dropping them by
-//     the shorter period would loosen those limits.
-//   - The Store forgets an HPA's histories when the HPA is deleted (Forget).
 package behavior

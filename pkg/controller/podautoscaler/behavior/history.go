@@ -55,24 +55,43 @@ func (h recommendationHistory) lowestSince(since time.Time, ceiling int32) int32
 type scaleEvent struct {
 	change int64
 	at     time.Time
+	// stale is set once the event is older than every policy period of its
+	// own direction; its slot may then take a newer event.
+	stale bool
 }
 
 // eventHistory holds the recent scale events of one HPA in one direction.
+//
+// Its bookkeeping is upstream's, because users see it through the policies
+// of the other direction, which count these events too: an event turns
+// stale only when a newer event of the same direction is recorded and it is
+// older than that direction's longest period; the newest event then takes
+// the slot of the last stale one. A stale event keeps counting, for a
+// longer period of the other direction, until its slot is taken.
 type eventHistory []scaleEvent
 
-// add drops the events made at or before staleAt, which no policy period
-// can count any more, and appends a new one.
-func (h *eventHistory) add(change int64, now, staleAt time.Time) {
-	kept := (*h)[:0]
-	for _, e := range *h {
-		if e.at.After(staleAt) {
-			kept = append(kept, e)
+// add marks the events made before staleBefore as stale and records a new
+// one in the last stale slot, or appends it when none is stale.
+func (h *eventHistory) add(change int64, now, staleBefore time.Time) {
+	slot := -1
+	for i := range *h {
+		e := &(*h)[i]
+		if e.at.Before(staleBefore) {
+			e.stale = true
+		}
+		if e.stale {
+			slot = i
 		}
 	}
-	*h = append(kept, scaleEvent{change: change, at: now})
+	event := scaleEvent{change: change, at: now}
+	if slot < 0 {
+		*h = append(*h, event)
+		return
+	}
+	(*h)[slot] = event
 }
 
-// changeSince sums the changes made after since.
+// changeSince sums the changes made after since, stale or not.
 func (h eventHistory) changeSince(since time.Time) int64 {
 	var total int64
 	for _, e := range h {

@@ -1,6 +1,7 @@
 package behavior
 
 import (
+	"math"
 	"time"
 
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
@@ -55,7 +56,7 @@ func (st *hpaState) policyLimit(dir direction, current int32, r resolvedRules, n
 	found := false
 	for _, p := range r.policies {
 		start := st.periodStart(current, p.PeriodSeconds, now)
-		proposal, ok := propose(dir, start, p, current == 0)
+		proposal, ok := propose(dir, start, p)
 		switch {
 		case !ok:
 			continue
@@ -83,48 +84,57 @@ func (st *hpaState) periodStart(current, periodSeconds int32, now time.Time) int
 
 // propose is the limit policy p sets from start in direction dir; false for
 // a policy type it does not know.
-func propose(dir direction, start int64, p autoscalingv2.HPAScalingPolicy, fromZero bool) (int64, bool) {
+func propose(dir direction, start int64, p autoscalingv2.HPAScalingPolicy) (int64, bool) {
 	if dir == scalingUp {
-		return grow(start, p, fromZero)
+		return grow(start, p)
 	}
 	return shrink(start, p)
 }
 
 // grow is the most replicas policy p allows from start. A Percent proposal
-// rounds up, so that a small percentage still adds a replica; at zero
-// current replicas it counts from at least one replica (see the package
-// doc).
-func grow(start int64, p autoscalingv2.HPAScalingPolicy, fromZero bool) (int64, bool) {
+// rounds up, so that a small percentage still adds a replica. From zero
+// replicas a Percent policy allows none, as upstream (see the package doc).
+func grow(start int64, p autoscalingv2.HPAScalingPolicy) (int64, bool) {
 	switch p.Type {
 	case autoscalingv2.PodsScalingPolicy:
 		return start + int64(p.Value), true
 	case autoscalingv2.PercentScalingPolicy:
-		if fromZero {
-			start = max(start, 1)
-		}
-		return ceilDiv(start*(100+int64(p.Value)), 100), true
+		return floatToInt64(math.Ceil(float64(start) * (1 + percentFraction(p.Value)))), true
 	default:
 		return 0, false
 	}
 }
 
 // shrink is the fewest replicas policy p allows from start. A Percent
-// proposal drops its fraction (truncates), as upstream.
+// proposal drops its fraction (truncates towards zero), as upstream.
 func shrink(start int64, p autoscalingv2.HPAScalingPolicy) (int64, bool) {
 	switch p.Type {
 	case autoscalingv2.PodsScalingPolicy:
 		return start - int64(p.Value), true
 	case autoscalingv2.PercentScalingPolicy:
-		return start * (100 - int64(p.Value)) / 100, true
+		return floatToInt64(math.Trunc(float64(start) * (1 - percentFraction(p.Value)))), true
 	default:
 		return 0, false
 	}
 }
 
-// ceilDiv divides n by a positive d, rounding towards +infinity.
-func ceilDiv(n, d int64) int64 {
-	if n > 0 {
-		return (n + d - 1) / d
+// percentFraction is a policy's percentage as a fraction. Percent limits
+// are computed in floating point, as upstream, and users see its rounding
+// (50 + 10% allows 56, 20 - 80% keeps 3), so the operations and their order
+// are upstream's: start x (1 +/- value/100).
+func percentFraction(value int32) float64 {
+	return float64(value) / 100
+}
+
+// floatToInt64 converts a whole float64 to int64, saturating where
+// upstream's conversion to int32 is undefined; clampInt32 then bounds it.
+func floatToInt64(f float64) int64 {
+	switch {
+	case f >= math.MaxInt32:
+		return math.MaxInt32
+	case f <= math.MinInt32:
+		return math.MinInt32
+	default:
+		return int64(f)
 	}
-	return n / d
 }

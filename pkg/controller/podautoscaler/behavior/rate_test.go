@@ -36,9 +36,9 @@ func TestNormalizeRatePolicies(t *testing.T) {
 			want: 6, wantAble: ready(), wantLimited: limited("ScaleUpLimit"),
 		},
 		{
-			name:     "percent policy uses exact arithmetic",
+			name:     "percent policy rounds upstream's float product up: 50 + 10% allows 56",
 			behavior: withUp(maxOf(percent(10, 60))), current: 50, recommendation: 100,
-			want: 55, wantAble: ready(), wantLimited: limited("ScaleUpLimit"),
+			want: 56, wantAble: ready(), wantLimited: limited("ScaleUpLimit"),
 		},
 		{
 			name:     "selectPolicy Max picks the largest change",
@@ -89,6 +89,11 @@ func TestNormalizeRatePolicies(t *testing.T) {
 			name:     "pods policy caps the scale-down per period",
 			behavior: withDown(maxOf(pods(2, 60))), current: 10, recommendation: 3, min: 1,
 			want: 8, wantAble: ready(), wantLimited: limited("ScaleDownLimit"),
+		},
+		{
+			name:     "percent scale-down truncates upstream's float product: 20 - 80% keeps 3",
+			behavior: withDown(maxOf(percent(80, 60))), current: 20, recommendation: 1, min: 1,
+			want: 3, wantAble: ready(), wantLimited: limited("ScaleDownLimit"),
 		},
 		{
 			name:     "percent scale-down drops the fraction",
@@ -194,11 +199,39 @@ func TestNormalizeRatePolicies(t *testing.T) {
 			want: 10, wantAble: ready(), wantLimited: limited("ScaleUpLimit"),
 		},
 		{
-			name:     "events stay while a policy of the other direction still counts them",
+			name:     "a scale-down older than the scale-down periods gives its slot to the next scale-down, as upstream",
 			behavior: with(maxOf(percent(100, 600)), maxOf(pods(1, 15))),
 			history:  []past{scaled(300*time.Second, 10, 9), scaled(100*time.Second, 9, 8)},
 			current:  8, recommendation: 40,
-			want: 20, wantAble: ready(), wantLimited: limited("ScaleUpLimit"),
+			want: 18, wantAble: ready(), wantLimited: limited("ScaleUpLimit"),
+		},
+		{
+			name:     "a stale scale-down whose slot no newer one took still counts for the scale-up period",
+			behavior: with(maxOf(percent(100, 600)), maxOf(pods(1, 15))),
+			history:  []past{scaled(300*time.Second, 10, 9), scaled(290*time.Second, 9, 8), scaled(100*time.Second, 8, 7)},
+			current:  7, recommendation: 40,
+			want: 18, wantAble: ready(), wantLimited: limited("ScaleUpLimit"),
+		},
+		{
+			name:     "scale-ups are kept by the scale-up periods only: +2 then +4 past a 15 s period leaves +4 for a 600 s scale-down",
+			behavior: with(maxOf(pods(4, 15)), maxOf(percent(50, 600))),
+			history:  []past{scaled(120*time.Second, 2, 4), scaled(60*time.Second, 4, 8)},
+			current:  8, recommendation: 1, min: 1,
+			want: 2, wantAble: ready(), wantLimited: limited("ScaleDownLimit"),
+		},
+		{
+			name:     "a scale-up not yet replaced keeps counting for a longer scale-down period",
+			behavior: with(maxOf(pods(4, 15)), maxOf(percent(50, 600))),
+			history:  []past{scaled(120*time.Second, 2, 4)},
+			current:  4, recommendation: 1, min: 1,
+			want: 1, wantAble: ready(), wantLimited: within(),
+		},
+		{
+			name:     "a scale event exactly one longest period old is not yet stale",
+			behavior: with(maxOf(pods(4, 60)), maxOf(percent(50, 600))),
+			history:  []past{scaled(120*time.Second, 2, 4), scaled(60*time.Second, 4, 8)},
+			current:  8, recommendation: 1, min: 1,
+			want: 1, wantAble: ready(), wantLimited: within(),
 		},
 		{
 			name:     "scale events recorded without behavior do not count",

@@ -5,23 +5,22 @@ import autoscalingv2 "k8s.io/api/autoscaling/v2"
 // RecordScale records that the controller changed the replicas of the HPA
 // with this key from prev to next, for the rate policies of later calls to
 // Normalize. Without spec.behavior there are no policies to feed, and
-// nothing is recorded; neither is a change of zero replicas. Events older
-// than the longest policy period of either direction are dropped: no
-// policy counts them any more.
+// nothing is recorded; neither is a change of zero replicas. Each direction
+// keeps its events as upstream does (see eventHistory): by the longest
+// policy period of that direction alone.
 func (s *Store) RecordScale(key string, behavior *autoscalingv2.HorizontalPodAutoscalerBehavior, prev, next int32) {
 	if behavior == nil || prev == next {
 		return
 	}
 	now := s.clock.Now()
-	staleAt := now.Add(-longestPeriod(scaleUpRules(behavior), scaleDownRules(behavior, s.downscaleWindow)))
 	change := int64(next) - int64(prev)
 
 	st := s.state(key)
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if change > 0 {
-		st.scaleUps.add(change, now, staleAt)
+		st.scaleUps.add(change, now, now.Add(-longestPeriod(scaleUpRules(behavior))))
 	} else {
-		st.scaleDowns.add(-change, now, staleAt)
+		st.scaleDowns.add(-change, now, now.Add(-longestPeriod(scaleDownRules(behavior, s.downscaleWindow))))
 	}
 }

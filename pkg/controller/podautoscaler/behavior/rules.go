@@ -54,14 +54,10 @@ func complete(r *autoscalingv2.HPAScalingRules) bool {
 	return r != nil && r.SelectPolicy != nil && r.Policies != nil
 }
 
-// longestPeriod returns the longest policy period of either direction: no
-// policy counts a scale event older than that.
-func longestPeriod(up, down resolvedRules) time.Duration {
+// longestPeriod returns the longest policy period of r.
+func longestPeriod(r resolvedRules) time.Duration {
 	var longest int32
-	for _, p := range up.policies {
-		longest = max(longest, p.PeriodSeconds)
-	}
-	for _, p := range down.policies {
+	for _, p := range r.policies {
 		longest = max(longest, p.PeriodSeconds)
 	}
 	return seconds(longest)

@@ -36,9 +36,25 @@ func TestHistoryRetention(t *testing.T) {
 		},
 		{
 			scenario: scenario{
-				name:     "the longest period spans both directions",
+				name:     "scale-ups are kept by the longest scale-up period alone, as upstream",
 				behavior: with(maxOf(pods(4, 15)), maxOf(pods(1, 600))),
 				history:  []past{scaled(300*time.Second, 1, 2), scaled(0, 2, 3)},
+			},
+			want: lengths{0, 1, 0},
+		},
+		{
+			scenario: scenario{
+				name:     "scale-downs are kept by the longest scale-down period alone, as upstream",
+				behavior: with(maxOf(pods(4, 600)), maxOf(pods(1, 15))),
+				history:  []past{scaled(300*time.Second, 5, 4), scaled(0, 4, 3)},
+			},
+			want: lengths{0, 0, 1},
+		},
+		{
+			scenario: scenario{
+				name:     "a new event takes one stale slot; other stale events stay until later events take theirs",
+				behavior: withUp(maxOf(pods(4, 15))),
+				history:  []past{scaled(100*time.Second, 1, 2), scaled(90*time.Second, 2, 3), scaled(0, 3, 4)},
 			},
 			want: lengths{0, 2, 0},
 		},

@@ -8,22 +8,23 @@ import (
 )
 
 // TestNormalizeFromZero pins the scale-from-zero rule of the package doc: at
-// zero replicas a Percent scale-up policy counts from one replica.
+// zero replicas a Percent scale-up policy counts from zero, as upstream, so
+// alone it allows no scale-up.
 func TestNormalizeFromZero(t *testing.T) {
 	runScenarios(t, []scenario{
 		{
-			name:     "percent policy from zero replicas counts from one replica",
+			name:     "percent policy from zero replicas allows no scale-up, as upstream",
 			behavior: withUp(maxOf(percent(100, 15))), current: 0, recommendation: 5,
-			want: 2, wantAble: ready(), wantLimited: limited("ScaleUpLimit"),
+			want: 0, wantAble: ready(), wantLimited: limited("ScaleUpLimit"),
 		},
 		{
-			name:     "a large percent policy from zero reaches the recommendation",
+			name:     "even a large percent policy from zero allows no scale-up",
 			behavior: withUp(maxOf(percent(900, 15))), current: 0, recommendation: 5,
-			want: 5, wantAble: ready(), wantLimited: within(),
+			want: 0, wantAble: ready(), wantLimited: limited("ScaleUpLimit"),
 		},
 		{
-			name:     "a small percent policy from zero still adds a replica",
-			behavior: withUp(maxOf(percent(10, 15))), current: 0, recommendation: 5,
+			name:     "a percent policy beside a pods policy from zero: the pods policy brings replicas back",
+			behavior: withUp(maxOf(percent(100, 15), pods(2, 15))), current: 0, recommendation: 5,
 			want: 2, wantAble: ready(), wantLimited: limited("ScaleUpLimit"),
 		},
 		{
@@ -42,7 +43,7 @@ func TestNormalizeFromZero(t *testing.T) {
 			want: 0, wantAble: ready(), wantLimited: limited("ScaleUpLimit"),
 		},
 		{
-			name:     "the percent rule from zero applies only at zero replicas",
+			name:     "a scale-up from zero within the period is the percent base of zero",
 			behavior: withUp(maxOf(percent(100, 60))),
 			history:  []past{scaled(5*time.Second, 0, 1)},
 			current:  1, recommendation: 5,
@@ -69,7 +70,7 @@ func TestNormalizeFromZero(t *testing.T) {
 		},
 		{
 			name:     "maxReplicas bounds a scale-up from zero",
-			behavior: withUp(maxOf(percent(900, 15))), current: 0, recommendation: 20, max: 3,
+			behavior: withUp(maxOf(pods(9, 15))), current: 0, recommendation: 20, max: 3,
 			want: 3, wantAble: ready(), wantLimited: limited("TooManyReplicas"),
 		},
 	})

@@ -49,8 +49,10 @@ func (c *Calculator) GetObjectPerPodMetricReplicas(ctx context.Context, statusRe
 	return Result{Replicas: replicas, RawUsage: average, Timestamp: timestamp}, nil
 }
 
+// objectMetricError words the failure as upstream does, the cause before
+// the object, since users and alerts read this text in events.
 func objectMetricError(metricName, namespace string, objectRef *autoscalingv2.CrossVersionObjectReference, err error) error {
-	return fmt.Errorf("unable to get metric %s on %s %s/%s: %w", metricName, objectRef.Kind, namespace, objectRef.Name, err)
+	return fmt.Errorf("unable to get metric %s: %w on %s %s/%s", metricName, err, objectRef.Kind, namespace, objectRef.Name)
 }
 
 // proposeFromValue turns the usage ratio of a Value target into a replica
@@ -89,5 +91,5 @@ func proposeFromTotal(statusReplicas int32, total, targetPerReplica int64, toler
 	if !tolerances.IsWithin(float64(total) / (float64(targetPerReplica) * float64(statusReplicas))) {
 		replicas = wanted
 	}
-	return replicas, ceilDiv(total, int64(statusReplicas))
+	return replicas, averagePerReplica(total, statusReplicas)
 }

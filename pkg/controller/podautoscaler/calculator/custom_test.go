@@ -34,6 +34,13 @@ func TestGetMetricReplicas(t *testing.T) {
 			want:     result(4, 0, 20000),
 		},
 		{
+			name:    "saturated pods metric readings ask for the most replicas",
+			current: 3, target: 15000,
+			pods:     pods(3),
+			readings: readings(math.MaxInt64, math.MaxInt64, 10000),
+			want:     result(math.MaxInt32, 0, math.MaxInt64/3),
+		},
+		{
 			name:    "pods metric below target scales down",
 			current: 5, target: 20000,
 			pods:     pods(5),
@@ -208,7 +215,7 @@ func TestGetObjectMetricReplicas(t *testing.T) {
 			current: 3, target: 10000,
 			pods:      pods(3),
 			fetchErr:  errAdapter,
-			wantErr:   "unable to get metric qps on Deployment test-namespace/web",
+			wantErr:   "unable to get metric qps: adapter unavailable on Deployment test-namespace/web",
 			wantErrIs: errAdapter,
 		},
 	}
@@ -267,7 +274,7 @@ func TestGetObjectPerPodMetricReplicas(t *testing.T) {
 			name:           "object average value failure is an error wrapping the cause",
 			statusReplicas: 3, target: 2000,
 			fetchErr:  errAdapter,
-			wantErr:   "unable to get metric qps on Deployment test-namespace/web",
+			wantErr:   "unable to get metric qps: adapter unavailable on Deployment test-namespace/web",
 			wantErrIs: errAdapter,
 		},
 	}

@@ -13,10 +13,11 @@ import (
 // with a Value target: the sum of the metric's series over targetUsage,
 // shared among the ready pods podSelector matches.
 func (c *Calculator) GetExternalMetricReplicas(ctx context.Context, currentReplicas int32, targetUsage int64, metricName string, tolerances Tolerances, namespace string, metricSelector *metav1.LabelSelector, podSelector labels.Selector) (Result, error) {
-	usage, timestamp, err := c.externalTotal(ctx, metricName, namespace, metricSelector)
+	values, timestamp, err := c.externalValues(ctx, metricName, namespace, metricSelector)
 	if err != nil {
 		return Result{}, err
 	}
+	usage := valueTargetTotal(values)
 	replicas, err := c.proposeFromValue(currentReplicas, float64(usage)/float64(targetUsage), tolerances, namespace, podSelector)
 	if err != nil {
 		return Result{}, err
@@ -28,23 +29,23 @@ func (c *Calculator) GetExternalMetricReplicas(ctx context.Context, currentRepli
 // metric with an AverageValue target: targetUsagePerPod per replica.
 // statusReplicas is the workload's current replica count.
 func (c *Calculator) GetExternalPerPodMetricReplicas(ctx context.Context, statusReplicas int32, targetUsagePerPod int64, metricName string, tolerances Tolerances, namespace string, metricSelector *metav1.LabelSelector) (Result, error) {
-	usage, timestamp, err := c.externalTotal(ctx, metricName, namespace, metricSelector)
+	values, timestamp, err := c.externalValues(ctx, metricName, namespace, metricSelector)
 	if err != nil {
 		return Result{}, err
 	}
-	replicas, average := proposeFromTotal(statusReplicas, usage, targetUsagePerPod, tolerances)
+	replicas, average := proposeFromTotal(statusReplicas, averageValueTargetTotal(values), targetUsagePerPod, tolerances)
 	return Result{Replicas: replicas, RawUsage: average, Timestamp: timestamp}, nil
 }
 
-// externalTotal fetches the external metric and sums its series.
-func (c *Calculator) externalTotal(ctx context.Context, metricName, namespace string, metricSelector *metav1.LabelSelector) (int64, time.Time, error) {
+// externalValues fetches the series of the external metric.
+func (c *Calculator) externalValues(ctx context.Context, metricName, namespace string, metricSelector *metav1.LabelSelector) ([]int64, time.Time, error) {
 	selector, err := metav1.LabelSelectorAsSelector(metricSelector)
 	if err != nil {
-		return 0, time.Time{}, fmt.Errorf("invalid selector for external metric %s: %w", metricName, err)
+		return nil, time.Time{}, fmt.Errorf("invalid selector for external metric %s: %w", metricName, err)
 	}
 	values, timestamp, err := c.metrics.GetExternalMetric(ctx, metricName, namespace, selector)
 	if err != nil {
-		return 0, time.Time{}, fmt.Errorf("unable to get external metric %s/%s/%+v: %w", namespace, metricName, metricSelector, err)
+		return nil, time.Time{}, fmt.Errorf("unable to get external metric %s/%s/%+v: %w", namespace, metricName, metricSelector, err)
 	}
-	return saturatingSum(values), timestamp, nil
+	return values, timestamp, nil
 }

@@ -82,6 +82,18 @@ func TestGetExternalMetricReplicas(t *testing.T) {
 			want: result(math.MaxInt32, 0, math.MaxInt64),
 		},
 		{
+			name:    "external value sum stops at MaxInt64: later series no longer count, as upstream",
+			current: 1, target: 1, values: []int64{math.MaxInt64, 1, -5},
+			pods: pods(1),
+			want: result(math.MaxInt32, 0, math.MaxInt64),
+		},
+		{
+			name:    "a negative external value sum scales down",
+			current: 4, target: 1000, values: []int64{-500},
+			pods: pods(4),
+			want: result(0, 0, -500),
+		},
+		{
 			name:    "external value with no pods matched is an error when scaling",
 			current: 2, target: 4400, values: []int64{8600},
 			wantErr: "no pods returned by selector",
@@ -171,6 +183,26 @@ func TestGetExternalPerPodMetricReplicas(t *testing.T) {
 		{
 			name:           "per-pod external usage at the int64 limit is reported as is",
 			statusReplicas: 1, target: math.MaxInt64, values: []int64{math.MaxInt64},
+			want: result(1, 0, math.MaxInt64),
+		},
+		{
+			name:           "a negative per-pod external value reads as overflow and asks for the most replicas, as upstream",
+			statusReplicas: 3, target: 2150, values: []int64{-100},
+			want: result(math.MaxInt32, 0, math.MaxInt64),
+		},
+		{
+			name:           "per-pod external series summing below zero midway read as overflow, as upstream",
+			statusReplicas: 3, target: 2150, values: []int64{1000, -2000, 5000},
+			want: result(math.MaxInt32, 0, math.MaxInt64),
+		},
+		{
+			name:           "per-pod external negative series within a positive sum count",
+			statusReplicas: 3, target: 2150, values: []int64{9600, -1000},
+			want: result(4, 0, 2867),
+		},
+		{
+			name:           "per-pod external usage of MaxInt64 over 2 replicas is reported as MaxInt64, as upstream",
+			statusReplicas: 2, target: math.MaxInt64, values: []int64{math.MaxInt64},
 			want: result(1, 0, math.MaxInt64),
 		},
 		{

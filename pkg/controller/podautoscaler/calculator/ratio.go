@@ -21,15 +21,15 @@ func utilizationRatio(readings metrics.PodMetricsInfo, requests map[string]int64
 		if !known {
 			continue
 		}
-		usageTotal += reading.Value
-		requestTotal += request
+		usageTotal = metrics.AddMilli(usageTotal, reading.Value)
+		requestTotal = metrics.AddMilli(requestTotal, request)
 		counted++
 	}
 	if requestTotal == 0 {
 		return 0, 0, 0, errNoMatchingReadings
 	}
-	utilization = int32(usageTotal * 100 / requestTotal)
-	return float64(utilization) / float64(targetUtilization), utilization, usageTotal / counted, nil
+	percent := utilizationPercent(usageTotal, requestTotal)
+	return float64(percent) / float64(targetUtilization), reportedUtilization(percent), usageTotal / counted, nil
 }
 
 // averageUsageRatio compares the average of the readings with targetUsage,
@@ -37,7 +37,7 @@ func utilizationRatio(readings metrics.PodMetricsInfo, requests map[string]int64
 func averageUsageRatio(readings metrics.PodMetricsInfo, targetUsage int64) (ratio float64, average int64) {
 	var total int64
 	for _, reading := range readings {
-		total += reading.Value
+		total = metrics.AddMilli(total, reading.Value)
 	}
 	average = total / int64(len(readings))
 	return float64(average) / float64(targetUsage), average
@@ -54,31 +54,4 @@ func ceilReplicas(x float64) int32 {
 	default:
 		return int32(math.Ceil(x))
 	}
-}
-
-// ceilDiv divides a by a positive b, rounding up. It works on integers so
-// that values beyond float64's precision divide exactly.
-func ceilDiv(a, b int64) int64 {
-	q := a / b
-	if a%b > 0 {
-		q++
-	}
-	return q
-}
-
-// saturatingSum adds values, sticking at the int64 bounds instead of
-// wrapping around, so that many huge readings still read as huge.
-func saturatingSum(values []int64) int64 {
-	var sum int64
-	for _, v := range values {
-		switch {
-		case v > 0 && sum > math.MaxInt64-v:
-			sum = math.MaxInt64
-		case v < 0 && sum < math.MinInt64-v:
-			sum = math.MinInt64
-		default:
-			sum += v
-		}
-	}
-	return sum
 }

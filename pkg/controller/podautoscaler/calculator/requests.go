@@ -6,6 +6,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	resourcehelpers "k8s.io/component-helpers/resource"
+
+	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/metrics"
 )
 
 // podRequests returns each pod's request of resource, as a milli-value, by
@@ -43,7 +45,7 @@ func podLevelRequest(pod *corev1.Pod, resource corev1.ResourceName) (int64, erro
 	if !found {
 		return 0, fmt.Errorf("missing pod-level request for %s in Pod %s", resource, pod.Name)
 	}
-	return request.MilliValue(), nil
+	return metrics.MilliValue(request), nil
 }
 
 // containerRequests returns the request of resource by the named container,
@@ -61,7 +63,7 @@ func containerRequests(pod *corev1.Pod, container string, resource corev1.Resour
 		if !found {
 			return 0, fmt.Errorf("missing request for %s in container %s of Pod %s", resource, c.Name, pod.Name)
 		}
-		sum += request.MilliValue()
+		sum = metrics.AddMilli(sum, metrics.MilliValue(request))
 		matched = true
 	}
 	if container != "" && !matched {

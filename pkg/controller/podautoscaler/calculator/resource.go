@@ -45,7 +45,7 @@ func (c *Calculator) GetResourceReplicas(ctx context.Context, currentReplicas, t
 		// A pod without a reading is taken as using its whole request, or
 		// the target when that is above 100%, so it never looks idle.
 		scaleDownValue: func(pod string) int64 {
-			return requests[pod] * int64(max(100, targetUtilization)) / 100
+			return mulDivSat(requests[pod], int64(max(100, targetUtilization)), 100)
 		},
 	})
 	if err != nil {

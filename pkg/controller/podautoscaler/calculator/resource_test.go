@@ -1,6 +1,7 @@
 package calculator
 
 import (
+	"math"
 	"testing"
 	"time"
 
@@ -44,6 +45,34 @@ func TestGetResourceReplicas(t *testing.T) {
 			pods:     pods(3),
 			readings: readings(300, 500, 700),
 			want:     result(5, 50, 500),
+		},
+		{
+			name:    "saturated readings sum to a saturated utilization and ask for the most replicas",
+			current: 3, target: 50,
+			pods:     pods(3),
+			readings: readings(math.MaxInt64, math.MaxInt64, 100),
+			want:     result(math.MaxInt32, math.MaxInt32, math.MaxInt64/3),
+		},
+		{
+			name:    "a reading too large for utilization x 100 asks for the most replicas",
+			current: 2, target: 50,
+			pods:     pods(2),
+			readings: readings(math.MaxInt64/50, 500),
+			want:     result(math.MaxInt32, math.MaxInt32, (math.MaxInt64/50+500)/2),
+		},
+		{
+			name:    "a huge request (1e16 cores) saturates and makes utilization tiny, a scale-down",
+			current: 2, target: 50,
+			pods:     pods(2, containers("app", "1e16")),
+			readings: readings(500, 500),
+			want:     result(0, 0, 500),
+		},
+		{
+			name:    "missing pods on a scale-down count at a saturated request without wrapping",
+			current: 3, target: 200,
+			pods:     join(pods(2), pods(1, containers("app", "1e16"))),
+			readings: readings(100, 100),
+			want:     result(2, 10, 100),
 		},
 		{
 			name:    "scale down when utilization is below target",
@@ -403,6 +432,13 @@ func TestGetRawResourceReplicas(t *testing.T) {
 			pods:     pods(3),
 			readings: readings(2000, 3000, 4000),
 			want:     result(6, 0, 3000),
+		},
+		{
+			name:    "saturated average values ask for the most replicas",
+			current: 3, target: 1500,
+			pods:     pods(3),
+			readings: readings(math.MaxInt64, math.MaxInt64, math.MaxInt64),
+			want:     result(math.MaxInt32, 0, math.MaxInt64/3),
 		},
 		{
 			name:    "average value tolerance keeps current replicas",

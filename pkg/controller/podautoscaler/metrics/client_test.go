@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -225,6 +226,27 @@ func TestGetResourceMetric(t *testing.T) {
 			wantTime: t0.Add(-time.Minute),
 		},
 		{
+			name:     "a huge usage saturates at max int64 milli, and so does a pod's sum over its containers",
+			resource: corev1.ResourceCPU,
+			items: []metricsapi.PodMetrics{
+				podMetrics("web-0", t0, "app", usage("1e16", "")),
+				podMetrics("web-1", t0, "app", usage("9223372036854775", ""), "proxy", usage("9223372036854775", "")),
+			},
+			want: PodMetricsInfo{
+				"web-0": {Timestamp: t0, Window: 30 * time.Second, Value: math.MaxInt64},
+				"web-1": {Timestamp: t0, Window: 30 * time.Second, Value: math.MaxInt64},
+			},
+			wantTime: t0,
+		},
+		{
+			name:      "a named container's huge usage saturates at max int64 milli",
+			resource:  corev1.ResourceMemory,
+			container: "app",
+			items:     []metricsapi.PodMetrics{podMetrics("web-0", t0, "app", usage("", "8Ei"))},
+			want:      PodMetricsInfo{"web-0": {Timestamp: t0, Window: 30 * time.Second, Value: math.MaxInt64}},
+			wantTime:  t0,
+		},
+		{
 			name:      "an empty list is an error wrapping ErrNoMetrics",
 			resource:  corev1.ResourceCPU,
 			wantErr:   "no metrics returned from resource metrics API",
@@ -285,6 +307,12 @@ func metricValue(kind, name string, ts time.Time, milli int64, windowSeconds *in
 	}
 }
 
+// withValue gives m a value written as a quantity string.
+func withValue(m customapi.MetricValue, value string) customapi.MetricValue {
+	m.Value = resource.MustParse(value)
+	return m
+}
+
 func TestGetRawMetric(t *testing.T) {
 	ten := int64(10)
 	metricSelector := labels.SelectorFromSet(labels.Set{"verb": "GET"})
@@ -309,6 +337,18 @@ func TestGetRawMetric(t *testing.T) {
 				"web-1": {Timestamp: t0.Add(-time.Second), Window: time.Minute, Value: 2500},
 			},
 			wantTime: t0.Add(-time.Second),
+		},
+		{
+			name: "a huge pod reading saturates at the int64 milli bounds",
+			items: []customapi.MetricValue{
+				withValue(metricValue("Pod", "web-0", t0, 0, &ten), "1e30"),
+				withValue(metricValue("Pod", "web-1", t0, 0, &ten), "-1e30"),
+			},
+			want: PodMetricsInfo{
+				"web-0": {Timestamp: t0, Window: 10 * time.Second, Value: math.MaxInt64},
+				"web-1": {Timestamp: t0, Window: 10 * time.Second, Value: math.MinInt64},
+			},
+			wantTime: t0,
 		},
 		{
 			name:      "an empty list is an error wrapping ErrNoMetrics",
@@ -388,6 +428,15 @@ func TestGetObjectMetric(t *testing.T) {
 			wantNamespace: "",
 			wantResource:  "namespaces",
 			wantName:      testNamespace,
+		},
+		{
+			name:          "a huge object value saturates at max int64 milli instead of reading as -1000",
+			objectRef:     deployment,
+			items:         []customapi.MetricValue{withValue(metricValue("Deployment", "web", t0, 0, nil), "9223372036854775807")},
+			want:          math.MaxInt64,
+			wantNamespace: testNamespace,
+			wantResource:  "deployments.apps",
+			wantName:      "web",
 		},
 		{
 			name:      "an API error is wrapped",

@@ -39,7 +39,7 @@ func (c *RESTClient) GetRawMetric(ctx context.Context, metricName, namespace str
 		readings[m.DescribedObject.Name] = PodMetric{
 			Timestamp: m.Timestamp.Time,
 			Window:    customMetricWindow(m),
-			Value:     m.Value.MilliValue(),
+			Value:     MilliValue(m.Value),
 		}
 	}
 	return readings, oldest, nil
@@ -72,5 +72,5 @@ func (c *RESTClient) GetObjectMetric(ctx context.Context, metricName, namespace 
 	if value == nil {
 		return 0, time.Time{}, fmt.Errorf("%w from custom metrics API", ErrNoMetrics)
 	}
-	return value.Value.MilliValue(), value.Timestamp.Time, nil
+	return MilliValue(value.Value), value.Timestamp.Time, nil
 }

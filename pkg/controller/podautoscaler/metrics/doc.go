@@ -7,5 +7,6 @@
 // Client is the seam the controller depends on; NewRESTClient builds the
 // implementation that talks to the aggregated APIs. Every fetch is bounded by
 // a time-out, so that an adapter that never answers costs a worker at most
-// that long. Values are milli-values (a reading of 1.5 is 1500).
+// that long. Values are milli-values (a reading of 1.5 is 1500); one beyond
+// the int64 range saturates at its bound (MilliValue), never wraps around.
 package metrics

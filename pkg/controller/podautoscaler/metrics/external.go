@@ -24,7 +24,7 @@ func (c *RESTClient) GetExternalMetric(ctx context.Context, metricName, namespac
 	values := make([]int64, len(list.Items))
 	oldest := list.Items[0].Timestamp.Time
 	for i := range list.Items {
-		values[i] = list.Items[i].Value.MilliValue()
+		values[i] = MilliValue(list.Items[i].Value)
 		oldest = earlier(oldest, list.Items[i].Timestamp.Time)
 	}
 	return values, oldest, nil

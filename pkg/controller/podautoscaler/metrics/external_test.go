@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"testing"
 	"time"
 
@@ -18,6 +19,10 @@ import (
 
 func externalValue(ts time.Time, milli int64) externalapi.ExternalMetricValue {
 	return externalapi.ExternalMetricValue{MetricName: "queue_depth", Timestamp: metav1.Time{Time: ts}, Value: *resource.NewMilliQuantity(milli, resource.DecimalSI)}
+}
+
+func hugeExternalValue(ts time.Time, value string) externalapi.ExternalMetricValue {
+	return externalapi.ExternalMetricValue{MetricName: "queue_depth", Timestamp: metav1.Time{Time: ts}, Value: resource.MustParse(value)}
 }
 
 func TestGetExternalMetric(t *testing.T) {
@@ -38,6 +43,14 @@ func TestGetExternalMetric(t *testing.T) {
 			items:    []externalapi.ExternalMetricValue{externalValue(t0, 3000), externalValue(t0.Add(-time.Minute), 5600)},
 			want:     []int64{3000, 5600},
 			wantTime: t0.Add(-time.Minute),
+		},
+		{
+			name: "huge series saturate at the int64 milli bounds instead of reading as 0 or -1000",
+			items: []externalapi.ExternalMetricValue{
+				hugeExternalValue(t0, "1e30"), hugeExternalValue(t0, "1e16"), hugeExternalValue(t0, "9223372036854775807"), hugeExternalValue(t0, "-1e30"),
+			},
+			want:     []int64{math.MaxInt64, math.MaxInt64, math.MaxInt64, math.MinInt64},
+			wantTime: t0,
 		},
 		{
 			name:      "an empty list is an error wrapping ErrNoMetrics",

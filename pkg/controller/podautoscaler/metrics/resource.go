@@ -62,7 +62,7 @@ func podUsage(logger logr.Logger, pod *metricsapi.PodMetrics, resource corev1.Re
 			logger.V(2).Info("Missing resource metric", "resourceMetric", resource, "pod", klog.KRef(pod.Namespace, pod.Name), "container", c.Name)
 			return 0, false
 		}
-		sum += usage.MilliValue()
+		sum = AddMilli(sum, MilliValue(usage))
 	}
 	return sum, true
 }
@@ -78,7 +78,7 @@ func containerUsage(logger logr.Logger, pod *metricsapi.PodMetrics, resource cor
 			logger.V(2).Info("Missing resource metric", "resourceMetric", resource, "pod", klog.KRef(pod.Namespace, pod.Name), "container", container)
 			return 0, false
 		}
-		return usage.MilliValue(), true
+		return MilliValue(usage), true
 	}
 	logger.V(2).Info("Missing container metric", "container", container, "pod", klog.KRef(pod.Namespace, pod.Name))
 	return 0, false

@@ -10,7 +10,9 @@
 //     labelled by action, error and metric_type;
 //   - num_horizontal_pod_autoscalers, the number of HPAs the controller
 //     manages;
-//   - desired_replicas, labelled by namespace and hpa_name.
+//   - desired_replicas, labelled by namespace and hpa_name as upstream, and
+//     by hpa_api_version (ours): a native autoscaling/v2 HPA and an extended
+//     one of the same name each have their series.
 //
 // Upstream registers these on the process-wide legacy registry once; here
 // New registers a fresh set on the registry it is given, so that tests and

@@ -67,7 +67,7 @@ func newCollectors() *collectors {
 			Name:           "desired_replicas",
 			Help:           "Replica count the controller last wanted for each HPA's target.",
 			StabilityLevel: metrics.ALPHA,
-		}, []string{"namespace", "hpa_name"}),
+		}, []string{"namespace", "hpa_name", "hpa_api_version"}),
 	}
 }
 

@@ -19,9 +19,20 @@ type Monitor interface {
 	SetHPACount(n int)
 	// ObserveDesiredReplicas records the replica count the controller wants
 	// for an HPA's target.
-	ObserveDesiredReplicas(namespace, name string, replicas int32)
+	ObserveDesiredReplicas(hpa HPARef, replicas int32)
 	// DeleteHPA drops the series of an HPA that was deleted.
-	DeleteHPA(namespace, name string)
+	DeleteHPA(hpa HPARef)
+}
+
+// HPARef identifies an HPA in the series about it. A native autoscaling/v2
+// HPA and an extended one may share a namespace and a name, so the API
+// version is part of the key: each keeps its own series, and deleting one
+// leaves the other's.
+type HPARef struct {
+	// APIVersion is the group/version of the HPA's kind.
+	APIVersion string
+	Namespace  string
+	Name       string
 }
 
 // prometheusMonitor is a Monitor on component-base metrics.
@@ -54,10 +65,10 @@ func (m *prometheusMonitor) SetHPACount(n int) {
 	m.c.horizontalPodAutoscalers.Set(float64(n))
 }
 
-func (m *prometheusMonitor) ObserveDesiredReplicas(namespace, name string, replicas int32) {
-	m.c.desiredReplicas.WithLabelValues(namespace, name).Set(float64(replicas))
+func (m *prometheusMonitor) ObserveDesiredReplicas(hpa HPARef, replicas int32) {
+	m.c.desiredReplicas.WithLabelValues(hpa.Namespace, hpa.Name, hpa.APIVersion).Set(float64(replicas))
 }
 
-func (m *prometheusMonitor) DeleteHPA(namespace, name string) {
-	m.c.desiredReplicas.DeleteLabelValues(namespace, name)
+func (m *prometheusMonitor) DeleteHPA(hpa HPARef) {
+	m.c.desiredReplicas.DeleteLabelValues(hpa.Namespace, hpa.Name, hpa.APIVersion)
 }

@@ -107,32 +107,52 @@ func TestHPAGauges(t *testing.T) {
 		{
 			name: "ObserveDesiredReplicas keeps one series per HPA, last value wins",
 			observe: func(m Monitor) {
-				m.ObserveDesiredReplicas("default", "web", 2)
-				m.ObserveDesiredReplicas("default", "web", 5)
-				m.ObserveDesiredReplicas("shop", "web", 0)
+				m.ObserveDesiredReplicas(extended("default", "web"), 2)
+				m.ObserveDesiredReplicas(extended("default", "web"), 5)
+				m.ObserveDesiredReplicas(extended("shop", "web"), 0)
 			},
 			want: header + count + " 0\n" + desiredHeader +
-				desired + `{hpa_name="web",namespace="default"} 5` + "\n" +
-				desired + `{hpa_name="web",namespace="shop"} 0` + "\n",
+				desired + `{hpa_api_version="autoscaling.kube-hpa.io/v2",hpa_name="web",namespace="default"} 5` + "\n" +
+				desired + `{hpa_api_version="autoscaling.kube-hpa.io/v2",hpa_name="web",namespace="shop"} 0` + "\n",
 		},
 		{
 			name: "DeleteHPA drops only that HPA's series",
 			observe: func(m Monitor) {
-				m.ObserveDesiredReplicas("default", "web", 5)
-				m.ObserveDesiredReplicas("default", "api", 4)
-				m.DeleteHPA("default", "web")
+				m.ObserveDesiredReplicas(extended("default", "web"), 5)
+				m.ObserveDesiredReplicas(extended("default", "api"), 4)
+				m.DeleteHPA(extended("default", "web"))
 			},
 			want: header + count + " 0\n" + desiredHeader +
-				desired + `{hpa_name="api",namespace="default"} 4` + "\n",
+				desired + `{hpa_api_version="autoscaling.kube-hpa.io/v2",hpa_name="api",namespace="default"} 4` + "\n",
 		},
 		{
 			name: "DeleteHPA of an unknown HPA changes nothing",
 			observe: func(m Monitor) {
-				m.ObserveDesiredReplicas("default", "api", 4)
-				m.DeleteHPA("default", "gone")
+				m.ObserveDesiredReplicas(extended("default", "api"), 4)
+				m.DeleteHPA(extended("default", "gone"))
 			},
 			want: header + count + " 0\n" + desiredHeader +
-				desired + `{hpa_name="api",namespace="default"} 4` + "\n",
+				desired + `{hpa_api_version="autoscaling.kube-hpa.io/v2",hpa_name="api",namespace="default"} 4` + "\n",
+		},
+		{
+			name: "a native and an extended HPA of one name keep their own series",
+			observe: func(m Monitor) {
+				m.ObserveDesiredReplicas(extended("default", "web"), 5)
+				m.ObserveDesiredReplicas(native("default", "web"), 3)
+			},
+			want: header + count + " 0\n" + desiredHeader +
+				desired + `{hpa_api_version="autoscaling.kube-hpa.io/v2",hpa_name="web",namespace="default"} 5` + "\n" +
+				desired + `{hpa_api_version="autoscaling/v2",hpa_name="web",namespace="default"} 3` + "\n",
+		},
+		{
+			name: "deleting the native HPA keeps the extended one's series of the same name",
+			observe: func(m Monitor) {
+				m.ObserveDesiredReplicas(extended("default", "web"), 5)
+				m.ObserveDesiredReplicas(native("default", "web"), 3)
+				m.DeleteHPA(native("default", "web"))
+			},
+			want: header + count + " 0\n" + desiredHeader +
+				desired + `{hpa_api_version="autoscaling.kube-hpa.io/v2",hpa_name="web",namespace="default"} 5` + "\n",
 		},
 	}
 	for _, tc := range tests {
@@ -185,7 +205,7 @@ func TestMetricNamesAndLabels(t *testing.T) {
 	m.ObserveReconciliationResult(ActionLabelNone, ErrorLabelNone, time.Millisecond)
 	m.ObserveMetricComputationResult(ActionLabelNone, ErrorLabelNone, time.Millisecond, autoscalingv2.PodsMetricSourceType)
 	m.SetHPACount(1)
-	m.ObserveDesiredReplicas("ns", "hpa", 1)
+	m.ObserveDesiredReplicas(native("ns", "hpa"), 1)
 
 	want := map[string]string{
 		prefix + "reconciliations_total":               "COUNTER action,error",
@@ -193,7 +213,7 @@ func TestMetricNamesAndLabels(t *testing.T) {
 		prefix + "metric_computation_total":            "COUNTER action,error,metric_type",
 		prefix + "metric_computation_duration_seconds": "HISTOGRAM action,error,metric_type",
 		prefix + "num_horizontal_pod_autoscalers":      "GAUGE ",
-		prefix + "desired_replicas":                    "GAUGE hpa_name,namespace",
+		prefix + "desired_replicas":                    "GAUGE hpa_api_version,hpa_name,namespace",
 	}
 	families, err := registry.Gather()
 	if err != nil {
@@ -219,4 +239,12 @@ func TestLabelValues(t *testing.T) {
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("label values = %v, want %v", got, want)
 	}
+}
+
+func extended(namespace, name string) HPARef {
+	return HPARef{APIVersion: "autoscaling.kube-hpa.io/v2", Namespace: namespace, Name: name}
+}
+
+func native(namespace, name string) HPARef {
+	return HPARef{APIVersion: "autoscaling/v2", Namespace: namespace, Name: name}
 }

@@ -1,0 +1,48 @@
+package podautoscaler
+
+import (
+	"strings"
+	"testing"
+
+	"k8s.io/component-base/metrics"
+	"k8s.io/component-base/metrics/testutil"
+
+	v2 "github.com/kube-hpa/kube-hpa/api/autoscaling/v2"
+	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/monitor"
+)
+
+// TestDesiredReplicasSeriesPerKind: a native and an extended HPA of the same
+// namespace and name each have their desired_replicas series, and deleting
+// one leaves the other's.
+func TestDesiredReplicasSeriesPerKind(t *testing.T) {
+	const name = "horizontal_pod_autoscaler_controller_desired_replicas"
+	h := newHarness(t, nil, harnessOptions{})
+	registry := metrics.NewKubeRegistry()
+	h.c.opts.Monitor = monitor.New(registry)
+	h.source.name = "autoscaling.kube-hpa.io/v2"
+	native := &fakeSource{name: "autoscaling/v2", hpas: map[string]*v2.HorizontalPodAutoscaler{}}
+	h.c.opts.Sources = append(h.c.opts.Sources, native)
+	h.scales.setScale(3, 3, testSelector)
+
+	extended, twin := newHPA(4, 10, cpuUtilization(50)), newHPA(2, 10, cpuUtilization(50))
+	twin.Spec.ScaleTargetRef.Name = "other"
+	addScale(h, testNamespace, "other", 1, "app=other")
+	h.source.set(extended)
+	native.set(twin)
+	_, _ = h.c.reconcileKey(h.ctx, hpaKey{source: 0, namespace: testNamespace, name: testHPAName})
+	_, _ = h.c.reconcileKey(h.ctx, hpaKey{source: 1, namespace: testNamespace, name: testHPAName})
+	header := "# HELP " + name + " [ALPHA] Replica count the controller last wanted for each HPA's target.\n# TYPE " + name + " gauge\n"
+	extendedSeries := name + `{hpa_api_version="autoscaling.kube-hpa.io/v2",hpa_name="web",namespace="default"} 4` + "\n"
+	if err := testutil.GatherAndCompare(registry, strings.NewReader(header+extendedSeries+
+		name+`{hpa_api_version="autoscaling/v2",hpa_name="web",namespace="default"} 2`+"\n"), name); err != nil {
+		t.Errorf("before the delete: %v", err)
+	}
+
+	native.delete(testNamespace, testHPAName)
+	if deleted, _ := h.c.reconcileKey(h.ctx, hpaKey{source: 1, namespace: testNamespace, name: testHPAName}); !deleted {
+		t.Fatal("the native HPA was not taken as deleted")
+	}
+	if err := testutil.GatherAndCompare(registry, strings.NewReader(header+extendedSeries), name); err != nil {
+		t.Errorf("after deleting the native HPA: %v", err)
+	}
+}

@@ -1,0 +1,41 @@
+package podautoscaler
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/metrics"
+)
+
+// providerFailure marks an error of the external metrics provider itself:
+// an error status, an empty answer, a time-out, the API unavailable. Only
+// such an error counts toward KEP-5679's fallback; a metric the provider
+// answered but that cannot be used (no pods selected, say) stays invalid
+// as upstream. It adds no text, so messages read as upstream's.
+type providerFailure struct{ err error }
+
+func (e providerFailure) Error() string { return e.err.Error() }
+func (e providerFailure) Unwrap() error { return e.err }
+
+func isProviderFailure(err error) bool {
+	var pf providerFailure
+	return errors.As(err, &pf)
+}
+
+// markProviderFailures is the metrics client the calculator uses: every
+// error of an External metric fetch is marked as the provider's, whatever
+// the calculator adds around it.
+type markProviderFailures struct {
+	metrics.Client
+}
+
+func (m markProviderFailures) GetExternalMetric(ctx context.Context, metricName, namespace string, selector labels.Selector) ([]int64, time.Time, error) {
+	values, timestamp, err := m.Client.GetExternalMetric(ctx, metricName, namespace, selector)
+	if err != nil {
+		err = providerFailure{err: err}
+	}
+	return values, timestamp, err
+}
