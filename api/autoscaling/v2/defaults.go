@@ -15,6 +15,12 @@ const (
 	// MinFailureDurationSeconds is the shortest fallback delay accepted:
 	// shorter ones would turn a brief provider hiccup into a scaling event.
 	MinFailureDurationSeconds int64 = 180
+
+	// MaxFailureDurationSeconds is the longest fallback delay accepted: one
+	// day. A metric failing for longer is an outage that a person handles,
+	// and a bound this low keeps every failureDurationSeconds far inside
+	// time.Duration (about 292 years), so that no arithmetic on it overflows.
+	MaxFailureDurationSeconds int64 = 86400
 )
 
 // SetDefaults fills the fields that upstream's API server defaults for

@@ -35,44 +35,141 @@ type HorizontalPodAutoscaler struct {
 
 // HorizontalPodAutoscalerSpec is autoscaling/v2's spec with MetricSpec
 // extended.
+//
+// The schema markers here and below repeat, for the API server, every rule
+// of pkg/apis/autoscaling/validation that holds whatever the feature gates
+// say, with the same messages, so that an HPA created while the webhook is
+// away is still refused when it is invalid. Rules that depend on a gate stay
+// in the webhook alone. The structs reused from k8s.io/api/autoscaling/v2
+// cannot carry markers, so their rules sit on the field of ours that holds
+// them, as CEL rules naming the nested field.
+//
+// The API server bounds the estimated cost of the rules, and estimates every
+// string of those upstream structs at 3 MiB (they set no maxLength), so the
+// rules under metrics cost in proportion to its maxItems. At 10 the costliest
+// rule (the container label) is at 94% of the per-rule limit and the whole
+// at about 72% of the CRD's: raising maxItems needs cheaper rules first.
+// Checks that cost more (the qualified-name syntax of a ContainerResource
+// metric's resource name) are left to the webhook.
+//
+// +kubebuilder:validation:XValidation:rule=`!has(self.minReplicas) || self.maxReplicas >= self.minReplicas`,message="must be greater than or equal to `minReplicas`",fieldPath=`.maxReplicas`
+// +kubebuilder:validation:XValidation:rule=`!has(self.minReplicas) || self.minReplicas != 0 || (has(self.metrics) && self.metrics.exists(m, m.type == 'Object' || m.type == 'External'))`,message=`must specify at least one Object or External metric to support scaling to zero replicas`,reason=FieldValueForbidden,fieldPath=`.metrics`
 type HorizontalPodAutoscalerSpec struct {
 	// scaleTargetRef points to the target resource to scale.
+	// +kubebuilder:validation:XValidation:rule=`self.kind.size() > 0`,message=`must specify a kind`,reason=FieldValueRequired,fieldPath=`.kind`
+	// +kubebuilder:validation:XValidation:rule=`!(self.kind in ['.', '..']) && !self.kind.matches('[/%]')`,message=`may not be '.' or '..', and may not contain '/' or '%'`,fieldPath=`.kind`
+	// +kubebuilder:validation:XValidation:rule=`self.name.size() > 0`,message=`must specify a name`,reason=FieldValueRequired,fieldPath=`.name`
+	// +kubebuilder:validation:XValidation:rule=`!(self.name in ['.', '..']) && !self.name.matches('[/%]')`,message=`may not be '.' or '..', and may not contain '/' or '%'`,fieldPath=`.name`
+	// +kubebuilder:validation:XValidation:rule=`(oldSelf.hasValue() && oldSelf.value().kind == self.kind && (has(oldSelf.value().apiVersion) ? oldSelf.value().apiVersion : '') == (has(self.apiVersion) ? self.apiVersion : '')) || (has(self.apiVersion) && self.apiVersion.matches('^[^/]+/[^/]*$')) || (self.kind == 'ReplicationController' && !(has(self.apiVersion) && self.apiVersion.matches('/.*/')))`,messageExpression=`has(self.apiVersion) && self.apiVersion.matches('/.*/') ? 'unexpected GroupVersion string: ' + self.apiVersion : 'apiVersion must specify API group'`,fieldPath=`.apiVersion`,optionalOldSelf=true
 	ScaleTargetRef autoscalingv2.CrossVersionObjectReference `json:"scaleTargetRef"`
 
-	// minReplicas is the lower limit for the number of replicas. It may be 0
-	// when the HPAScaleToZero gate is on and at least one Object or External
-	// metric is configured.
+	// minReplicas is the lower limit for the number of replicas: at least 1,
+	// or 0 when the HPAScaleToZero gate is on and at least one Object or
+	// External metric is configured; at most maxReplicas. Defaults to 1.
 	// +optional
 	// +kubebuilder:default=1
+	// +kubebuilder:validation:Minimum=0
 	MinReplicas *int32 `json:"minReplicas,omitempty"`
 
-	// maxReplicas is the upper limit for the number of replicas.
+	// maxReplicas is the upper limit for the number of replicas: at least 1
+	// and at least minReplicas.
+	// +kubebuilder:validation:Minimum=1
 	MaxReplicas int32 `json:"maxReplicas"`
 
 	// metrics contains the specifications used to calculate the desired
-	// replica count; the largest proposal wins.
+	// replica count; the largest proposal wins. At most 10 (a bound of the
+	// CRD alone, so that the API server can bound the cost of its rules).
 	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=10
 	// +optional
 	Metrics []MetricSpec `json:"metrics,omitempty"`
 
 	// behavior configures the scaling behavior in both directions.
+	// +kubebuilder:validation:XValidation:rule=`!has(self.scaleUp) || !has(self.scaleUp.stabilizationWindowSeconds) || self.scaleUp.stabilizationWindowSeconds >= 0`,message=`must be greater than or equal to zero`,fieldPath=`.scaleUp.stabilizationWindowSeconds`
+	// +kubebuilder:validation:XValidation:rule=`!has(self.scaleUp) || !has(self.scaleUp.stabilizationWindowSeconds) || self.scaleUp.stabilizationWindowSeconds <= 3600`,message=`must be less than or equal to 3600`,fieldPath=`.scaleUp.stabilizationWindowSeconds`
+	// +kubebuilder:validation:XValidation:rule=`!has(self.scaleUp) || !has(self.scaleUp.selectPolicy) || self.scaleUp.selectPolicy in ['Disabled', 'Max', 'Min']`,message=`supported values: "Disabled", "Max", "Min"`,fieldPath=`.scaleUp.selectPolicy`
+	// +kubebuilder:validation:XValidation:rule=`!has(self.scaleUp) || !has(self.scaleUp.policies) || self.scaleUp.policies.size() > 0`,message=`must specify at least one Policy`,reason=FieldValueRequired,fieldPath=`.scaleUp.policies`
+	// +kubebuilder:validation:XValidation:rule=`!has(self.scaleUp) || !has(self.scaleUp.policies) || self.scaleUp.policies.all(p, p.type in ['Percent', 'Pods'])`,message=`type: supported values: "Percent", "Pods"`,fieldPath=`.scaleUp.policies`
+	// +kubebuilder:validation:XValidation:rule=`!has(self.scaleUp) || !has(self.scaleUp.policies) || self.scaleUp.policies.all(p, p.value > 0)`,message=`value must be greater than zero`,fieldPath=`.scaleUp.policies`
+	// +kubebuilder:validation:XValidation:rule=`!has(self.scaleUp) || !has(self.scaleUp.policies) || self.scaleUp.policies.all(p, p.periodSeconds > 0)`,message=`periodSeconds must be greater than zero`,fieldPath=`.scaleUp.policies`
+	// +kubebuilder:validation:XValidation:rule=`!has(self.scaleUp) || !has(self.scaleUp.policies) || self.scaleUp.policies.all(p, p.periodSeconds <= 1800)`,message=`periodSeconds must be less than or equal to 1800`,fieldPath=`.scaleUp.policies`
+	// +kubebuilder:validation:XValidation:rule=`!has(self.scaleUp) || !has(self.scaleUp.tolerance) || (type(self.scaleUp.tolerance) == int ? self.scaleUp.tolerance >= 0 : !quantity(self.scaleUp.tolerance).isLessThan(quantity('0')))`,message=`must be greater than or equal to 0`,fieldPath=`.scaleUp.tolerance`
+	// +kubebuilder:validation:XValidation:rule=`!has(self.scaleDown) || !has(self.scaleDown.stabilizationWindowSeconds) || self.scaleDown.stabilizationWindowSeconds >= 0`,message=`must be greater than or equal to zero`,fieldPath=`.scaleDown.stabilizationWindowSeconds`
+	// +kubebuilder:validation:XValidation:rule=`!has(self.scaleDown) || !has(self.scaleDown.stabilizationWindowSeconds) || self.scaleDown.stabilizationWindowSeconds <= 3600`,message=`must be less than or equal to 3600`,fieldPath=`.scaleDown.stabilizationWindowSeconds`
+	// +kubebuilder:validation:XValidation:rule=`!has(self.scaleDown) || !has(self.scaleDown.selectPolicy) || self.scaleDown.selectPolicy in ['Disabled', 'Max', 'Min']`,message=`supported values: "Disabled", "Max", "Min"`,fieldPath=`.scaleDown.selectPolicy`
+	// +kubebuilder:validation:XValidation:rule=`!has(self.scaleDown) || !has(self.scaleDown.policies) || self.scaleDown.policies.size() > 0`,message=`must specify at least one Policy`,reason=FieldValueRequired,fieldPath=`.scaleDown.policies`
+	// +kubebuilder:validation:XValidation:rule=`!has(self.scaleDown) || !has(self.scaleDown.policies) || self.scaleDown.policies.all(p, p.type in ['Percent', 'Pods'])`,message=`type: supported values: "Percent", "Pods"`,fieldPath=`.scaleDown.policies`
+	// +kubebuilder:validation:XValidation:rule=`!has(self.scaleDown) || !has(self.scaleDown.policies) || self.scaleDown.policies.all(p, p.value > 0)`,message=`value must be greater than zero`,fieldPath=`.scaleDown.policies`
+	// +kubebuilder:validation:XValidation:rule=`!has(self.scaleDown) || !has(self.scaleDown.policies) || self.scaleDown.policies.all(p, p.periodSeconds > 0)`,message=`periodSeconds must be greater than zero`,fieldPath=`.scaleDown.policies`
+	// +kubebuilder:validation:XValidation:rule=`!has(self.scaleDown) || !has(self.scaleDown.policies) || self.scaleDown.policies.all(p, p.periodSeconds <= 1800)`,message=`periodSeconds must be less than or equal to 1800`,fieldPath=`.scaleDown.policies`
+	// +kubebuilder:validation:XValidation:rule=`!has(self.scaleDown) || !has(self.scaleDown.tolerance) || (type(self.scaleDown.tolerance) == int ? self.scaleDown.tolerance >= 0 : !quantity(self.scaleDown.tolerance).isLessThan(quantity('0')))`,message=`must be greater than or equal to 0`,fieldPath=`.scaleDown.tolerance`
 	// +optional
 	Behavior *autoscalingv2.HorizontalPodAutoscalerBehavior `json:"behavior,omitempty"`
 }
 
 // MetricSpec is autoscaling/v2's MetricSpec whose External source may carry a
-// fallback.
+// fallback. Exactly the source its type names is set.
+//
+// +kubebuilder:validation:XValidation:rule=`self.type != 'Object' || has(self.object)`,message=`must populate information for the given metric source`,reason=FieldValueRequired,fieldPath=`.object`
+// +kubebuilder:validation:XValidation:rule=`!has(self.object) || self.type == 'Object'`,message=`must populate the given metric source only`,reason=FieldValueForbidden,fieldPath=`.object`
+// +kubebuilder:validation:XValidation:rule=`self.type != 'Pods' || has(self.pods)`,message=`must populate information for the given metric source`,reason=FieldValueRequired,fieldPath=`.pods`
+// +kubebuilder:validation:XValidation:rule=`!has(self.pods) || self.type == 'Pods'`,message=`must populate the given metric source only`,reason=FieldValueForbidden,fieldPath=`.pods`
+// +kubebuilder:validation:XValidation:rule=`self.type != 'Resource' || has(self.resource)`,message=`must populate information for the given metric source`,reason=FieldValueRequired,fieldPath=`.resource`
+// +kubebuilder:validation:XValidation:rule=`!has(self.resource) || self.type == 'Resource'`,message=`must populate the given metric source only`,reason=FieldValueForbidden,fieldPath=`.resource`
+// +kubebuilder:validation:XValidation:rule=`self.type != 'ContainerResource' || has(self.containerResource)`,message=`must populate information for the given metric source`,reason=FieldValueRequired,fieldPath=`.containerResource`
+// +kubebuilder:validation:XValidation:rule=`!has(self.containerResource) || self.type == 'ContainerResource'`,message=`must populate the given metric source only`,reason=FieldValueForbidden,fieldPath=`.containerResource`
+// +kubebuilder:validation:XValidation:rule=`self.type != 'External' || has(self.external)`,message=`must populate information for the given metric source`,reason=FieldValueRequired,fieldPath=`.external`
+// +kubebuilder:validation:XValidation:rule=`!has(self.external) || self.type == 'External'`,message=`must populate the given metric source only`,reason=FieldValueForbidden,fieldPath=`.external`
 type MetricSpec struct {
 	// type is the type of metric source: "ContainerResource", "External",
 	// "Object", "Pods" or "Resource".
+	// +kubebuilder:validation:Enum=ContainerResource;External;Object;Pods;Resource
 	Type autoscalingv2.MetricSourceType `json:"type"`
 
+	// +kubebuilder:validation:XValidation:rule=`self.describedObject.kind.size() > 0`,message=`must specify a kind`,reason=FieldValueRequired,fieldPath=`.describedObject.kind`
+	// +kubebuilder:validation:XValidation:rule=`!(self.describedObject.kind in ['.', '..']) && !self.describedObject.kind.matches('[/%]')`,message=`may not be '.' or '..', and may not contain '/' or '%'`,fieldPath=`.describedObject.kind`
+	// +kubebuilder:validation:XValidation:rule=`!has(self.describedObject.apiVersion) || !self.describedObject.apiVersion.matches('/.*/')`,message=`unexpected GroupVersion string`,fieldPath=`.describedObject.apiVersion`
+	// +kubebuilder:validation:XValidation:rule=`self.describedObject.name.size() > 0`,message=`must specify a name`,reason=FieldValueRequired,fieldPath=`.describedObject.name`
+	// +kubebuilder:validation:XValidation:rule=`!(self.describedObject.name in ['.', '..']) && !self.describedObject.name.matches('[/%]')`,message=`may not be '.' or '..', and may not contain '/' or '%'`,fieldPath=`.describedObject.name`
+	// +kubebuilder:validation:XValidation:rule=`self.metric.name.size() > 0`,message=`must specify a metric name`,reason=FieldValueRequired,fieldPath=`.metric.name`
+	// +kubebuilder:validation:XValidation:rule=`!(self.metric.name in ['.', '..']) && !self.metric.name.matches('[/%]')`,message=`may not be '.' or '..', and may not contain '/' or '%'`,fieldPath=`.metric.name`
+	// +kubebuilder:validation:XValidation:rule=`self.target.type in ['Utilization', 'Value', 'AverageValue']`,message=`must be either Utilization, Value, or AverageValue`,fieldPath=`.target.type`
+	// +kubebuilder:validation:XValidation:rule=`!has(self.target.value) || (type(self.target.value) == int ? self.target.value > 0 : quantity(self.target.value).isGreaterThan(quantity('0')))`,message=`must be positive`,fieldPath=`.target.value`
+	// +kubebuilder:validation:XValidation:rule=`!has(self.target.averageValue) || (type(self.target.averageValue) == int ? self.target.averageValue > 0 : quantity(self.target.averageValue).isGreaterThan(quantity('0')))`,message=`must be positive`,fieldPath=`.target.averageValue`
+	// +kubebuilder:validation:XValidation:rule=`!has(self.target.averageUtilization) || self.target.averageUtilization > 0`,message=`must be greater than 0`,fieldPath=`.target.averageUtilization`
+	// +kubebuilder:validation:XValidation:rule=`has(self.target.value) || has(self.target.averageValue)`,message=`must set either a target value or averageValue`,reason=FieldValueRequired,fieldPath=`.target.averageValue`
 	// +optional
 	Object *autoscalingv2.ObjectMetricSource `json:"object,omitempty"`
+	// +kubebuilder:validation:XValidation:rule=`self.metric.name.size() > 0`,message=`must specify a metric name`,reason=FieldValueRequired,fieldPath=`.metric.name`
+	// +kubebuilder:validation:XValidation:rule=`!(self.metric.name in ['.', '..']) && !self.metric.name.matches('[/%]')`,message=`may not be '.' or '..', and may not contain '/' or '%'`,fieldPath=`.metric.name`
+	// +kubebuilder:validation:XValidation:rule=`self.target.type in ['Utilization', 'Value', 'AverageValue']`,message=`must be either Utilization, Value, or AverageValue`,fieldPath=`.target.type`
+	// +kubebuilder:validation:XValidation:rule=`!has(self.target.value) || (type(self.target.value) == int ? self.target.value > 0 : quantity(self.target.value).isGreaterThan(quantity('0')))`,message=`must be positive`,fieldPath=`.target.value`
+	// +kubebuilder:validation:XValidation:rule=`!has(self.target.averageValue) || (type(self.target.averageValue) == int ? self.target.averageValue > 0 : quantity(self.target.averageValue).isGreaterThan(quantity('0')))`,message=`must be positive`,fieldPath=`.target.averageValue`
+	// +kubebuilder:validation:XValidation:rule=`!has(self.target.averageUtilization) || self.target.averageUtilization > 0`,message=`must be greater than 0`,fieldPath=`.target.averageUtilization`
+	// +kubebuilder:validation:XValidation:rule=`has(self.target.averageValue)`,message=`must specify a positive target averageValue`,reason=FieldValueRequired,fieldPath=`.target.averageValue`
 	// +optional
 	Pods *autoscalingv2.PodsMetricSource `json:"pods,omitempty"`
+	// +kubebuilder:validation:XValidation:rule=`self.name.size() > 0`,message=`must specify a resource name`,reason=FieldValueRequired,fieldPath=`.name`
+	// +kubebuilder:validation:XValidation:rule=`self.target.type in ['Utilization', 'Value', 'AverageValue']`,message=`must be either Utilization, Value, or AverageValue`,fieldPath=`.target.type`
+	// +kubebuilder:validation:XValidation:rule=`!has(self.target.value) || (type(self.target.value) == int ? self.target.value > 0 : quantity(self.target.value).isGreaterThan(quantity('0')))`,message=`must be positive`,fieldPath=`.target.value`
+	// +kubebuilder:validation:XValidation:rule=`!has(self.target.averageValue) || (type(self.target.averageValue) == int ? self.target.averageValue > 0 : quantity(self.target.averageValue).isGreaterThan(quantity('0')))`,message=`must be positive`,fieldPath=`.target.averageValue`
+	// +kubebuilder:validation:XValidation:rule=`!has(self.target.averageUtilization) || self.target.averageUtilization > 0`,message=`must be greater than 0`,fieldPath=`.target.averageUtilization`
+	// +kubebuilder:validation:XValidation:rule=`has(self.target.averageUtilization) || has(self.target.averageValue)`,message=`must set either a target raw value or a target utilization`,reason=FieldValueRequired,fieldPath=`.target.averageUtilization`
+	// +kubebuilder:validation:XValidation:rule=`!has(self.target.averageUtilization) || !has(self.target.averageValue)`,message=`may not set both a target raw value and a target utilization`,reason=FieldValueForbidden,fieldPath=`.target.averageValue`
 	// +optional
 	Resource *autoscalingv2.ResourceMetricSource `json:"resource,omitempty"`
+	// +kubebuilder:validation:XValidation:rule=`self.name.size() > 0`,message=`must specify a resource name`,reason=FieldValueRequired,fieldPath=`.name`
+	// +kubebuilder:validation:XValidation:rule=`self.name.matches('/') || self.name in ['cpu', 'memory', 'ephemeral-storage'] || self.name.startsWith('hugepages-')`,message=`must be a standard resource for containers`,fieldPath=`.name`
+	// +kubebuilder:validation:XValidation:rule=`self.container.size() > 0`,message=`must specify a container`,reason=FieldValueRequired,fieldPath=`.container`
+	// +kubebuilder:validation:XValidation:rule=`self.container.size() <= 63`,message=`must be no more than 63 characters`,fieldPath=`.container`
+	// +kubebuilder:validation:XValidation:rule=`!self.container.startsWith('-') && !self.container.endsWith('-')`,message=`a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character`,fieldPath=`.container`
+	// +kubebuilder:validation:XValidation:rule=`!self.container.matches(r'[^-a-z\d]')`,message=`a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character`,fieldPath=`.container`
+	// +kubebuilder:validation:XValidation:rule=`self.target.type in ['Utilization', 'Value', 'AverageValue']`,message=`must be either Utilization, Value, or AverageValue`,fieldPath=`.target.type`
+	// +kubebuilder:validation:XValidation:rule=`!has(self.target.value) || (type(self.target.value) == int ? self.target.value > 0 : quantity(self.target.value).isGreaterThan(quantity('0')))`,message=`must be positive`,fieldPath=`.target.value`
+	// +kubebuilder:validation:XValidation:rule=`!has(self.target.averageValue) || (type(self.target.averageValue) == int ? self.target.averageValue > 0 : quantity(self.target.averageValue).isGreaterThan(quantity('0')))`,message=`must be positive`,fieldPath=`.target.averageValue`
+	// +kubebuilder:validation:XValidation:rule=`!has(self.target.averageUtilization) || self.target.averageUtilization > 0`,message=`must be greater than 0`,fieldPath=`.target.averageUtilization`
+	// +kubebuilder:validation:XValidation:rule=`has(self.target.averageUtilization) || has(self.target.averageValue)`,message=`must set either a target raw value or a target utilization`,reason=FieldValueRequired,fieldPath=`.target.averageUtilization`
+	// +kubebuilder:validation:XValidation:rule=`!has(self.target.averageUtilization) || !has(self.target.averageValue)`,message=`may not set both a target raw value and a target utilization`,reason=FieldValueForbidden,fieldPath=`.target.averageValue`
 	// +optional
 	ContainerResource *autoscalingv2.ContainerResourceMetricSource `json:"containerResource,omitempty"`
 	// +optional
@@ -81,6 +178,15 @@ type MetricSpec struct {
 
 // ExternalMetricSource is a metric not associated with any Kubernetes object,
 // with an optional fallback for when it cannot be fetched.
+//
+// +kubebuilder:validation:XValidation:rule=`self.metric.name.size() > 0`,message=`must specify a metric name`,reason=FieldValueRequired,fieldPath=`.metric.name`
+// +kubebuilder:validation:XValidation:rule=`!(self.metric.name in ['.', '..']) && !self.metric.name.matches('[/%]')`,message=`may not be '.' or '..', and may not contain '/' or '%'`,fieldPath=`.metric.name`
+// +kubebuilder:validation:XValidation:rule=`self.target.type in ['Utilization', 'Value', 'AverageValue']`,message=`must be either Utilization, Value, or AverageValue`,fieldPath=`.target.type`
+// +kubebuilder:validation:XValidation:rule=`!has(self.target.value) || (type(self.target.value) == int ? self.target.value > 0 : quantity(self.target.value).isGreaterThan(quantity('0')))`,message=`must be positive`,fieldPath=`.target.value`
+// +kubebuilder:validation:XValidation:rule=`!has(self.target.averageValue) || (type(self.target.averageValue) == int ? self.target.averageValue > 0 : quantity(self.target.averageValue).isGreaterThan(quantity('0')))`,message=`must be positive`,fieldPath=`.target.averageValue`
+// +kubebuilder:validation:XValidation:rule=`!has(self.target.averageUtilization) || self.target.averageUtilization > 0`,message=`must be greater than 0`,fieldPath=`.target.averageUtilization`
+// +kubebuilder:validation:XValidation:rule=`has(self.target.value) || has(self.target.averageValue)`,message=`must set either a target value for metric or a per-pod target`,reason=FieldValueRequired,fieldPath=`.target.averageValue`
+// +kubebuilder:validation:XValidation:rule=`!has(self.target.value) || !has(self.target.averageValue)`,message=`may not set both a target value for metric and a per-pod target`,reason=FieldValueForbidden,fieldPath=`.target.value`
 type ExternalMetricSource struct {
 	// metric identifies the target metric by name and selector.
 	Metric autoscalingv2.MetricIdentifier `json:"metric"`
@@ -89,22 +195,30 @@ type ExternalMetricSource struct {
 	Target autoscalingv2.MetricTarget `json:"target"`
 
 	// fallback is the replica count this metric proposes once it has failed
-	// continuously for failureDurationSeconds. Without it, a failing metric
-	// blocks scale-down as upstream does.
+	// continuously for failureDurationSeconds (180 to 86400, default 180);
+	// replicas is at least 1. Without it, a failing metric blocks scale-down
+	// as upstream does. It requires the HPAExternalMetricFallback feature
+	// gate.
 	// +optional
 	Fallback *ExternalMetricFallback `json:"fallback,omitempty"`
 }
 
-// ExternalMetricFallback is the fallback of KEP-5679.
+// ExternalMetricFallback is the fallback of KEP-5679. It requires the
+// HPAExternalMetricFallback feature gate.
 type ExternalMetricFallback struct {
 	// failureDurationSeconds is how long the metric must fail without a
-	// single success before the fallback applies. At least 180.
+	// single success before the fallback applies: at least 180 (3 minutes)
+	// and at most 86400 (one day). Defaults to 180.
 	// +optional
 	// +kubebuilder:default=180
+	// +kubebuilder:validation:Minimum=180
+	// +kubebuilder:validation:Maximum=86400
 	FailureDurationSeconds *int64 `json:"failureDurationSeconds,omitempty"`
 
 	// replicas is the desired replica count this metric proposes while in
-	// fallback. At least 1.
+	// fallback: at least 1. Like any proposal it is then clamped to
+	// minReplicas and maxReplicas.
+	// +kubebuilder:validation:Minimum=1
 	Replicas int32 `json:"replicas"`
 }
 

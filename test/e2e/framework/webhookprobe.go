@@ -17,18 +17,22 @@ import (
 )
 
 // waitWebhook waits until creating an HPA goes through the webhook: a
-// valid one is accepted and one that only the webhook can refuse (scale
-// to zero on a Resource metric; the CRD schema allows it) is refused. Both
-// are server-side dry runs, which run admission but store nothing.
+// valid one is accepted and one that only the webhook can refuse is
+// refused. The CRD schema refuses nearly every invalid HPA itself, before
+// the webhook is called; it leaves the qualified-name syntax of a
+// ContainerResource metric's resource name to the webhook (beyondTheCELBudget
+// in test/integration/crd_schema_test.go, which fails once the schema
+// refuses it too). Both are server-side dry runs, which run admission but
+// store nothing.
 func (e *Environment) waitWebhook(ctx context.Context) error {
 	valid := ExternalHPA("e2e-webhook-probe", "probe", "probe", autoscalingv2.ValueMetricType, "1", 1, 2)
 	invalid := valid.DeepCopy()
-	invalid.Spec.MinReplicas = ptr.To[int32](0)
 	invalid.Spec.Metrics = []v2.MetricSpec{{
-		Type: autoscalingv2.ResourceMetricSourceType,
-		Resource: &autoscalingv2.ResourceMetricSource{
-			Name:   corev1.ResourceCPU,
-			Target: autoscalingv2.MetricTarget{Type: autoscalingv2.UtilizationMetricType, AverageUtilization: ptr.To[int32](50)},
+		Type: autoscalingv2.ContainerResourceMetricSourceType,
+		ContainerResource: &autoscalingv2.ContainerResourceMetricSource{
+			Name:      corev1.ResourceName("example.com/gpu!"),
+			Container: "app",
+			Target:    autoscalingv2.MetricTarget{Type: autoscalingv2.UtilizationMetricType, AverageUtilization: ptr.To[int32](50)},
 		},
 	}}
 	var last error
@@ -38,10 +42,10 @@ func (e *Environment) waitWebhook(ctx context.Context) error {
 		}
 		last = e.dryRunCreate(ctx, invalid)
 		if last == nil {
-			last = fmt.Errorf("an HPA with minReplicas 0 and only a Resource metric was accepted: the webhook is not called")
+			last = fmt.Errorf("an HPA with an unqualified container resource name was accepted: the webhook is not called")
 			return false, nil
 		}
-		if !strings.Contains(last.Error(), "spec.metrics") {
+		if !strings.Contains(last.Error(), "spec.metrics[0].containerResource.name") {
 			return false, nil
 		}
 		return true, nil

@@ -41,8 +41,23 @@ type Case struct {
 	// Fields are field paths that a rejection must name, as
 	// field.Path.String() writes them.
 	Fields []string `json:"fields,omitempty"`
+	// SchemaFields, when set, are the paths that the CRD schema names
+	// instead of Fields: each is a field of Fields or one of its ancestors,
+	// where a CEL rule cannot point into a list of structs that come from
+	// k8s.io/api (its fieldPath takes no index). The API server validates
+	// the schema before it calls the webhook, so a rejection by both names
+	// these.
+	SchemaFields []string `json:"schemaFields,omitempty"`
 	// Why says which rule the case pins.
 	Why string `json:"why"`
+}
+
+// FieldsNamedByTheSchema are the paths a rejection by the CRD schema names.
+func (c Case) FieldsNamedByTheSchema() []string {
+	if len(c.SchemaFields) > 0 {
+		return c.SchemaFields
+	}
+	return c.Fields
 }
 
 // Name is the manifest's file name without its extension.
@@ -88,6 +103,11 @@ func Load(dir string) (*Table, error) {
 		case c.Why == "":
 			errs = append(errs, fmt.Errorf("cases[%d]: %s does not say why", i, c.Manifest))
 		}
+		for _, sf := range c.SchemaFields {
+			if !slices.ContainsFunc(c.Fields, func(f string) bool { return isPathOrAncestor(sf, f) }) {
+				errs = append(errs, fmt.Errorf("cases[%d]: %s: schemaFields %s is none of fields %v nor an ancestor of one", i, c.Manifest, sf, c.Fields))
+			}
+		}
 		seen[c.Manifest] = true
 	}
 	for _, m := range manifests {
@@ -96,4 +116,14 @@ func Load(dir string) (*Table, error) {
 		}
 	}
 	return t, errors.Join(errs...)
+}
+
+// isPathOrAncestor reports whether path is field or a path that field
+// descends from, as "spec.a" is of "spec.a.b" and "spec.a[0].b".
+func isPathOrAncestor(path, field string) bool {
+	if !strings.HasPrefix(field, path) {
+		return false
+	}
+	rest := field[len(path):]
+	return rest == "" || rest[0] == '.' || rest[0] == '['
 }

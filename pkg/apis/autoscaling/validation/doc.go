@@ -5,4 +5,10 @@
 // field the old object already used stays valid after its gate is turned
 // off). The admission webhook and the controller both call it, so that an
 // object the API refuses is also an object the controller will not act on.
+//
+// The CRD schema (the markers of api/autoscaling/v2) repeats every rule
+// here that no gate decides, with the same messages, so that the API server
+// refuses an invalid HPA even without the webhook; a rule changed here is
+// changed there too, and test/integration's crd_schema tests hold the two to
+// the same answers.
 package validation

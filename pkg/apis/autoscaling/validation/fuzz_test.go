@@ -178,7 +178,7 @@ var (
 	fuzzNames       = []string{"web", "a", "", ".", "a/b", "q%", strings.Repeat("n", 300)}
 	fuzzAPIVersions = []string{"apps/v1", "v1", "", "apps/v1/v2", "example.com/v1alpha1", "/v1", "apps/"}
 	fuzzInt32s      = []int32{1, 0, -1, 2, 3, 5, 10, 15, 180, 1800, 1801, 3600, 3601, math.MaxInt32, math.MinInt32}
-	fuzzDurations   = []int64{180, 0, -1, 179, 181, 3600, math.MaxInt64, math.MinInt64}
+	fuzzDurations   = []int64{180, 0, -1, 179, 181, 3600, 86400, 86401, 10000000000, math.MaxInt64, math.MinInt64}
 	fuzzQuantities  = []string{"1", "0", "-1", "500m", "1Gi", "1e3", "-0.001", "0.05", "9223372036854775807"}
 	fuzzMetricNames = []string{"rps", "", "..", "a/b", "q%", "http.requests:rate5m"}
 	fuzzResources   = []corev1.ResourceName{"cpu", "memory", "", "pods", "hugepages-2Mi", "example.com/gpu",

@@ -1,6 +1,7 @@
 package validation
 
 import (
+	"math"
 	"reflect"
 	"strings"
 	"testing"
@@ -15,7 +16,8 @@ import (
 
 // TestValidateExternalMetricFallback pins KEP-5679's rules: a fallback needs
 // the HPAExternalMetricFallback gate unless the old object already had one,
-// failureDurationSeconds is at least 180 (default 180) and replicas at least 1.
+// failureDurationSeconds is at least 180 (default 180) and at most 86400,
+// and replicas at least 1.
 func TestValidateExternalMetricFallback(t *testing.T) {
 	const fb = "spec.metrics[0].external.fallback"
 	with := func(d *int64, replicas int32) mutation {
@@ -77,6 +79,61 @@ func TestValidateExternalMetricFallback(t *testing.T) {
 			gates: fallbackOn,
 			hpa:   hpa(with(ptr.To[int64](-180), 3)),
 			want:  []wantErr{invalid(fb + ".failureDurationSeconds")},
+		},
+		{
+			name:  "failureDurationSeconds of exactly 86400 (one day) is valid",
+			gates: fallbackOn,
+			hpa:   hpa(with(ptr.To[int64](86400), 3)),
+		},
+		{
+			name:  "failureDurationSeconds of 86401 is invalid",
+			gates: fallbackOn,
+			hpa:   hpa(with(ptr.To[int64](86401), 3)),
+			want:  []wantErr{invalid(fb + ".failureDurationSeconds")},
+		},
+		{
+			name:  "failureDurationSeconds that would overflow time.Duration is invalid",
+			gates: fallbackOn,
+			hpa:   hpa(with(ptr.To[int64](10000000000), 3)),
+			want:  []wantErr{invalid(fb + ".failureDurationSeconds")},
+		},
+		{
+			name:  "the largest int64 failureDurationSeconds is invalid",
+			gates: fallbackOn,
+			hpa:   hpa(with(ptr.To[int64](math.MaxInt64), 3)),
+			want:  []wantErr{invalid(fb + ".failureDurationSeconds")},
+		},
+		{
+			name:  "a failureDurationSeconds above the maximum that the old object carried stays valid on update",
+			gates: fallbackOn,
+			old:   hpa(with(ptr.To[int64](10000000000), 3)),
+			hpa:   hpa(with(ptr.To[int64](10000000000), 3), maxReplicas(20)),
+		},
+		{
+			name:  "a failureDurationSeconds above the maximum that the old object carried stays valid when the metric moves",
+			gates: fallbackOn,
+			old:   hpa(with(ptr.To[int64](100000), 3)),
+			hpa:   hpa(metrics(cpuUtilization(50), withFallback(queueMetric(), ptr.To[int64](100000), 3))),
+		},
+		{
+			name:  "a failureDurationSeconds above the maximum cannot be raised on update",
+			gates: fallbackOn,
+			old:   hpa(with(ptr.To[int64](100000), 3)),
+			hpa:   hpa(with(ptr.To[int64](100001), 3)),
+			want:  []wantErr{invalid(fb + ".failureDurationSeconds")},
+		},
+		{
+			name:  "a failureDurationSeconds above the maximum is invalid when added on update",
+			gates: fallbackOn,
+			old:   hpa(with(ptr.To[int64](300), 3)),
+			hpa:   hpa(with(ptr.To[int64](100000), 3)),
+			want:  []wantErr{invalid(fb + ".failureDurationSeconds")},
+		},
+		{
+			name:  "a stored failureDurationSeconds above the maximum is not refused, so the controller keeps scaling it",
+			gates: fallbackOn,
+			op:    stored,
+			hpa:   hpa(with(ptr.To[int64](10000000000), 3)),
 		},
 		{
 			name:  "fallback replicas of 1 is valid",

@@ -2,6 +2,7 @@ package validation
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
@@ -164,14 +165,27 @@ func validateFallback(fallback *v2.ExternalMetricFallback, fldPath *field.Path, 
 		return field.ErrorList{field.Forbidden(fldPath, "requires the HPAExternalMetricFallback feature gate to be enabled")}
 	}
 	var allErrs field.ErrorList
-	if d := fallback.FailureDurationSeconds; d != nil && *d < v2.MinFailureDurationSeconds {
-		allErrs = append(allErrs, field.Invalid(fldPath.Child("failureDurationSeconds"), *d,
-			fmt.Sprintf("must be greater than or equal to %d", v2.MinFailureDurationSeconds)))
+	if d := fallback.FailureDurationSeconds; d != nil {
+		allErrs = append(allErrs, validateFailureDuration(*d, fldPath.Child("failureDurationSeconds"), opts)...)
 	}
 	if fallback.Replicas < 1 {
 		allErrs = append(allErrs, field.Invalid(fldPath.Child("replicas"), fallback.Replicas, "must be greater than or equal to 1"))
 	}
 	return allErrs
+}
+
+// validateFailureDuration bounds failureDurationSeconds on both sides. The
+// upper bound came later than the field, so a value above it that the old
+// object already carried stays valid on update (it can be kept, not
+// raised), as the API server's own ratcheting keeps an unchanged field.
+func validateFailureDuration(d int64, fldPath *field.Path, opts options) field.ErrorList {
+	switch {
+	case d < v2.MinFailureDurationSeconds:
+		return field.ErrorList{field.Invalid(fldPath, d, fmt.Sprintf("must be greater than or equal to %d", v2.MinFailureDurationSeconds))}
+	case d > v2.MaxFailureDurationSeconds && !slices.Contains(opts.storedLongFailureDurations, d):
+		return field.ErrorList{field.Invalid(fldPath, d, fmt.Sprintf("must be less than or equal to %d", v2.MaxFailureDurationSeconds))}
+	}
+	return nil
 }
 
 func validatePodsSource(src *autoscalingv2.PodsMetricSource, fldPath *field.Path) field.ErrorList {

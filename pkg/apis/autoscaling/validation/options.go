@@ -14,8 +14,11 @@ type options struct {
 	minReplicasLowerBound int32
 	allowFallback         bool
 	allowTolerance        bool
-	scaleTargetRef        referenceOptions
-	describedObject       referenceOptions
+	// storedLongFailureDurations are the failureDurationSeconds above the
+	// maximum that the old object carried.
+	storedLongFailureDurations []int64
+	scaleTargetRef             referenceOptions
+	describedObject            referenceOptions
 }
 
 // referenceOptions relaxes the apiVersion check of a cross-version object
@@ -28,10 +31,11 @@ type referenceOptions struct {
 // optionsFor derives the options for newHPA; oldHPA is nil on create.
 func optionsFor(newHPA, oldHPA *v2.HorizontalPodAutoscaler, gates featuregate.FeatureGate) options {
 	opts := options{
-		minReplicasLowerBound: 1,
-		allowFallback:         gates.Enabled(features.HPAExternalMetricFallback) || usesFallback(oldHPA),
-		allowTolerance:        gates.Enabled(features.HPAConfigurableTolerance) || usesTolerance(oldHPA),
-		describedObject:       referenceOptions{allowEmptyAPIGroup: true},
+		minReplicasLowerBound:      1,
+		allowFallback:              gates.Enabled(features.HPAExternalMetricFallback) || usesFallback(oldHPA),
+		allowTolerance:             gates.Enabled(features.HPAConfigurableTolerance) || usesTolerance(oldHPA),
+		storedLongFailureDurations: longFailureDurations(oldHPA),
+		describedObject:            referenceOptions{allowEmptyAPIGroup: true},
 	}
 	if gates.Enabled(features.HPAScaleToZero) || hasZeroMinReplicas(oldHPA) {
 		opts.minReplicasLowerBound = 0
@@ -69,6 +73,22 @@ func usesFallback(hpa *v2.HorizontalPodAutoscaler) bool {
 		}
 	}
 	return false
+}
+
+func longFailureDurations(hpa *v2.HorizontalPodAutoscaler) []int64 {
+	if hpa == nil {
+		return nil
+	}
+	var out []int64
+	for _, m := range hpa.Spec.Metrics {
+		if m.External == nil || m.External.Fallback == nil || m.External.Fallback.FailureDurationSeconds == nil {
+			continue
+		}
+		if d := *m.External.Fallback.FailureDurationSeconds; d > v2.MaxFailureDurationSeconds {
+			out = append(out, d)
+		}
+	}
+	return out
 }
 
 func usesTolerance(hpa *v2.HorizontalPodAutoscaler) bool {
