@@ -25,6 +25,7 @@ import (
 	v2 "github.com/kube-hpa/kube-hpa/api/autoscaling/v2"
 	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/behavior"
 	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/calculator"
+	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/fallback"
 	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/metrics"
 	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/monitor"
 	"github.com/kube-hpa/kube-hpa/pkg/features"
@@ -140,7 +141,7 @@ func New(opts Options) (*Controller, error) {
 		}),
 	}
 	c.calculator = calculator.New(calculator.Options{
-		MetricsClient:                 markProviderFailures{Client: opts.MetricsClient},
+		MetricsClient:                 fallback.MarkProviderFailures(opts.MetricsClient),
 		PodLister:                     c.podLister,
 		CPUInitializationPeriod:       opts.CPUInitializationPeriod,
 		DelayOfInitialReadinessStatus: opts.InitialReadinessDelay,

@@ -62,7 +62,7 @@ func (p *pass) computeFromMetrics() (fatal bool, err error) {
 		return p.metricsFailed(err)
 	}
 	proposals := p.proposeAll(selector)
-	p.recordFallbackCondition(proposals)
+	p.recordFallbackCondition(activeFallbacks(proposals))
 	p.metricStatuses = make([]v2.MetricStatus, len(proposals))
 	for i := range proposals {
 		p.metricStatuses[i] = proposals[i].status
