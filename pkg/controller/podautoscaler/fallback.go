@@ -4,7 +4,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/labels"
 
 	v2 "github.com/kube-hpa/kube-hpa/api/autoscaling/v2"
 	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/fallback"
@@ -16,14 +15,10 @@ func (p *pass) fallbackEnabled(src *v2.ExternalMetricSource) bool {
 	return src.Fallback != nil && p.c.opts.Gates.Enabled(features.HPAExternalMetricFallback)
 }
 
-// proposeExternalWithFallback computes an External metric and, when it has
-// a fallback, lets the fallback rules decide what the computation means
-// (package fallback).
-func (p *pass) proposeExternalWithFallback(src *v2.ExternalMetricSource, selector labels.Selector) proposal {
-	pr := p.proposeExternal(src, selector)
-	if !p.fallbackEnabled(src) {
-		return pr
-	}
+// applyFallback lets the fallback rules of package fallback decide what an
+// External metric's computation means. A metric in fallback keeps the
+// reason and cause of its failure, which are still reported.
+func (p *pass) applyFallback(src *v2.ExternalMetricSource, pr proposal) proposal {
 	previous := fallback.Find(p.original.CurrentMetrics, src.Metric)
 	d := fallback.Decide(previous, src, p.now.Time, fallback.Computed{Status: pr.status, Err: pr.err})
 	pr.status = d.Status
@@ -31,11 +26,12 @@ func (p *pass) proposeExternalWithFallback(src *v2.ExternalMetricSource, selecto
 	case fallback.Failing:
 		p.wakeAt = earliest(p.wakeAt, d.WakeAt)
 	case fallback.NotCounted:
-		pr.failure.Message += fallback.NotCountedNote
+		pr.note = fallback.NotCountedNote
 	case fallback.Active:
 		p.logger.V(2).Info("External metric in fallback", "metric", src.Metric.Name,
 			"firstFailureTime", d.Status.External.FirstFailureTime.Time, "replicas", d.Replicas, "cause", pr.err)
-		return proposal{replicas: d.Replicas, name: d.Name, timestamp: p.now.Time, status: d.Status, fallback: true}
+		return proposal{replicas: d.Replicas, name: d.Name, timestamp: p.now.Time, status: d.Status, fallback: true,
+			reason: pr.reason, cause: pr.cause}
 	}
 	return pr
 }

@@ -10,45 +10,9 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	v2 "github.com/kube-hpa/kube-hpa/api/autoscaling/v2"
+	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/monitor"
+	"github.com/kube-hpa/kube-hpa/pkg/features"
 )
-
-// proposal is what one metric asks for.
-type proposal struct {
-	replicas  int32
-	name      string // how messages and the rescale reason name the metric
-	timestamp time.Time
-	status    v2.MetricStatus
-	// err is set when the metric could not be computed; failure then
-	// explains it as a ScalingActive=False condition.
-	err     error
-	failure condition
-	// fallback marks a proposal made by an External metric's fallback.
-	fallback bool
-}
-
-// failedProposal records a metric that could not be computed. As upstream,
-// the event and the condition carry the cause as the calculator (or the
-// spec check) reported it, and err, which says which metric failed, is what
-// the pass reports; wrap adds that context to cause.
-func (p *pass) failedProposal(reason string, cause error, wrap func(error) error) proposal {
-	p.event(corev1.EventTypeWarning, reason, "%s", cause.Error())
-	err := cause
-	if wrap != nil {
-		err = wrap(cause)
-	}
-	return proposal{
-		err: err,
-		failure: newCondition(autoscalingv2.ScalingActive, corev1.ConditionFalse, reason,
-			"the HPA was unable to compute the replica count: %v", cause),
-	}
-}
-
-// wrapf returns a wrap for failedProposal that prefixes the cause with the
-// formatted text, keeping the cause for errors.Is.
-func wrapf(format string, args ...any) func(error) error {
-	prefix := fmt.Sprintf(format, args...)
-	return func(cause error) error { return fmt.Errorf("%s: %w", prefix, cause) }
-}
 
 // computeFromMetrics asks every metric for a replica count and keeps the
 // largest. fatal means no count could be decided (every metric failed, or
@@ -69,7 +33,7 @@ func (p *pass) computeFromMetrics() (fatal bool, err error) {
 	}
 	best, invalid := combineProposals(proposals)
 	if invalid.count > 0 && (invalid.count == len(proposals) || best.replicas < p.scale.Spec.Replicas) {
-		p.setCondition(invalid.first.failure)
+		p.setCondition(invalid.first.failure())
 		return p.metricsFailed(invalid.err(len(proposals)))
 	}
 	p.setCondition(newCondition(autoscalingv2.ScalingActive, corev1.ConditionTrue, "ValidMetricFound",
@@ -115,47 +79,51 @@ func (p *pass) metricsFailed(cause error) (fatal bool, err error) {
 	return true, errors.Join(err, p.writeStatus())
 }
 
+// proposeAll evaluates every metric, applies the fallbacks, reports each
+// computation to Prometheus and each failure as an event, in spec order.
 func (p *pass) proposeAll(selector labels.Selector) []proposal {
+	ev := &evaluator{
+		ctx:            p.ctx,
+		calc:           p.c.calculator,
+		namespace:      p.hpa.Namespace,
+		tolerances:     tolerances(p.c.opts.Tolerance, p.hpa.Spec.Behavior, p.c.opts.Gates.Enabled(features.HPAConfigurableTolerance)),
+		specReplicas:   p.scale.Spec.Replicas,
+		statusReplicas: p.scale.Status.Replicas,
+		selector:       selector,
+	}
 	metrics := p.hpa.Spec.Metrics
 	out := make([]proposal, len(metrics))
 	for i := range metrics {
-		out[i] = p.proposeObserved(&metrics[i], selector)
+		start := p.c.opts.Clock.Now()
+		pr := ev.evaluate(&metrics[i])
+		if src := metrics[i].External; src != nil && p.fallbackEnabled(src) {
+			pr = p.applyFallback(src, pr)
+		}
+		p.observeMetric(pr, metrics[i].Type, p.c.opts.Clock.Since(start))
+		out[i] = pr
+	}
+	for _, pr := range out {
+		if pr.cause != nil {
+			p.event(corev1.EventTypeWarning, pr.reason, "%s", pr.cause.Error())
+		}
 	}
 	return out
 }
 
-// invalidMetrics counts the failed metrics and keeps the first failure,
-// which is the one reported.
-type invalidMetrics struct {
-	count int
-	first proposal
-}
-
-// err reports the invalid metrics. As upstream, it keeps the first error's
-// text only: a metric's spec error makes the metric invalid, not the pass a
-// spec error, so the reconciliation is labelled "internal".
-func (i invalidMetrics) err(total int) error {
-	return fmt.Errorf("invalid metrics (%d invalid out of %d), first error is: %v", i.count, total, i.first.err)
-}
-
-// combineProposals keeps the largest valid proposal. As upstream, a
-// running best of zero is replaced by any later proposal, so when every
-// valid metric proposes zero the last one is the one named; otherwise ties
-// go to the first.
-func combineProposals(proposals []proposal) (best proposal, invalid invalidMetrics) {
-	for _, pr := range proposals {
-		if pr.err != nil {
-			if invalid.count == 0 {
-				invalid.first = pr
-			}
-			invalid.count++
-			continue
-		}
-		if best.replicas == 0 || pr.replicas > best.replicas {
-			best = pr
-		}
+// observeMetric reports one metric's computation to Prometheus.
+func (p *pass) observeMetric(pr proposal, sourceType autoscalingv2.MetricSourceType, took time.Duration) {
+	action, errorLabel := monitor.ActionLabelNone, monitor.ErrorLabelNone
+	switch {
+	case errors.Is(pr.err, errSpec):
+		errorLabel = monitor.ErrorLabelSpec
+	case pr.err != nil:
+		errorLabel = monitor.ErrorLabelInternal
+	case pr.replicas > p.hpa.Status.CurrentReplicas:
+		action = monitor.ActionLabelScaleUp
+	case pr.replicas < p.hpa.Status.CurrentReplicas:
+		action = monitor.ActionLabelScaleDown
 	}
-	return best, invalid
+	p.c.opts.Monitor.ObserveMetricComputationResult(action, errorLabel, took, sourceType)
 }
 
 // targetSelector parses the selector of the target's pods and refuses one
