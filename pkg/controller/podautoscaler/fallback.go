@@ -16,37 +16,34 @@ func (p *pass) fallbackEnabled(src *v2.ExternalMetricSource) bool {
 }
 
 // applyFallback lets the fallback rules of package fallback decide what an
-// External metric's computation means. A metric in fallback keeps the
-// reason and cause of its failure, which are still reported.
-func (p *pass) applyFallback(src *v2.ExternalMetricSource, pr proposal) proposal {
-	previous := fallback.Find(p.original.CurrentMetrics, src.Metric)
+// External metric's computation means, and returns the deadline at which
+// its fallback comes due, if any. A metric in fallback keeps the reason and
+// cause of its failure, which are still reported.
+func (p *pass) applyFallback(src *v2.ExternalMetricSource, pr proposal) (proposal, time.Time) {
+	previous := fallback.Find(p.hpa.Status.CurrentMetrics, src.Metric)
 	d := fallback.Decide(previous, src, p.now.Time, fallback.Computed{Status: pr.status, Err: pr.err})
 	pr.status = d.Status
 	switch d.Outcome {
-	case fallback.Failing:
-		p.wakeAt = earliest(p.wakeAt, d.WakeAt)
 	case fallback.NotCounted:
 		pr.note = fallback.NotCountedNote
 	case fallback.Active:
 		p.logger.V(2).Info("External metric in fallback", "metric", src.Metric.Name,
 			"firstFailureTime", d.Status.External.FirstFailureTime.Time, "replicas", d.Replicas, "cause", pr.err)
 		return proposal{replicas: d.Replicas, name: d.Name, timestamp: p.now.Time, status: d.Status, fallback: true,
-			reason: pr.reason, cause: pr.cause}
+			reason: pr.reason, cause: pr.cause}, time.Time{}
 	}
-	return pr
+	return pr, d.WakeAt
 }
 
-// keepFallbackHistory carries the fallback state of the External metrics
-// through a pass that asks no metric (fallback.Carry). The condition
-// follows the entries kept.
-func (p *pass) keepFallbackHistory() {
+// keepFallbackHistory returns the fallback state of the External metrics
+// that a pass asking no metric carries over (fallback.Carry), and the
+// condition that follows from it.
+func (p *pass) keepFallbackHistory() ([]v2.MetricStatus, conditionEdit) {
 	if !p.c.opts.Gates.Enabled(features.HPAExternalMetricFallback) {
-		removeCondition(p.hpa, v2.ExternalMetricFallbackActive)
-		return
+		return nil, remove(v2.ExternalMetricFallbackActive)
 	}
-	kept, active := fallback.Carry(p.hpa.Spec.Metrics, p.original.CurrentMetrics)
-	p.metricStatuses = append(p.metricStatuses, kept...)
-	p.recordFallbackCondition(active)
+	kept, active := fallback.Carry(p.hpa.Spec.Metrics, p.hpa.Status.CurrentMetrics)
+	return kept, p.fallbackCondition(active)
 }
 
 // activeFallbacks names the metrics whose proposal is their fallback.
@@ -60,21 +57,20 @@ func activeFallbacks(proposals []proposal) []string {
 	return active
 }
 
-// recordFallbackCondition sets ExternalMetricFallbackActive for the
-// metrics named active. HPAs without a fallback, or with the gate off,
-// carry no such condition, so nothing stale is left for a later re-enable.
-func (p *pass) recordFallbackCondition(active []string) {
+// fallbackCondition is ExternalMetricFallbackActive for the metrics named
+// active. HPAs without a fallback, or with the gate off, carry no such
+// condition, so nothing stale is left for a later re-enable.
+func (p *pass) fallbackCondition(active []string) conditionEdit {
 	if !p.c.opts.Gates.Enabled(features.HPAExternalMetricFallback) || !hasFallback(p.hpa) {
-		removeCondition(p.hpa, v2.ExternalMetricFallbackActive)
-		return
+		return remove(v2.ExternalMetricFallbackActive)
 	}
-	p.setCondition(condition(fallback.Condition(active)))
+	return set(condition(fallback.Condition(active)))
 }
 
 // emitFallbackTransitions records the events of the fallback transitions
-// that the status just written stores (fallback.Transitions).
-func (p *pass) emitFallbackTransitions() {
-	for _, e := range fallback.Transitions(p.hpa.Spec.Metrics, p.original.CurrentMetrics, p.hpa.Status.CurrentMetrics) {
+// between the status stored before (before) and the one just written.
+func (p *pass) emitFallbackTransitions(before []v2.MetricStatus) {
+	for _, e := range fallback.Transitions(p.hpa.Spec.Metrics, before, p.hpa.Status.CurrentMetrics) {
 		p.event(corev1.EventTypeNormal, e.Reason, "%s", e.Message)
 	}
 }
@@ -88,7 +84,11 @@ func hasFallback(hpa *v2.HorizontalPodAutoscaler) bool {
 	return false
 }
 
+// earliest is the earlier of two deadlines, a zero time meaning none.
 func earliest(current, candidate time.Time) time.Time {
+	if candidate.IsZero() {
+		return current
+	}
 	if current.IsZero() || candidate.Before(current) {
 		return candidate
 	}

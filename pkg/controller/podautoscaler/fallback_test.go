@@ -157,8 +157,8 @@ func TestFallbackLifecycle(t *testing.T) {
 	h.assertUpdates(10)
 }
 
-// passWakeAt runs the steps of a pass up to the metrics, as reconcile
-// does, and returns the wake-up the pass asked for.
+// passWakeAt decides a pass (without recording it) and returns the
+// wake-up its outcome asks for.
 func (h *harness) passWakeAt() time.Time {
 	h.t.Helper()
 	shared, ok, _ := h.source.Get(testNamespace, testHPAName)
@@ -166,16 +166,10 @@ func (h *harness) passWakeAt() time.Time {
 		h.t.Fatal("HPA not found")
 	}
 	p := h.c.newPass(h.ctx, h.source, shared, h.key(testHPAName))
-	if err := p.checkSpec(); err != nil {
-		h.t.Fatalf("checkSpec: %v", err)
+	if out, valid := p.checkSpec(); !valid {
+		h.t.Fatalf("checkSpec: %v", out.err)
 	}
-	if err := p.readScale(); err != nil {
-		h.t.Fatalf("readScale: %v", err)
-	}
-	if p.chooseStartingPoint() {
-		_, _ = p.computeFromMetrics()
-	}
-	return p.wakeAt
+	return p.decide().wakeAt
 }
 
 // TestFallbackDeadline pins "due when now - firstFailureTime >=

@@ -475,8 +475,7 @@ func TestLoopEarlyReconcile(t *testing.T) {
 			q := recordQueue(h)
 			q.calls = nil
 			p := h.c.newPass(h.ctx, h.source, h.hpa(testHPAName), h.key(testHPAName))
-			p.wakeAt = tc.wakeAt
-			p.scheduleWake()
+			p.scheduleWake(tc.wakeAt)
 			if got := q.recorded(); !sameStrings(got, tc.want) {
 				t.Errorf("queue calls = %v, want %v", got, tc.want)
 			}

@@ -545,18 +545,7 @@ func passSkippingSpecCheck(mutate func(*v2.HorizontalPodAutoscaler)) func(h *har
 	return func(h *harness) error {
 		p := h.c.newPass(h.ctx, h.source, h.hpa(testHPAName), h.key(testHPAName))
 		mutate(p.hpa)
-		if err := p.readScale(); err != nil {
-			return err
-		}
-		if fatal, err := p.computeFromMetrics(); fatal || err != nil {
-			return err
-		}
-		p.normalize()
-		if err := p.applyScale(); err != nil {
-			return err
-		}
-		p.finishStatus()
-		return p.writeStatus()
+		return p.record(p.decide())
 	}
 }
 
