@@ -61,10 +61,10 @@ func activeFallbacks(proposals []proposal) []string {
 // active. HPAs without a fallback, or with the gate off, carry no such
 // condition, so nothing stale is left for a later re-enable.
 func (p *pass) fallbackCondition(active []string) conditionEdit {
-	if !p.c.opts.Gates.Enabled(features.HPAExternalMetricFallback) || !hasFallback(p.hpa) {
+	if !p.c.opts.Gates.Enabled(features.HPAExternalMetricFallback) || !p.hpa.Spec.HasFallback() {
 		return remove(v2.ExternalMetricFallbackActive)
 	}
-	return set(condition(fallback.Condition(active)))
+	return set(fallback.Condition(active))
 }
 
 // emitFallbackTransitions records the events of the fallback transitions
@@ -73,24 +73,4 @@ func (p *pass) emitFallbackTransitions(before []v2.MetricStatus) {
 	for _, e := range fallback.Transitions(p.hpa.Spec.Metrics, before, p.hpa.Status.CurrentMetrics) {
 		p.event(corev1.EventTypeNormal, e.Reason, "%s", e.Message)
 	}
-}
-
-func hasFallback(hpa *v2.HorizontalPodAutoscaler) bool {
-	for _, m := range hpa.Spec.Metrics {
-		if m.External != nil && m.External.Fallback != nil {
-			return true
-		}
-	}
-	return false
-}
-
-// earliest is the earlier of two deadlines, a zero time meaning none.
-func earliest(current, candidate time.Time) time.Time {
-	if candidate.IsZero() {
-		return current
-	}
-	if current.IsZero() || candidate.Before(current) {
-		return candidate
-	}
-	return current
 }

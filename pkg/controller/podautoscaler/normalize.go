@@ -18,7 +18,7 @@ func (p *pass) normalize(tgt target, rec plan) (plan, []conditionEdit) {
 	})
 	conds := make([]conditionEdit, len(result.Conditions))
 	for i, c := range result.Conditions {
-		conds[i] = set(condition(c))
+		conds[i] = set(c)
 	}
 	return p.raiseFromZeroToMin(tgt.current, plan{desired: result.Replicas, reason: rec.reason}), conds
 }

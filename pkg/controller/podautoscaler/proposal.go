@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	v2 "github.com/kube-hpa/kube-hpa/api/autoscaling/v2"
+	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/behavior"
 )
 
 // proposal is what one metric asks for.
@@ -51,7 +52,7 @@ func wrapf(format string, args ...any) func(error) error {
 
 // failure is the ScalingActive=False condition that explains an invalid
 // metric.
-func (pr proposal) failure() condition {
+func (pr proposal) failure() behavior.Condition {
 	c := newCondition(autoscalingv2.ScalingActive, corev1.ConditionFalse, pr.reason,
 		"the HPA was unable to compute the replica count: %v", pr.cause)
 	c.Message += pr.note

@@ -115,7 +115,10 @@ func (p *pass) proposeAll(tgt target, selector labels.Selector) ([]proposal, tim
 		if src := metrics[i].External; src != nil && p.fallbackEnabled(src) {
 			var due time.Time
 			pr, due = p.applyFallback(src, pr)
-			wakeAt = earliest(wakeAt, due)
+			// The pass wakes at the first deadline; a zero due is none.
+			if !due.IsZero() && (wakeAt.IsZero() || due.Before(wakeAt)) {
+				wakeAt = due
+			}
 		}
 		p.observeMetric(pr, metrics[i].Type, p.c.opts.Clock.Since(start))
 		out[i] = pr

@@ -12,6 +12,7 @@ import (
 	"k8s.io/client-go/util/retry"
 
 	v2 "github.com/kube-hpa/kube-hpa/api/autoscaling/v2"
+	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/behavior"
 	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/monitor"
 )
 
@@ -43,7 +44,7 @@ func (p *pass) readTarget() (target, *outcome) {
 }
 
 // succeededGetScale is the condition of a pass that read the target's scale.
-func succeededGetScale() condition {
+func succeededGetScale() behavior.Condition {
 	return newCondition(autoscalingv2.AbleToScale, corev1.ConditionTrue, "SucceededGetScale",
 		"the HPA controller was able to get the target's current scale")
 }

@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	v2 "github.com/kube-hpa/kube-hpa/api/autoscaling/v2"
+	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/behavior"
 	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/monitor"
 )
 
@@ -41,14 +42,14 @@ type outcome struct {
 
 // conditionEdit sets cond, or with remove drops the condition of its type.
 type conditionEdit struct {
-	cond   condition
+	cond   behavior.Condition
 	remove bool
 }
 
-func set(c condition) conditionEdit { return conditionEdit{cond: c} }
+func set(c behavior.Condition) conditionEdit { return conditionEdit{cond: c} }
 
 func remove(t autoscalingv2.HorizontalPodAutoscalerConditionType) conditionEdit {
-	return conditionEdit{cond: condition{Type: t}, remove: true}
+	return conditionEdit{cond: behavior.Condition{Type: t}, remove: true}
 }
 
 // writeStatus records out in the HPA's status and writes it when it
@@ -87,23 +88,14 @@ func (p *pass) writeStatus(out outcome) error {
 	return nil
 }
 
-// condition is a condition to set, without its transition time: the time
-// is stamped when it is applied, and only when the status changes.
-type condition struct {
-	Type    autoscalingv2.HorizontalPodAutoscalerConditionType
-	Status  corev1.ConditionStatus
-	Reason  string
-	Message string
-}
-
-func newCondition(t autoscalingv2.HorizontalPodAutoscalerConditionType, status corev1.ConditionStatus, reason, format string, args ...any) condition {
-	return condition{Type: t, Status: status, Reason: reason, Message: fmt.Sprintf(format, args...)}
+func newCondition(t autoscalingv2.HorizontalPodAutoscalerConditionType, status corev1.ConditionStatus, reason, format string, args ...any) behavior.Condition {
+	return behavior.Condition{Type: t, Status: status, Reason: reason, Message: fmt.Sprintf(format, args...)}
 }
 
 // setCondition adds or replaces the condition of cond's type. The
 // transition time moves only when the status flips, so that a condition
 // that keeps its status keeps the time it started.
-func setCondition(st *v2.HorizontalPodAutoscalerStatus, cond condition, now metav1.Time) {
+func setCondition(st *v2.HorizontalPodAutoscalerStatus, cond behavior.Condition, now metav1.Time) {
 	conds := st.Conditions
 	for i := range conds {
 		if conds[i].Type != cond.Type {

@@ -5,6 +5,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	v2 "github.com/kube-hpa/kube-hpa/api/autoscaling/v2"
+	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/behavior"
 	"github.com/kube-hpa/kube-hpa/pkg/features"
 )
 
@@ -40,16 +41,7 @@ func (p *pass) scaledToZeroByUs() bool {
 }
 
 func (p *pass) mayScaleFromZero() bool {
-	return p.scaledToZeroByUs() && (*p.hpa.Spec.MinReplicas != 0 || hasObjectOrExternalMetric(p.hpa))
-}
-
-func hasObjectOrExternalMetric(hpa *v2.HorizontalPodAutoscaler) bool {
-	for _, m := range hpa.Spec.Metrics {
-		if m.Type == autoscalingv2.ObjectMetricSourceType || m.Type == autoscalingv2.ExternalMetricSourceType {
-			return true
-		}
-	}
-	return false
+	return p.scaledToZeroByUs() && (*p.hpa.Spec.MinReplicas != 0 || p.hpa.Spec.HasObjectOrExternalMetric())
 }
 
 // forgetOwnZero clears ScaledToZero once the target is seen above zero.
@@ -64,7 +56,7 @@ func (p *pass) forgetOwnZero(current int32) []conditionEdit {
 	return nil
 }
 
-func notScaledToZero() condition {
+func notScaledToZero() behavior.Condition {
 	return newCondition(v2.ScaledToZero, corev1.ConditionFalse, "NotScaledToZero",
 		"the HPA controller did not scale the workload to zero")
 }
@@ -76,7 +68,7 @@ func (p *pass) recordScaledToZero(current, desired int32) conditionEdit {
 	if !p.c.opts.Gates.Enabled(features.HPAScaleToZero) {
 		return remove(v2.ScaledToZero)
 	}
-	if current > 0 && desired == 0 && *p.hpa.Spec.MinReplicas == 0 && hasObjectOrExternalMetric(p.hpa) {
+	if current > 0 && desired == 0 && *p.hpa.Spec.MinReplicas == 0 && p.hpa.Spec.HasObjectOrExternalMetric() {
 		return set(newCondition(v2.ScaledToZero, corev1.ConditionTrue, "ScaledToZero",
 			"the HPA controller scaled the workload to zero"))
 	}
