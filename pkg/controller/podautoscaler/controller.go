@@ -188,6 +188,18 @@ func (c *Controller) Run(ctx context.Context, workers int) {
 	<-ctx.Done()
 }
 
+// HasSynced reports whether every cache the controller reads (the pods and
+// each source's HPAs) has synced: what Run waits for before its workers
+// start, so a readiness check can ask the controller instead of its caches.
+func (c *Controller) HasSynced() bool {
+	for _, synced := range c.synced {
+		if !synced() {
+			return false
+		}
+	}
+	return true
+}
+
 // onAdd queues an HPA for its next period. Like upstream, a new or changed
 // HPA waits for the sync period rather than jumping the queue, so that a
 // burst of edits cannot make the controller scale faster than its period.

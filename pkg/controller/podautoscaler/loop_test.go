@@ -528,6 +528,24 @@ func withRunnableInformers(t *testing.T, h *harness) (*watch.RaceFreeFakeWatcher
 	}
 }
 
+func TestHasSynced(t *testing.T) {
+	h := newHarness(t, nil, harnessOptions{})
+	_, start := withRunnableInformers(t, h)
+	if h.c.HasSynced() {
+		t.Fatal("HasSynced = true before any informer ran")
+	}
+	ctx, cancel := context.WithCancel(h.ctx)
+	defer cancel()
+	start(ctx)
+	deadline := time.Now().Add(5 * time.Second)
+	for !h.c.HasSynced() {
+		if time.Now().After(deadline) {
+			t.Fatal("HasSynced never became true once the informers ran")
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
 func TestLoopRun(t *testing.T) {
 	t.Run("Run reconciles an HPA the informer delivers, one period after it appears", func(t *testing.T) {
 		h := newHarness(t, nil, harnessOptions{})
