@@ -62,7 +62,6 @@ func runControllers(ctx context.Context, cfg *config.Config, c *clients, registr
 		MetricsClient:                metrics.NewSharedExternal(metricsClient, sharingWindow(cfg.HPA), realClock),
 		EventRecorder:                recorder,
 		Monitor:                      monitor.New(registry),
-		QueueMetrics:                 monitor.NewQueueMetrics(registry),
 		Clock:                        realClock,
 		Gates:                        cfg.FeatureGates,
 		SyncPeriod:                   cfg.HPA.SyncPeriod,

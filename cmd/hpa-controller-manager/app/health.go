@@ -41,6 +41,6 @@ func healthMux(h *healthState, registry metrics.KubeRegistry) *http.ServeMux {
 		}
 		_, _ = w.Write([]byte("ok"))
 	})
-	mux.Handle("/metrics", metrics.HandlerFor(registry, metrics.HandlerOpts{}))
+	mux.Handle("/metrics", metrics.HandlerFor(metricsGatherer(registry), metrics.HandlerOpts{}))
 	return mux
 }

@@ -62,8 +62,8 @@ type Options struct {
 	Clock         clock.WithTicker
 	Gates         featuregate.FeatureGate
 	// QueueMetrics, if set, provides the workqueue_* metrics of the
-	// controller's queue (see monitor.NewQueueMetrics); nil means none
-	// (client-go's global provider, which nothing here sets).
+	// controller's queue; nil means client-go's global provider, which
+	// the binary sets to component-base's, as kube-controller-manager does.
 	QueueMetrics workqueue.MetricsProvider
 
 	// SyncPeriod is how often each HPA is reconciled
