@@ -42,7 +42,7 @@ func (p *pass) recommend(tgt target) recommendation {
 	proposals, wakeAt := p.proposeAll(tgt, selector)
 	rec := recommendation{
 		statuses: make([]v2.MetricStatus, len(proposals)),
-		conds:    []conditionEdit{p.fallbackCondition(activeFallbacks(proposals))},
+		conds:    append(make([]conditionEdit, 0, 2), p.fallbackCondition(activeFallbacks(proposals))),
 		wakeAt:   wakeAt,
 	}
 	for i := range proposals {

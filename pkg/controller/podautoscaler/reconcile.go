@@ -71,7 +71,10 @@ func (p *pass) decide() outcome {
 		return *unreadable
 	}
 	start := p.startingPoint(tgt)
-	conds := append([]conditionEdit{set(succeededGetScale())}, start.conds...)
+	// Room for every condition a pass may set, so that the steps' changes
+	// are gathered without regrowing.
+	conds := make([]conditionEdit, 0, 8)
+	conds = append(append(conds, set(succeededGetScale())), start.conds...)
 	if !start.needsMetrics {
 		return p.apply(tgt, start.plan, conds, start.metrics, nil)
 	}
