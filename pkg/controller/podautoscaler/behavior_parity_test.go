@@ -21,7 +21,7 @@ var (
 		"the desired replica count is more than the maximum replica count")
 	condTooFewReplicas = condLimited("TooFewReplicas",
 		"the desired replica count is less than the minimum replica count")
-	condScaleUpStabilized = parityCond{autoscalingv2.AbleToScale, corev1.ConditionTrue, "ScaleUpStabilized",
+	condScaleUpStabilized = wantCond{autoscalingv2.AbleToScale, corev1.ConditionTrue, "ScaleUpStabilized",
 		"recent recommendations were lower than current one, applying the lowest recent recommendation"}
 )
 
@@ -43,12 +43,12 @@ func behaviorOf(up, down *autoscalingv2.HPAScalingRules) func(*v2.HorizontalPodA
 
 // limitedPass is the outcome of one pass from 3 replicas whose
 // recommendation the limits changed to n.
-func limitedPass(n int32, reason string, limit parityCond, utilization int32) parityOutcome {
+func limitedPass(n int32, reason string, limit wantCond, utilization int32) parityOutcome {
 	o := parityOutcome{
 		updates: []int32{n},
 		current: 3, desired: n,
 		metrics:         []v2.MetricStatus{cpuUtilizationStatus(utilization, int64(utilization))},
-		conditions:      []parityCond{condRescaled(n), condValidMetric(cpuUtilizationName), limit, condNotScaledToZero},
+		conditions:      []wantCond{condRescaled(n), condValidMetric(cpuUtilizationName), limit, condNotScaledToZero},
 		events:          []string{rescaleEvent(n, reason)},
 		reconciliations: []string{"scale_up/none"},
 		computations:    []string{"none/none/Resource"},
@@ -70,11 +70,11 @@ func TestParityBehavior(t *testing.T) {
 	hot := threeReplicas(storedReplicas(3), cpuUsage(333, 333, 333))
 	cold := threeReplicas(storedReplicas(3), cpuUsage(10, 10, 10))
 
-	heldDown := func(able, limit parityCond) parityOutcome {
+	heldDown := func(able, limit wantCond) parityOutcome {
 		return parityOutcome{
 			current: 3, desired: 3,
 			metrics:         []v2.MetricStatus{cpuUtilizationStatus(10, 10)},
-			conditions:      []parityCond{able, condValidMetric(cpuUtilizationName), limit},
+			conditions:      []wantCond{able, condValidMetric(cpuUtilizationName), limit},
 			reconciliations: []string{"none/none"},
 			computations:    []string{"scale_down/none/Resource"},
 			statusWrites:    1,
@@ -98,7 +98,7 @@ func TestParityBehavior(t *testing.T) {
 				updates: []int32{1},
 				current: 3, desired: 1,
 				metrics:         []v2.MetricStatus{cpuUtilizationStatus(10, 10)},
-				conditions:      []parityCond{condRescaled(1), condValidMetric(cpuUtilizationName), condWithinRange, condNotScaledToZero},
+				conditions:      []wantCond{condRescaled(1), condValidMetric(cpuUtilizationName), condWithinRange, condNotScaledToZero},
 				events:          []string{rescaleEvent(1, "All metrics below target")},
 				reconciliations: []string{"none/none", "none/none", "none/none", "none/none", "none/none", "scale_down/none"},
 				computations: []string{"scale_down/none/Resource", "scale_down/none/Resource", "scale_down/none/Resource",
@@ -134,7 +134,7 @@ func TestParityBehavior(t *testing.T) {
 				updates: []int32{4},
 				current: 1, desired: 4,
 				metrics:         []v2.MetricStatus{cpuUtilizationStatus(500, 500)},
-				conditions:      []parityCond{condRescaled(4), condValidMetric(cpuUtilizationName), condScaleUpLimit, condNotScaledToZero},
+				conditions:      []wantCond{condRescaled(4), condValidMetric(cpuUtilizationName), condScaleUpLimit, condNotScaledToZero},
 				events:          []string{rescaleEvent(4, cpuUp)},
 				reconciliations: []string{"scale_up/none"},
 				computations:    []string{"scale_up/none/Resource"},
@@ -180,7 +180,7 @@ func TestParityBehavior(t *testing.T) {
 				updates: []int32{5, 7},
 				current: 5, desired: 7,
 				metrics:         []v2.MetricStatus{cpuUtilizationStatus(333, 333)},
-				conditions:      []parityCond{condRescaled(7), condValidMetric(cpuUtilizationName), condScaleUpLimit, condNotScaledToZero},
+				conditions:      []wantCond{condRescaled(7), condValidMetric(cpuUtilizationName), condScaleUpLimit, condNotScaledToZero},
 				events:          []string{rescaleEvent(5, cpuUp), rescaleEvent(7, cpuUp)},
 				reconciliations: []string{"scale_up/none", "none/none", "scale_up/none"},
 				computations:    []string{"scale_up/none/Resource", "scale_up/none/Resource", "scale_up/none/Resource"},
@@ -225,7 +225,7 @@ func TestParityBehavior(t *testing.T) {
 			want: parityOutcome{
 				current: 3, desired: 3,
 				metrics:         []v2.MetricStatus{cpuUtilizationStatus(333, 333)},
-				conditions:      []parityCond{condReadyForNewScale, condValidMetric(cpuUtilizationName), condScaleUpLimit},
+				conditions:      []wantCond{condReadyForNewScale, condValidMetric(cpuUtilizationName), condScaleUpLimit},
 				reconciliations: []string{"none/none"},
 				computations:    []string{"scale_up/none/Resource"},
 				statusWrites:    1,
@@ -252,7 +252,7 @@ func TestParityBehavior(t *testing.T) {
 			want: parityOutcome{
 				current: 3, desired: 3,
 				metrics:         []v2.MetricStatus{cpuUtilizationStatus(333, 333)},
-				conditions:      []parityCond{condScaleUpStabilized, condValidMetric(cpuUtilizationName), condWithinRange},
+				conditions:      []wantCond{condScaleUpStabilized, condValidMetric(cpuUtilizationName), condWithinRange},
 				reconciliations: []string{"none/none"},
 				computations:    []string{"scale_up/none/Resource"},
 				statusWrites:    1,
@@ -275,7 +275,7 @@ func TestParityBehavior(t *testing.T) {
 				updates: []int32{6},
 				current: 6, desired: 6,
 				metrics:         []v2.MetricStatus{cpuUtilizationStatus(50, 50)},
-				conditions:      []parityCond{condReadyForNewScale, condValidMetric(cpuUtilizationName), condWithinRange, condNotScaledToZero},
+				conditions:      []wantCond{condReadyForNewScale, condValidMetric(cpuUtilizationName), condWithinRange, condNotScaledToZero},
 				events:          []string{rescaleEvent(6, cpuUp)},
 				reconciliations: []string{"scale_up/none", "none/none"},
 				computations:    []string{"scale_up/none/Resource", "scale_up/none/Resource"},

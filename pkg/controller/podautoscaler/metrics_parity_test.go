@@ -45,7 +45,7 @@ func scaledUpFromThree(n int32, metric string, computations []string, statuses .
 		updates: []int32{n},
 		current: 3, desired: n,
 		metrics: statuses,
-		conditions: []parityCond{
+		conditions: []wantCond{
 			condRescaled(n), condValidMetric(metric), condWithinRange, condNotScaledToZero,
 		},
 		events:          []string{rescaleEvent(n, metric+" above target")},
@@ -63,7 +63,7 @@ func onlyMetricFailed(metricType autoscalingv2.MetricSourceType, reason, cause, 
 		err:     metricsFailureMsg(1, 1, err),
 		current: 3, desired: 3,
 		metrics: []v2.MetricStatus{{}},
-		conditions: []parityCond{
+		conditions: []wantCond{
 			condGotScale, condUnableToCompute(reason, cause),
 		},
 		events: []string{
@@ -103,7 +103,7 @@ func TestParityMetricTypes(t *testing.T) {
 				updates: []int32{2},
 				current: 3, desired: 2,
 				metrics:         []v2.MetricStatus{cpuUtilizationStatus(20, 20)},
-				conditions:      []parityCond{condRescaled(2), condValidMetric(cpuUtilizationName), condWithinRange, condNotScaledToZero},
+				conditions:      []wantCond{condRescaled(2), condValidMetric(cpuUtilizationName), condWithinRange, condNotScaledToZero},
 				events:          []string{rescaleEvent(2, "All metrics below target")},
 				reconciliations: []string{"scale_down/none"},
 				computations:    []string{"scale_down/none/Resource"},
@@ -255,7 +255,7 @@ func TestParityInvalidMetrics(t *testing.T) {
 				updates: []int32{6},
 				current: 3, desired: 6,
 				metrics:    []v2.MetricStatus{{}, podsMetricStatus("qps", 20000)},
-				conditions: []parityCond{condRescaled(6), condValidMetric(podsMetricName), condWithinRange, condNotScaledToZero},
+				conditions: []wantCond{condRescaled(6), condValidMetric(podsMetricName), condWithinRange, condNotScaledToZero},
 				events: []string{
 					"Warning FailedGetResourceMetric " + cpuCause,
 					rescaleEvent(6, podsMetricName+" above target"),
@@ -275,7 +275,7 @@ func TestParityInvalidMetrics(t *testing.T) {
 				err:     metricsFailureMsg(1, 2, cpuChain),
 				current: 3, desired: 3,
 				metrics:    []v2.MetricStatus{{}, podsMetricStatus("qps", 2000)},
-				conditions: []parityCond{condGotScale, condUnableToCompute("FailedGetResourceMetric", cpuCause)},
+				conditions: []wantCond{condGotScale, condUnableToCompute("FailedGetResourceMetric", cpuCause)},
 				events: []string{
 					"Warning FailedGetResourceMetric " + cpuCause,
 					"Warning FailedComputeMetricsReplicas " + invalidMetricsMsg(1, 2, cpuChain),
@@ -293,7 +293,7 @@ func TestParityInvalidMetrics(t *testing.T) {
 				err:     invalidMetricsMsg(1, 2, cpuChain),
 				current: 3, desired: 3,
 				metrics:         []v2.MetricStatus{{}, podsMetricStatus("qps", 10000)},
-				conditions:      []parityCond{condReadyForNewScale, condValidMetric(podsMetricName), condWithinRange},
+				conditions:      []wantCond{condReadyForNewScale, condValidMetric(podsMetricName), condWithinRange},
 				events:          []string{"Warning FailedGetResourceMetric " + cpuCause},
 				reconciliations: []string{"none/internal"},
 				computations:    []string{"none/internal/Resource", "none/none/Pods"},
@@ -309,7 +309,7 @@ func TestParityInvalidMetrics(t *testing.T) {
 				err:     metricsFailureMsg(2, 2, "failed to get queue external metric value: failed to get external metric queue: "+externalCause),
 				current: 3, desired: 2,
 				metrics:    []v2.MetricStatus{{}, {}},
-				conditions: []parityCond{condGotScale, condUnableToCompute("FailedGetExternalMetric", externalCause)},
+				conditions: []wantCond{condGotScale, condUnableToCompute("FailedGetExternalMetric", externalCause)},
 				events: []string{
 					"Warning FailedGetExternalMetric " + externalCause,
 					"Warning FailedGetExternalMetric " + externalAuxCause,
@@ -402,7 +402,7 @@ func TestParityTolerance(t *testing.T) {
 		return parityOutcome{
 			current: 3, desired: 3,
 			metrics:         []v2.MetricStatus{cpuUtilizationStatus(utilization, usage)},
-			conditions:      []parityCond{condReadyForNewScale, condValidMetric(cpuUtilizationName), condWithinRange},
+			conditions:      []wantCond{condReadyForNewScale, condValidMetric(cpuUtilizationName), condWithinRange},
 			reconciliations: []string{"none/none"},
 			computations:    []string{"none/none/Resource"},
 			statusWrites:    1,
@@ -441,7 +441,7 @@ func TestParityTolerance(t *testing.T) {
 				updates: []int32{4},
 				current: 3, desired: 4,
 				metrics:         []v2.MetricStatus{cpuUtilizationStatus(53, 53)},
-				conditions:      []parityCond{condRescaled(4), condValidMetric(cpuUtilizationName), condWithinRange, condNotScaledToZero},
+				conditions:      []wantCond{condRescaled(4), condValidMetric(cpuUtilizationName), condWithinRange, condNotScaledToZero},
 				events:          []string{rescaleEvent(4, cpuUtilizationName+" above target")},
 				reconciliations: []string{"scale_up/none"},
 				computations:    []string{"scale_up/none/Resource"},

@@ -17,8 +17,8 @@ import (
 
 func TestParityScaleTarget(t *testing.T) {
 	cpuAt100 := threeReplicas(cpuUsage(100, 100, 100))
-	failedGetScale := func(cause string) parityCond {
-		return parityCond{autoscalingv2.AbleToScale, corev1.ConditionFalse, "FailedGetScale",
+	failedGetScale := func(cause string) wantCond {
+		return wantCond{autoscalingv2.AbleToScale, corev1.ConditionFalse, "FailedGetScale",
 			"the HPA controller was unable to get the target's current scale: " + cause}
 	}
 	runParity(t, []parityScenario{
@@ -31,7 +31,7 @@ func TestParityScaleTarget(t *testing.T) {
 			want: parityOutcome{
 				err:             "invalid API version in scale target reference: unexpected GroupVersion string: apps/v1/beta",
 				spec:            true,
-				conditions:      []parityCond{failedGetScale("unexpected GroupVersion string: apps/v1/beta")},
+				conditions:      []wantCond{failedGetScale("unexpected GroupVersion string: apps/v1/beta")},
 				events:          []string{"Warning FailedGetScale unexpected GroupVersion string: apps/v1/beta"},
 				reconciliations: []string{"none/spec"},
 				statusWrites:    1,
@@ -45,7 +45,7 @@ func TestParityScaleTarget(t *testing.T) {
 			setup: cpuAt100,
 			want: parityOutcome{
 				err:             `unable to determine resource for scale target reference: no matches for kind "Widget" in group "example.com"`,
-				conditions:      []parityCond{failedGetScale(`no matches for kind "Widget" in group "example.com"`)},
+				conditions:      []wantCond{failedGetScale(`no matches for kind "Widget" in group "example.com"`)},
 				events:          []string{`Warning FailedGetScale no matches for kind "Widget" in group "example.com"`},
 				reconciliations: []string{"none/internal"},
 				statusWrites:    1,
@@ -57,7 +57,7 @@ func TestParityScaleTarget(t *testing.T) {
 			setup: threeReplicas(cpuUsage(100, 100, 100), func(h *harness) { h.scales.getErr = errBoom }),
 			want: parityOutcome{
 				err:             "failed to query scale subresource for " + targetRef + ": adapter unavailable",
-				conditions:      []parityCond{failedGetScale("adapter unavailable")},
+				conditions:      []wantCond{failedGetScale("adapter unavailable")},
 				events:          []string{"Warning FailedGetScale adapter unavailable"},
 				reconciliations: []string{"none/internal"},
 				statusWrites:    1,
@@ -68,7 +68,7 @@ func TestParityScaleTarget(t *testing.T) {
 			hpa:  parityHPA(1, 10, cpuUtilization(50)),
 			want: parityOutcome{
 				err:             "failed to query scale subresource for " + targetRef + `: deployments.apps "web" not found`,
-				conditions:      []parityCond{failedGetScale(`deployments.apps "web" not found`)},
+				conditions:      []wantCond{failedGetScale(`deployments.apps "web" not found`)},
 				events:          []string{`Warning FailedGetScale deployments.apps "web" not found`},
 				reconciliations: []string{"none/internal"},
 				statusWrites:    1,
@@ -81,7 +81,7 @@ func TestParityScaleTarget(t *testing.T) {
 			want: parityOutcome{
 				updates: []int32{10},
 				current: 12, desired: 10,
-				conditions:      []parityCond{condRescaled(10), condNotScaledToZero},
+				conditions:      []wantCond{condRescaled(10), condNotScaledToZero},
 				events:          []string{rescaleEvent(10, "Current number of replicas above Spec.MaxReplicas")},
 				reconciliations: []string{"scale_down/none"},
 				statusWrites:    1,
@@ -96,7 +96,7 @@ func TestParityScaleTarget(t *testing.T) {
 			want: parityOutcome{
 				updates: []int32{2},
 				current: 1, desired: 2,
-				conditions:      []parityCond{condRescaled(2), condNotScaledToZero},
+				conditions:      []wantCond{condRescaled(2), condNotScaledToZero},
 				events:          []string{rescaleEvent(2, "Current number of replicas below Spec.MinReplicas")},
 				reconciliations: []string{"scale_up/none"},
 				statusWrites:    1,
@@ -135,7 +135,7 @@ func TestParityScaleTarget(t *testing.T) {
 				err:     "failed to rescale " + targetRef + ": adapter unavailable",
 				current: 3, desired: 2,
 				metrics: []v2.MetricStatus{cpuUtilizationStatus(100, 100)},
-				conditions: []parityCond{
+				conditions: []wantCond{
 					{autoscalingv2.AbleToScale, corev1.ConditionFalse, "FailedUpdateScale", "the HPA controller was unable to update the target scale: adapter unavailable"},
 					condValidMetric(cpuUtilizationName), condWithinRange,
 				},
@@ -153,7 +153,7 @@ func TestParityScaleTarget(t *testing.T) {
 				err:     "failed to rescale " + targetRef + `: Operation cannot be fulfilled on deployments.apps "web": the object has been modified`,
 				current: 3, desired: 3,
 				metrics: []v2.MetricStatus{cpuUtilizationStatus(100, 100)},
-				conditions: []parityCond{
+				conditions: []wantCond{
 					{autoscalingv2.AbleToScale, corev1.ConditionFalse, "FailedUpdateScale",
 						`the HPA controller was unable to update the target scale: Operation cannot be fulfilled on deployments.apps "web": the object has been modified`},
 					condValidMetric(cpuUtilizationName), condWithinRange,
@@ -185,7 +185,7 @@ func TestParitySelectors(t *testing.T) {
 		return parityOutcome{
 			err:     "failed to compute desired number of replicas based on listed metrics for " + targetRef + ": " + err,
 			current: 3, desired: 3,
-			conditions: []parityCond{
+			conditions: []wantCond{
 				condGotScale,
 				{autoscalingv2.ScalingActive, corev1.ConditionFalse, reason, condMessage},
 			},
@@ -200,7 +200,7 @@ func TestParitySelectors(t *testing.T) {
 	held := parityOutcome{
 		current: 3, desired: 3,
 		metrics:         []v2.MetricStatus{cpuUtilizationStatus(50, 50)},
-		conditions:      []parityCond{condReadyForNewScale, condValidMetric(cpuUtilizationName), condWithinRange},
+		conditions:      []wantCond{condReadyForNewScale, condValidMetric(cpuUtilizationName), condWithinRange},
 		reconciliations: []string{"none/none"},
 		computations:    []string{"none/none/Resource"},
 		statusWrites:    1,
@@ -310,7 +310,7 @@ func TestParityStatusWrites(t *testing.T) {
 		return parityOutcome{
 			current: 3, desired: 3,
 			metrics:         []v2.MetricStatus{cpuUtilizationStatus(50, 50)},
-			conditions:      []parityCond{condReadyForNewScale, condValidMetric(cpuUtilizationName), condWithinRange},
+			conditions:      []wantCond{condReadyForNewScale, condValidMetric(cpuUtilizationName), condWithinRange},
 			reconciliations: reconciliations,
 			computations:    computations,
 			statusWrites:    writes,
@@ -350,7 +350,7 @@ func TestParityStatusWrites(t *testing.T) {
 				updates: []int32{4},
 				current: 4, desired: 4,
 				metrics: []v2.MetricStatus{cpuUtilizationStatus(50, 50)},
-				conditions: []parityCond{condReadyForNewScale, condValidMetric(cpuUtilizationName), condWithinRange,
+				conditions: []wantCond{condReadyForNewScale, condValidMetric(cpuUtilizationName), condWithinRange,
 					condNotScaledToZero},
 				events:          []string{rescaleEvent(4, cpuUtilizationName+" above target")},
 				reconciliations: []string{"none/none", "none/none", "none/none", "scale_up/none", "none/none"},
@@ -404,7 +404,7 @@ func TestParityStatusWrites(t *testing.T) {
 				err:     metricsFailureMsg(1, 1, "failed to get cpu resource metric value: "+cpuCause),
 				current: 3, desired: 3,
 				metrics:    []v2.MetricStatus{{}},
-				conditions: []parityCond{condGotScale, condUnableToCompute("FailedGetResourceMetric", cpuCause), condWithinRange},
+				conditions: []wantCond{condGotScale, condUnableToCompute("FailedGetResourceMetric", cpuCause), condWithinRange},
 				events: []string{
 					"Warning FailedGetResourceMetric " + cpuCause,
 					"Warning FailedComputeMetricsReplicas " + invalidMetricsMsg(1, 1, "failed to get cpu resource metric value: "+cpuCause),
@@ -431,7 +431,7 @@ func TestParityStoredSpecs(t *testing.T) {
 		return parityOutcome{
 			err:  "invalid HPA spec: " + message,
 			spec: true,
-			conditions: []parityCond{{autoscalingv2.ScalingActive, corev1.ConditionFalse, "InvalidSpec",
+			conditions: []wantCond{{autoscalingv2.ScalingActive, corev1.ConditionFalse, "InvalidSpec",
 				"the HPA spec is invalid: " + message}},
 			events:          []string{"Warning InvalidSpec " + message},
 			reconciliations: []string{"none/spec"},
@@ -527,7 +527,7 @@ func TestParityRESTMappings(t *testing.T) {
 	failedGetScale := func(cause string) parityOutcome {
 		return parityOutcome{
 			err: "failed to query scale subresource for " + targetRef + ": " + cause,
-			conditions: []parityCond{{autoscalingv2.AbleToScale, corev1.ConditionFalse, "FailedGetScale",
+			conditions: []wantCond{{autoscalingv2.AbleToScale, corev1.ConditionFalse, "FailedGetScale",
 				"the HPA controller was unable to get the target's current scale: " + cause}},
 			events:          []string{"Warning FailedGetScale " + cause},
 			reconciliations: []string{"none/internal"},
