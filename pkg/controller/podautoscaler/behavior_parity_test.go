@@ -85,13 +85,13 @@ func TestParityBehavior(t *testing.T) {
 	runParity(t, []parityScenario{
 		{
 			name:  "legacy: a scale-down waits while the downscale window holds a higher recommendation",
-			hpa:   parityHPA(1, 10, cpuUtilization(50)),
+			hpa:   newHPA(1, 10, cpuUtilization(50)),
 			setup: cold,
 			want:  heldDown(condScaleDownStabilized, condWithinRange),
 		},
 		{
 			name:  "legacy: a scale-down happens once the downscale window has passed",
-			hpa:   parityHPA(1, 10, cpuUtilization(50)),
+			hpa:   newHPA(1, 10, cpuUtilization(50)),
 			setup: cold,
 			run:   passesEvery(6, time.Minute),
 			want: parityOutcome{
@@ -109,7 +109,7 @@ func TestParityBehavior(t *testing.T) {
 		},
 		{
 			name:  "legacy: the downscale stabilization flag sets the window",
-			hpa:   parityHPA(1, 10, cpuUtilization(50)),
+			hpa:   newHPA(1, 10, cpuUtilization(50)),
 			opts:  harnessOptions{downscaleStabilizationWindow: ptr.To(time.Minute)},
 			setup: cold,
 			run:   passesEvery(2, time.Minute),
@@ -122,13 +122,13 @@ func TestParityBehavior(t *testing.T) {
 		},
 		{
 			name:  "legacy: a scale-up goes at most to twice the current replicas",
-			hpa:   parityHPA(1, 30, cpuUtilization(50)),
+			hpa:   newHPA(1, 30, cpuUtilization(50)),
 			setup: hot,
 			want:  with(limitedPass(6, cpuUp, condScaleUpLimit, 333), func(o *parityOutcome) { o.computations = []string{"scale_up/none/Resource"} }),
 		},
 		{
 			name:  "legacy: a scale-up from one replica may go to four",
-			hpa:   parityHPA(1, 30, cpuUtilization(50)),
+			hpa:   newHPA(1, 30, cpuUtilization(50)),
 			setup: []func(*harness){atScale(1, 1), readyPods(1), storedReplicas(1), cpuUsage(500)},
 			want: parityOutcome{
 				updates: []int32{4},
@@ -144,26 +144,26 @@ func TestParityBehavior(t *testing.T) {
 		},
 		{
 			name:  "legacy: maxReplicas below the scale-up limit clamps with TooManyReplicas",
-			hpa:   parityHPA(1, 5, cpuUtilization(50)),
+			hpa:   newHPA(1, 5, cpuUtilization(50)),
 			setup: hot,
 			want:  with(limitedPass(5, cpuUp, condTooManyReplicas, 333), func(o *parityOutcome) { o.computations = []string{"scale_up/none/Resource"} }),
 		},
 		{
 			name:  "legacy: minReplicas clamps a scale-down with TooFewReplicas",
-			hpa:   parityHPA(2, 10, cpuUtilization(50)),
+			hpa:   newHPA(2, 10, cpuUtilization(50)),
 			opts:  noDownscaleStabilizationWindow,
 			setup: cold,
 			want:  with(limitedPass(2, "All metrics below target", condTooFewReplicas, 10), func(o *parityOutcome) { o.computations = []string{"scale_down/none/Resource"} }),
 		},
 		{
 			name:  "behavior: a Pods policy limits a jump with ScaleUpLimit",
-			hpa:   parityHPAWith(1, 30, behaviorOf(rules(nil, nil, podsPolicy(2, 60)), nil), cpuUtilization(50)),
+			hpa:   edited(newHPA(1, 30, cpuUtilization(50)), behaviorOf(rules(nil, nil, podsPolicy(2, 60)), nil)),
 			setup: hot,
 			want:  with(limitedPass(5, cpuUp, condScaleUpLimit, 333), func(o *parityOutcome) { o.computations = []string{"scale_up/none/Resource"} }),
 		},
 		{
 			name:  "behavior: a Pods policy counts the period's earlier scale-ups",
-			hpa:   parityHPAWith(1, 30, behaviorOf(rules(nil, nil, podsPolicy(2, 60)), nil), cpuUtilization(50)),
+			hpa:   edited(newHPA(1, 30, cpuUtilization(50)), behaviorOf(rules(nil, nil, podsPolicy(2, 60)), nil)),
 			setup: hot,
 			run: func(h *harness) error {
 				for _, step := range []time.Duration{0, 15 * time.Second, 45 * time.Second} {
@@ -190,37 +190,37 @@ func TestParityBehavior(t *testing.T) {
 		},
 		{
 			name:  "behavior: a Percent policy limits a jump to a share of the current replicas",
-			hpa:   parityHPAWith(1, 30, behaviorOf(rules(nil, nil, percentPolicy(50, 60)), nil), cpuUtilization(50)),
+			hpa:   edited(newHPA(1, 30, cpuUtilization(50)), behaviorOf(rules(nil, nil, percentPolicy(50, 60)), nil)),
 			setup: hot,
 			want:  with(limitedPass(5, cpuUp, condScaleUpLimit, 333), func(o *parityOutcome) { o.computations = []string{"scale_up/none/Resource"} }),
 		},
 		{
 			name:  "behavior: selectPolicy Min keeps the policy allowing the smallest change",
-			hpa:   parityHPAWith(1, 30, behaviorOf(rules(nil, minPolicy, podsPolicy(1, 60), percentPolicy(100, 60)), nil), cpuUtilization(50)),
+			hpa:   edited(newHPA(1, 30, cpuUtilization(50)), behaviorOf(rules(nil, minPolicy, podsPolicy(1, 60), percentPolicy(100, 60)), nil)),
 			setup: hot,
 			want:  with(limitedPass(4, cpuUp, condScaleUpLimit, 333), func(o *parityOutcome) { o.computations = []string{"scale_up/none/Resource"} }),
 		},
 		{
 			name:  "behavior: the default scale-up rules allow the larger of +4 pods and +100%",
-			hpa:   parityHPAWith(1, 30, behaviorOf(nil, nil), cpuUtilization(50)),
+			hpa:   edited(newHPA(1, 30, cpuUtilization(50)), behaviorOf(nil, nil)),
 			setup: hot,
 			want:  with(limitedPass(7, cpuUp, condScaleUpLimit, 333), func(o *parityOutcome) { o.computations = []string{"scale_up/none/Resource"} }),
 		},
 		{
 			name:  "behavior: maxReplicas below the rate limit clamps with TooManyReplicas",
-			hpa:   parityHPAWith(1, 5, behaviorOf(nil, nil), cpuUtilization(50)),
+			hpa:   edited(newHPA(1, 5, cpuUtilization(50)), behaviorOf(nil, nil)),
 			setup: hot,
 			want:  with(limitedPass(5, cpuUp, condTooManyReplicas, 333), func(o *parityOutcome) { o.computations = []string{"scale_up/none/Resource"} }),
 		},
 		{
 			name:  "behavior: selectPolicy Disabled forbids a scale-down",
-			hpa:   parityHPAWith(1, 10, behaviorOf(nil, rules(zero, disabled, podsPolicy(1, 60))), cpuUtilization(50)),
+			hpa:   edited(newHPA(1, 10, cpuUtilization(50)), behaviorOf(nil, rules(zero, disabled, podsPolicy(1, 60)))),
 			setup: cold,
 			want:  heldDown(condReadyForNewScale, condScaleDownLimit),
 		},
 		{
 			name:  "behavior: selectPolicy Disabled forbids a scale-up",
-			hpa:   parityHPAWith(1, 10, behaviorOf(rules(nil, disabled, podsPolicy(4, 60)), nil), cpuUtilization(50)),
+			hpa:   edited(newHPA(1, 10, cpuUtilization(50)), behaviorOf(rules(nil, disabled, podsPolicy(4, 60)), nil)),
 			setup: hot,
 			want: parityOutcome{
 				current: 3, desired: 3,
@@ -233,7 +233,7 @@ func TestParityBehavior(t *testing.T) {
 		},
 		{
 			name:  "behavior: a Pods policy limits a scale-down with ScaleDownLimit",
-			hpa:   parityHPAWith(1, 10, behaviorOf(nil, rules(zero, nil, podsPolicy(1, 60))), cpuUtilization(50)),
+			hpa:   edited(newHPA(1, 10, cpuUtilization(50)), behaviorOf(nil, rules(zero, nil, podsPolicy(1, 60)))),
 			setup: cold,
 			want: with(limitedPass(2, "All metrics below target", condScaleDownLimit, 10), func(o *parityOutcome) {
 				o.computations = []string{"scale_down/none/Resource"}
@@ -241,13 +241,13 @@ func TestParityBehavior(t *testing.T) {
 		},
 		{
 			name:  "behavior: an unset scale-down window takes the flag's and holds a scale-down",
-			hpa:   parityHPAWith(1, 10, behaviorOf(nil, rules(nil, nil, percentPolicy(100, 15))), cpuUtilization(50)),
+			hpa:   edited(newHPA(1, 10, cpuUtilization(50)), behaviorOf(nil, rules(nil, nil, percentPolicy(100, 15)))),
 			setup: cold,
 			want:  heldDown(condScaleDownStabilized, condWithinRange),
 		},
 		{
 			name:  "behavior: a scale-up stabilization window applies the lowest recent recommendation",
-			hpa:   parityHPAWith(1, 10, behaviorOf(rules(ptr.To[int32](60), nil), nil), cpuUtilization(50)),
+			hpa:   edited(newHPA(1, 10, cpuUtilization(50)), behaviorOf(rules(ptr.To[int32](60), nil), nil)),
 			setup: hot,
 			want: parityOutcome{
 				current: 3, desired: 3,
@@ -260,7 +260,7 @@ func TestParityBehavior(t *testing.T) {
 		},
 		{
 			name:  "lastScaleTime moves on a rescale only",
-			hpa:   parityHPA(1, 10, cpuUtilization(50)),
+			hpa:   newHPA(1, 10, cpuUtilization(50)),
 			setup: threeReplicas(storedReplicas(3), cpuUsage(100, 100, 100)),
 			run: func(h *harness) error {
 				if err := h.reconcile(testHPAName); err != nil {

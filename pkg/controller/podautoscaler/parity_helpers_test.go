@@ -38,7 +38,7 @@ type parityScenario struct {
 	name string
 	// hpa builds the HPA under test (named testHPAName); nil means no HPA
 	// is added by the harness.
-	hpa  func() *v2.HorizontalPodAutoscaler
+	hpa  *v2.HorizontalPodAutoscaler
 	opts harnessOptions
 	// setup prepares the fakes before the first pass.
 	setup []func(h *harness)
@@ -91,11 +91,9 @@ func runParity(t *testing.T, scenarios []parityScenario) {
 
 func runParityScenario(t *testing.T, sc parityScenario) {
 	t.Helper()
-	var hpa *v2.HorizontalPodAutoscaler
-	if sc.hpa != nil {
-		hpa = sc.hpa()
-	}
-	h := newHarness(t, hpa, sc.opts)
+	// A copy, so that a scenario run twice, or a step that edits its HPA,
+	// starts from the table's object.
+	h := newHarness(t, sc.hpa.DeepCopy(), sc.opts)
 	for _, step := range sc.setup {
 		step(h)
 	}
@@ -343,18 +341,10 @@ func storedStatus(mutate func(st *v2.HorizontalPodAutoscalerStatus)) func(*harne
 
 // HPA builders.
 
-func parityHPAWith(minReplicas, maxReplicas int32, mutate func(*v2.HorizontalPodAutoscaler), metrics ...v2.MetricSpec) func() *v2.HorizontalPodAutoscaler {
-	return func() *v2.HorizontalPodAutoscaler {
-		hpa := newHPA(minReplicas, maxReplicas, metrics...)
-		if mutate != nil {
-			mutate(hpa)
-		}
-		return hpa
-	}
-}
-
-func parityHPA(minReplicas, maxReplicas int32, metrics ...v2.MetricSpec) func() *v2.HorizontalPodAutoscaler {
-	return parityHPAWith(minReplicas, maxReplicas, nil, metrics...)
+// edited returns hpa after mutate.
+func edited(hpa *v2.HorizontalPodAutoscaler, mutate func(*v2.HorizontalPodAutoscaler)) *v2.HorizontalPodAutoscaler {
+	mutate(hpa)
+	return hpa
 }
 
 func setBehavior(b *autoscalingv2.HorizontalPodAutoscalerBehavior) func(*v2.HorizontalPodAutoscaler) {

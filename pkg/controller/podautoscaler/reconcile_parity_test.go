@@ -24,9 +24,9 @@ func TestParityScaleTarget(t *testing.T) {
 	runParity(t, []parityScenario{
 		{
 			name: "an invalid API version in scaleTargetRef fails with FailedGetScale and a spec error",
-			hpa: parityHPAWith(1, 10, func(hpa *v2.HorizontalPodAutoscaler) {
+			hpa: edited(newHPA(1, 10, cpuUtilization(50)), func(hpa *v2.HorizontalPodAutoscaler) {
 				hpa.Spec.ScaleTargetRef.APIVersion = "apps/v1/beta"
-			}, cpuUtilization(50)),
+			}),
 			setup: cpuAt100,
 			want: parityOutcome{
 				err:             "invalid API version in scale target reference: unexpected GroupVersion string: apps/v1/beta",
@@ -39,9 +39,9 @@ func TestParityScaleTarget(t *testing.T) {
 		},
 		{
 			name: "an unknown target kind fails with FailedGetScale from the REST mapping",
-			hpa: parityHPAWith(1, 10, func(hpa *v2.HorizontalPodAutoscaler) {
+			hpa: edited(newHPA(1, 10, cpuUtilization(50)), func(hpa *v2.HorizontalPodAutoscaler) {
 				hpa.Spec.ScaleTargetRef.APIVersion, hpa.Spec.ScaleTargetRef.Kind = "example.com/v1", "Widget"
-			}, cpuUtilization(50)),
+			}),
 			setup: cpuAt100,
 			want: parityOutcome{
 				err:             `unable to determine resource for scale target reference: no matches for kind "Widget" in group "example.com"`,
@@ -53,7 +53,7 @@ func TestParityScaleTarget(t *testing.T) {
 		},
 		{
 			name:  "a failing scale read fails with FailedGetScale and an internal error",
-			hpa:   parityHPA(1, 10, cpuUtilization(50)),
+			hpa:   newHPA(1, 10, cpuUtilization(50)),
 			setup: threeReplicas(cpuUsage(100, 100, 100), func(h *harness) { h.scales.getErr = errBoom }),
 			want: parityOutcome{
 				err:             "failed to query scale subresource for " + targetRef + ": adapter unavailable",
@@ -65,7 +65,7 @@ func TestParityScaleTarget(t *testing.T) {
 		},
 		{
 			name: "a missing target fails with FailedGetScale naming it",
-			hpa:  parityHPA(1, 10, cpuUtilization(50)),
+			hpa:  newHPA(1, 10, cpuUtilization(50)),
 			want: parityOutcome{
 				err:             "failed to query scale subresource for " + targetRef + `: deployments.apps "web" not found`,
 				conditions:      []wantCond{failedGetScale(`deployments.apps "web" not found`)},
@@ -76,7 +76,7 @@ func TestParityScaleTarget(t *testing.T) {
 		},
 		{
 			name:  "replicas above maxReplicas are brought down to it without asking the metrics",
-			hpa:   parityHPA(1, 10, cpuUtilization(50)),
+			hpa:   newHPA(1, 10, cpuUtilization(50)),
 			setup: []func(*harness){atScale(12, 12), readyPods(3), cpuUsage(100, 100, 100)},
 			want: parityOutcome{
 				updates: []int32{10},
@@ -91,7 +91,7 @@ func TestParityScaleTarget(t *testing.T) {
 		},
 		{
 			name:  "replicas below minReplicas are brought up to it without asking the metrics",
-			hpa:   parityHPA(2, 10, cpuUtilization(50)),
+			hpa:   newHPA(2, 10, cpuUtilization(50)),
 			setup: []func(*harness){atScale(1, 1), readyPods(3), cpuUsage(10, 10, 10)},
 			want: parityOutcome{
 				updates: []int32{2},
@@ -106,13 +106,13 @@ func TestParityScaleTarget(t *testing.T) {
 		},
 		{
 			name:  "an update conflict is retried with the re-read scale and succeeds",
-			hpa:   parityHPA(1, 10, cpuUtilization(50)),
+			hpa:   newHPA(1, 10, cpuUtilization(50)),
 			setup: threeReplicas(cpuUsage(100, 100, 100), func(h *harness) { h.scales.conflicts = 2 }),
 			want:  scaledUpFromThree(6, cpuUtilizationName, []string{"scale_up/none/Resource"}, cpuUtilizationStatus(100, 100)),
 		},
 		{
 			name: "a concurrent write between the read and the update is retried with the re-read scale",
-			hpa:  parityHPA(1, 10, cpuUtilization(50)),
+			hpa:  newHPA(1, 10, cpuUtilization(50)),
 			setup: threeReplicas(cpuUsage(100, 100, 100), versioned(func(v *versionedScales) {
 				v.concurrentWrites = 2
 			})),
@@ -120,7 +120,7 @@ func TestParityScaleTarget(t *testing.T) {
 		},
 		{
 			name: "a failed re-read after a conflict retries with the scale read before",
-			hpa:  parityHPA(1, 10, cpuUtilization(50)),
+			hpa:  newHPA(1, 10, cpuUtilization(50)),
 			setup: threeReplicas(cpuUsage(100, 100, 100), versioned(func(v *versionedScales) {
 				v.failGetsAfter = 1
 				v.f.conflicts = 1
@@ -129,7 +129,7 @@ func TestParityScaleTarget(t *testing.T) {
 		},
 		{
 			name:  "a failing update reports FailedRescale and FailedUpdateScale, writes current replicas and keeps the last desired count",
-			hpa:   parityHPA(1, 10, cpuUtilization(50)),
+			hpa:   newHPA(1, 10, cpuUtilization(50)),
 			setup: threeReplicas(storedStatus(func(st *v2.HorizontalPodAutoscalerStatus) { st.CurrentReplicas, st.DesiredReplicas = 2, 2 }), cpuUsage(100, 100, 100), func(h *harness) { h.scales.updateErr = errBoom }),
 			want: parityOutcome{
 				err:     "failed to rescale " + targetRef + ": adapter unavailable",
@@ -147,7 +147,7 @@ func TestParityScaleTarget(t *testing.T) {
 		},
 		{
 			name:  "conflicts past the retry budget fail the update",
-			hpa:   parityHPA(1, 10, cpuUtilization(50)),
+			hpa:   newHPA(1, 10, cpuUtilization(50)),
 			setup: threeReplicas(storedReplicas(3), cpuUsage(100, 100, 100), func(h *harness) { h.scales.conflicts = 100 }),
 			want: parityOutcome{
 				err:     "failed to rescale " + targetRef + `: Operation cannot be fulfilled on deployments.apps "web": the object has been modified`,
@@ -209,7 +209,7 @@ func TestParitySelectors(t *testing.T) {
 	runParity(t, []parityScenario{
 		{
 			name:  "a scale without a selector reports SelectorRequired and InvalidSelector",
-			hpa:   parityHPA(1, 10, cpuUtilization(50)),
+			hpa:   newHPA(1, 10, cpuUtilization(50)),
 			setup: []func(*harness){atScaleWithSelector(3, 3, ""), readyPods(3), cpuUsage(100, 100, 100), storedReplicas(3)},
 			want: selectorFailure("InvalidSelector", "Warning SelectorRequired selector is required",
 				"the HPA target's scale is missing a selector", "selector is required"),
@@ -217,14 +217,14 @@ func TestParitySelectors(t *testing.T) {
 		},
 		{
 			name:  "an unparsable selector reports InvalidSelector",
-			hpa:   parityHPA(1, 10, cpuUtilization(50)),
+			hpa:   newHPA(1, 10, cpuUtilization(50)),
 			setup: []func(*harness){atScaleWithSelector(3, 3, "app in (web"), readyPods(3), cpuUsage(100, 100, 100), storedReplicas(3)},
 			want:  selectorFailure("InvalidSelector", "Warning InvalidSelector "+unparsable, unparsable, unparsable),
 			check: noMetricsAsked,
 		},
 		{
 			name: "two HPAs of one namespace selecting the same pods are refused with AmbiguousSelector",
-			hpa:  parityHPA(1, 10, cpuUtilization(50)),
+			hpa:  newHPA(1, 10, cpuUtilization(50)),
 			setup: threeReplicas(storedReplicas(3), cpuUsage(50, 50, 50), func(h *harness) {
 				addOtherHPA(h, testNamespace, "web-canary", testTarget, 1, 10, cpuUtilization(50))
 				reconcileOther(h, testNamespace, "web-canary")
@@ -235,7 +235,7 @@ func TestParitySelectors(t *testing.T) {
 		},
 		{
 			name: "a native HPA of the same name is listed as namespace/name, as upstream lists HPAs",
-			hpa:  parityHPA(1, 10, cpuUtilization(50)),
+			hpa:  newHPA(1, 10, cpuUtilization(50)),
 			setup: threeReplicas(storedReplicas(3), cpuUsage(50, 50, 50), func(h *harness) {
 				native := newFakeSource()
 				h.c.opts.Sources = append(h.c.opts.Sources, native)
@@ -250,7 +250,7 @@ func TestParitySelectors(t *testing.T) {
 		},
 		{
 			name: "an HPA whose selector matches only some of the pods is ambiguous too",
-			hpa:  parityHPA(1, 10, cpuUtilization(50)),
+			hpa:  newHPA(1, 10, cpuUtilization(50)),
 			setup: threeReplicas(storedReplicas(3), cpuUsage(50, 50, 50), func(h *harness) {
 				pod := readyPod("web-3", 100, testStart.Add(-time.Hour))
 				pod.Labels["track"] = "canary"
@@ -265,7 +265,7 @@ func TestParitySelectors(t *testing.T) {
 		},
 		{
 			name: "HPAs of one namespace with disjoint selectors are not ambiguous",
-			hpa:  parityHPA(1, 10, cpuUtilization(50)),
+			hpa:  newHPA(1, 10, cpuUtilization(50)),
 			setup: threeReplicas(storedReplicas(3), cpuUsage(50, 50, 50), func(h *harness) {
 				addScale(h, testNamespace, "api", 1, "app=api")
 				addOtherHPA(h, testNamespace, "api", "api", 1, 10, cpuUtilization(50))
@@ -276,7 +276,7 @@ func TestParitySelectors(t *testing.T) {
 		},
 		{
 			name: "an HPA of another namespace with the same selector is not ambiguous",
-			hpa:  parityHPA(1, 10, cpuUtilization(50)),
+			hpa:  newHPA(1, 10, cpuUtilization(50)),
 			setup: threeReplicas(storedReplicas(3), cpuUsage(50, 50, 50), func(h *harness) {
 				addScale(h, "staging", testTarget, 3, testSelector)
 				addOtherHPA(h, "staging", testHPAName, testTarget, 1, 10, cpuUtilization(50))
@@ -287,7 +287,7 @@ func TestParitySelectors(t *testing.T) {
 		},
 		{
 			name: "a deleted HPA no longer makes the selector ambiguous",
-			hpa:  parityHPA(1, 10, cpuUtilization(50)),
+			hpa:  newHPA(1, 10, cpuUtilization(50)),
 			setup: threeReplicas(storedReplicas(3), cpuUsage(50, 50, 50), func(h *harness) {
 				addOtherHPA(h, testNamespace, "web-canary", testTarget, 1, 10, cpuUtilization(50))
 				reconcileOther(h, testNamespace, "web-canary")
@@ -319,14 +319,14 @@ func TestParityStatusWrites(t *testing.T) {
 	runParity(t, []parityScenario{
 		{
 			name:  "a second identical pass writes no status",
-			hpa:   parityHPA(1, 10, cpuUtilization(50)),
+			hpa:   newHPA(1, 10, cpuUtilization(50)),
 			setup: threeReplicas(storedReplicas(3), cpuUsage(50, 50, 50)),
 			run:   passesEvery(2, 15*time.Second),
 			want:  held(1, "none/none", "none/none"),
 		},
 		{
 			name:  "a pass after a rescale writes status again only when something changed",
-			hpa:   parityHPA(1, 10, cpuUtilization(50)),
+			hpa:   newHPA(1, 10, cpuUtilization(50)),
 			setup: threeReplicas(storedReplicas(3), cpuUsage(50, 50, 50)),
 			run: func(h *harness) error {
 				if err := passesEvery(3, 15*time.Second)(h); err != nil {
@@ -361,7 +361,7 @@ func TestParityStatusWrites(t *testing.T) {
 		},
 		{
 			name:  "a failing status write reports FailedUpdateStatus after scaling",
-			hpa:   parityHPA(1, 10, cpuUtilization(50)),
+			hpa:   newHPA(1, 10, cpuUtilization(50)),
 			setup: threeReplicas(cpuUsage(100, 100, 100), func(h *harness) { h.source.updateErr = errBoom }),
 			want: parityOutcome{
 				err:     "failed to update status for web: adapter unavailable",
@@ -376,7 +376,7 @@ func TestParityStatusWrites(t *testing.T) {
 		},
 		{
 			name:  "a failing status write after a failed metric joins both errors",
-			hpa:   parityHPA(1, 10, cpuUtilization(50)),
+			hpa:   newHPA(1, 10, cpuUtilization(50)),
 			setup: threeReplicas(cpuFails(errBoom), func(h *harness) { h.source.updateErr = errBoom }),
 			want: parityOutcome{
 				err: metricsFailureMsg(1, 1, "failed to get cpu resource metric value: "+cpuCause) +
@@ -392,7 +392,7 @@ func TestParityStatusWrites(t *testing.T) {
 		},
 		{
 			name:  "a condition keeps its transition time while its status holds and moves it on a flip",
-			hpa:   parityHPA(1, 10, cpuUtilization(50)),
+			hpa:   newHPA(1, 10, cpuUtilization(50)),
 			setup: threeReplicas(storedReplicas(3), cpuUsage(50, 50, 50)),
 			run: func(h *harness) error {
 				_ = passesEvery(2, 15*time.Second)(h)
@@ -443,14 +443,14 @@ func TestParityStoredSpecs(t *testing.T) {
 	runParity(t, []parityScenario{
 		{
 			name:  "a stored HPA with maxReplicas below minReplicas is not scaled and says why",
-			hpa:   parityHPA(5, 2, cpuUtilization(50)),
+			hpa:   newHPA(5, 2, cpuUtilization(50)),
 			setup: threeReplicas(cpuUsage(100, 100, 100)),
 			want:  invalidSpec("spec.maxReplicas: Invalid value: 2: must be greater than or equal to `minReplicas`"),
 			check: noMetricsAsked,
 		},
 		{
 			name:  "a stored invalid HPA whose status cannot be written reports both errors",
-			hpa:   parityHPA(5, 2, cpuUtilization(50)),
+			hpa:   newHPA(5, 2, cpuUtilization(50)),
 			setup: threeReplicas(cpuUsage(100, 100, 100), func(h *harness) { h.source.updateErr = errBoom }),
 			want: parityOutcome{
 				err: "invalid HPA spec: spec.maxReplicas: Invalid value: 2: must be greater than or equal to `minReplicas`" +
@@ -465,14 +465,14 @@ func TestParityStoredSpecs(t *testing.T) {
 		},
 		{
 			name:  "a stored HPA with an unknown metric type is not scaled and says why",
-			hpa:   parityHPA(1, 10, v2.MetricSpec{Type: "CheddarCheese"}),
+			hpa:   newHPA(1, 10, v2.MetricSpec{Type: "CheddarCheese"}),
 			setup: threeReplicas(cpuUsage(100, 100, 100)),
 			want:  invalidSpec(`spec.metrics[0].type: Unsupported value: "CheddarCheese": supported values: "ContainerResource", "External", "Object", "Pods", "Resource"`),
 			check: noMetricsAsked,
 		},
 		{
 			name: "a stored HPA with a pods metric lacking its target is not scaled and says why",
-			hpa: parityHPA(1, 10, v2.MetricSpec{Type: autoscalingv2.PodsMetricSourceType, Pods: &autoscalingv2.PodsMetricSource{
+			hpa: newHPA(1, 10, v2.MetricSpec{Type: autoscalingv2.PodsMetricSourceType, Pods: &autoscalingv2.PodsMetricSource{
 				Metric: autoscalingv2.MetricIdentifier{Name: "qps"},
 				Target: autoscalingv2.MetricTarget{Type: autoscalingv2.AverageValueMetricType},
 			}}),
@@ -482,22 +482,22 @@ func TestParityStoredSpecs(t *testing.T) {
 		},
 		{
 			name:  "a stored HPA whose fallback the gate no longer allows is still scaled, ignoring the fallback",
-			hpa:   parityHPA(1, 10, fallbackMetric),
+			hpa:   newHPA(1, 10, fallbackMetric),
 			setup: threeReplicas(externalSeries("queue", 20000)),
 			want:  scaledUpFromThree(6, externalQueueName, []string{"scale_up/none/External"}, externalValueStatus("queue", 20000)),
 		},
 		{
 			name:  "a stored HPA whose fallback the gate no longer allows fails as upstream when its metric fails",
-			hpa:   parityHPA(1, 10, fallbackMetric),
+			hpa:   newHPA(1, 10, fallbackMetric),
 			setup: threeReplicas(storedReplicas(3), externalFails("queue", errBoom)),
 			want: onlyMetricFailed(autoscalingv2.ExternalMetricSourceType, "FailedGetExternalMetric", externalCause,
 				"failed to get queue external metric value: failed to get external metric queue: "+externalCause),
 		},
 		{
 			name: "a stored HPA with a behavior tolerance and the tolerance gate off is scaled",
-			hpa: parityHPAWith(1, 10, setBehavior(&autoscalingv2.HorizontalPodAutoscalerBehavior{
+			hpa: edited(newHPA(1, 10, cpuUtilization(50)), setBehavior(&autoscalingv2.HorizontalPodAutoscalerBehavior{
 				ScaleUp: &autoscalingv2.HPAScalingRules{Tolerance: resource.NewMilliQuantity(500, resource.DecimalSI)},
-			}), cpuUtilization(50)),
+			})),
 			opts:  harnessOptions{gates: map[featuregate.Feature]bool{features.HPAConfigurableTolerance: false}},
 			setup: threeReplicas(cpuUsage(100, 100, 100)),
 			want:  scaledUpFromThree(6, cpuUtilizationName, []string{"scale_up/none/Resource"}, cpuUtilizationStatus(100, 100)),
@@ -537,19 +537,19 @@ func TestParityRESTMappings(t *testing.T) {
 	runParity(t, []parityScenario{
 		{
 			name:  "a kind served by several resources uses the first that serves a scale",
-			hpa:   parityHPA(1, 10, cpuUtilization(50)),
+			hpa:   newHPA(1, 10, cpuUtilization(50)),
 			setup: threeReplicas(cpuUsage(100, 100, 100), withMappings(mappingTo("example.com", "widgets"), mappingTo("apps", "deployments"))),
 			want:  scaledUpFromThree(6, cpuUtilizationName, []string{"scale_up/none/Resource"}, cpuUtilizationStatus(100, 100)),
 		},
 		{
 			name:  "a kind none of whose resources serves a scale reports the first resource's error",
-			hpa:   parityHPA(1, 10, cpuUtilization(50)),
+			hpa:   newHPA(1, 10, cpuUtilization(50)),
 			setup: threeReplicas(cpuUsage(100, 100, 100), withMappings(mappingTo("example.com", "widgets"), mappingTo("example.com", "gadgets"))),
 			want:  failedGetScale(`widgets.example.com "web" not found`),
 		},
 		{
 			name:  "a kind without resources reports an unrecognized resource",
-			hpa:   parityHPA(1, 10, cpuUtilization(50)),
+			hpa:   newHPA(1, 10, cpuUtilization(50)),
 			setup: threeReplicas(cpuUsage(100, 100, 100), withMappings()),
 			want:  failedGetScale("unrecognized resource"),
 		},
