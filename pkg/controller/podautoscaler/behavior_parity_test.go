@@ -37,8 +37,8 @@ func percentPolicy(value, period int32) autoscalingv2.HPAScalingPolicy {
 	return autoscalingv2.HPAScalingPolicy{Type: autoscalingv2.PercentScalingPolicy, Value: value, PeriodSeconds: period}
 }
 
-func behaviorOf(up, down *autoscalingv2.HPAScalingRules) func(*v2.HorizontalPodAutoscaler) {
-	return setBehavior(&autoscalingv2.HorizontalPodAutoscalerBehavior{ScaleUp: up, ScaleDown: down})
+func behaviorOf(up, down *autoscalingv2.HPAScalingRules) *autoscalingv2.HorizontalPodAutoscalerBehavior {
+	return &autoscalingv2.HorizontalPodAutoscalerBehavior{ScaleUp: up, ScaleDown: down}
 }
 
 // limitedPass is the outcome of one pass from 3 replicas whose
@@ -157,13 +157,13 @@ func TestParityBehavior(t *testing.T) {
 		},
 		{
 			name:  "behavior: a Pods policy limits a jump with ScaleUpLimit",
-			hpa:   edited(newHPA(1, 30, cpuUtilization(50)), behaviorOf(rules(nil, nil, podsPolicy(2, 60)), nil)),
+			hpa:   withBehavior(newHPA(1, 30, cpuUtilization(50)), behaviorOf(rules(nil, nil, podsPolicy(2, 60)), nil)),
 			setup: hot,
 			want:  with(limitedPass(5, cpuUp, condScaleUpLimit, 333), func(o *parityOutcome) { o.computations = []string{"scale_up/none/Resource"} }),
 		},
 		{
 			name:  "behavior: a Pods policy counts the period's earlier scale-ups",
-			hpa:   edited(newHPA(1, 30, cpuUtilization(50)), behaviorOf(rules(nil, nil, podsPolicy(2, 60)), nil)),
+			hpa:   withBehavior(newHPA(1, 30, cpuUtilization(50)), behaviorOf(rules(nil, nil, podsPolicy(2, 60)), nil)),
 			setup: hot,
 			run: func(h *harness) error {
 				for _, step := range []time.Duration{0, 15 * time.Second, 45 * time.Second} {
@@ -190,37 +190,37 @@ func TestParityBehavior(t *testing.T) {
 		},
 		{
 			name:  "behavior: a Percent policy limits a jump to a share of the current replicas",
-			hpa:   edited(newHPA(1, 30, cpuUtilization(50)), behaviorOf(rules(nil, nil, percentPolicy(50, 60)), nil)),
+			hpa:   withBehavior(newHPA(1, 30, cpuUtilization(50)), behaviorOf(rules(nil, nil, percentPolicy(50, 60)), nil)),
 			setup: hot,
 			want:  with(limitedPass(5, cpuUp, condScaleUpLimit, 333), func(o *parityOutcome) { o.computations = []string{"scale_up/none/Resource"} }),
 		},
 		{
 			name:  "behavior: selectPolicy Min keeps the policy allowing the smallest change",
-			hpa:   edited(newHPA(1, 30, cpuUtilization(50)), behaviorOf(rules(nil, minPolicy, podsPolicy(1, 60), percentPolicy(100, 60)), nil)),
+			hpa:   withBehavior(newHPA(1, 30, cpuUtilization(50)), behaviorOf(rules(nil, minPolicy, podsPolicy(1, 60), percentPolicy(100, 60)), nil)),
 			setup: hot,
 			want:  with(limitedPass(4, cpuUp, condScaleUpLimit, 333), func(o *parityOutcome) { o.computations = []string{"scale_up/none/Resource"} }),
 		},
 		{
 			name:  "behavior: the default scale-up rules allow the larger of +4 pods and +100%",
-			hpa:   edited(newHPA(1, 30, cpuUtilization(50)), behaviorOf(nil, nil)),
+			hpa:   withBehavior(newHPA(1, 30, cpuUtilization(50)), behaviorOf(nil, nil)),
 			setup: hot,
 			want:  with(limitedPass(7, cpuUp, condScaleUpLimit, 333), func(o *parityOutcome) { o.computations = []string{"scale_up/none/Resource"} }),
 		},
 		{
 			name:  "behavior: maxReplicas below the rate limit clamps with TooManyReplicas",
-			hpa:   edited(newHPA(1, 5, cpuUtilization(50)), behaviorOf(nil, nil)),
+			hpa:   withBehavior(newHPA(1, 5, cpuUtilization(50)), behaviorOf(nil, nil)),
 			setup: hot,
 			want:  with(limitedPass(5, cpuUp, condTooManyReplicas, 333), func(o *parityOutcome) { o.computations = []string{"scale_up/none/Resource"} }),
 		},
 		{
 			name:  "behavior: selectPolicy Disabled forbids a scale-down",
-			hpa:   edited(newHPA(1, 10, cpuUtilization(50)), behaviorOf(nil, rules(zero, disabled, podsPolicy(1, 60)))),
+			hpa:   withBehavior(newHPA(1, 10, cpuUtilization(50)), behaviorOf(nil, rules(zero, disabled, podsPolicy(1, 60)))),
 			setup: cold,
 			want:  heldDown(condReadyForNewScale, condScaleDownLimit),
 		},
 		{
 			name:  "behavior: selectPolicy Disabled forbids a scale-up",
-			hpa:   edited(newHPA(1, 10, cpuUtilization(50)), behaviorOf(rules(nil, disabled, podsPolicy(4, 60)), nil)),
+			hpa:   withBehavior(newHPA(1, 10, cpuUtilization(50)), behaviorOf(rules(nil, disabled, podsPolicy(4, 60)), nil)),
 			setup: hot,
 			want: parityOutcome{
 				current: 3, desired: 3,
@@ -233,7 +233,7 @@ func TestParityBehavior(t *testing.T) {
 		},
 		{
 			name:  "behavior: a Pods policy limits a scale-down with ScaleDownLimit",
-			hpa:   edited(newHPA(1, 10, cpuUtilization(50)), behaviorOf(nil, rules(zero, nil, podsPolicy(1, 60)))),
+			hpa:   withBehavior(newHPA(1, 10, cpuUtilization(50)), behaviorOf(nil, rules(zero, nil, podsPolicy(1, 60)))),
 			setup: cold,
 			want: with(limitedPass(2, "All metrics below target", condScaleDownLimit, 10), func(o *parityOutcome) {
 				o.computations = []string{"scale_down/none/Resource"}
@@ -241,13 +241,13 @@ func TestParityBehavior(t *testing.T) {
 		},
 		{
 			name:  "behavior: an unset scale-down window takes the flag's and holds a scale-down",
-			hpa:   edited(newHPA(1, 10, cpuUtilization(50)), behaviorOf(nil, rules(nil, nil, percentPolicy(100, 15)))),
+			hpa:   withBehavior(newHPA(1, 10, cpuUtilization(50)), behaviorOf(nil, rules(nil, nil, percentPolicy(100, 15)))),
 			setup: cold,
 			want:  heldDown(condScaleDownStabilized, condWithinRange),
 		},
 		{
 			name:  "behavior: a scale-up stabilization window applies the lowest recent recommendation",
-			hpa:   edited(newHPA(1, 10, cpuUtilization(50)), behaviorOf(rules(ptr.To[int32](60), nil), nil)),
+			hpa:   withBehavior(newHPA(1, 10, cpuUtilization(50)), behaviorOf(rules(ptr.To[int32](60), nil), nil)),
 			setup: hot,
 			want: parityOutcome{
 				current: 3, desired: 3,

@@ -388,15 +388,15 @@ func TestParityInvalidMetrics(t *testing.T) {
 }
 
 func TestParityTolerance(t *testing.T) {
-	upTolerance := func(q string) func(*v2.HorizontalPodAutoscaler) {
-		return setBehavior(&autoscalingv2.HorizontalPodAutoscalerBehavior{
+	upTolerance := func(q string) *autoscalingv2.HorizontalPodAutoscalerBehavior {
+		return &autoscalingv2.HorizontalPodAutoscalerBehavior{
 			ScaleUp: &autoscalingv2.HPAScalingRules{Tolerance: ptr.To(resource.MustParse(q))},
-		})
+		}
 	}
-	downTolerance := func(q string) func(*v2.HorizontalPodAutoscaler) {
-		return setBehavior(&autoscalingv2.HorizontalPodAutoscalerBehavior{
+	downTolerance := func(q string) *autoscalingv2.HorizontalPodAutoscalerBehavior {
+		return &autoscalingv2.HorizontalPodAutoscalerBehavior{
 			ScaleDown: &autoscalingv2.HPAScalingRules{Tolerance: ptr.To(resource.MustParse(q))},
-		})
+		}
 	}
 	held := func(utilization int32, usage int64) parityOutcome {
 		return parityOutcome{
@@ -435,7 +435,7 @@ func TestParityTolerance(t *testing.T) {
 		},
 		{
 			name:  "a behavior scale-up tolerance narrower than the flag is honored with HPAConfigurableTolerance on",
-			hpa:   edited(newHPA(1, 10, cpuUtilization(50)), upTolerance("0.01")),
+			hpa:   withBehavior(newHPA(1, 10, cpuUtilization(50)), upTolerance("0.01")),
 			setup: threeReplicas(storedReplicas(3), cpuUsage(53, 53, 53)),
 			want: parityOutcome{
 				updates: []int32{4},
@@ -451,21 +451,21 @@ func TestParityTolerance(t *testing.T) {
 		},
 		{
 			name:  "a behavior scale-up tolerance is ignored with HPAConfigurableTolerance off",
-			hpa:   edited(newHPA(1, 10, cpuUtilization(50)), upTolerance("0.01")),
+			hpa:   withBehavior(newHPA(1, 10, cpuUtilization(50)), upTolerance("0.01")),
 			opts:  configurableOff,
 			setup: threeReplicas(storedReplicas(3), cpuUsage(53, 53, 53)),
 			want:  held(53, 53),
 		},
 		{
 			name:  "a behavior scale-down tolerance wider than the flag holds a scale-down",
-			hpa:   edited(newHPA(1, 10, cpuUtilization(50)), downTolerance("0.5")),
+			hpa:   withBehavior(newHPA(1, 10, cpuUtilization(50)), downTolerance("0.5")),
 			opts:  noDownscaleStabilizationWindow,
 			setup: threeReplicas(storedReplicas(3), cpuUsage(30, 30, 30)),
 			want:  held(30, 30),
 		},
 		{
 			name:  "a behavior scale-down tolerance does not widen the scale-up band",
-			hpa:   edited(newHPA(1, 10, cpuUtilization(50)), downTolerance("0.5")),
+			hpa:   withBehavior(newHPA(1, 10, cpuUtilization(50)), downTolerance("0.5")),
 			setup: threeReplicas(storedReplicas(3), cpuUsage(56, 56, 56)),
 			want:  scaledUpFromThree(4, cpuUtilizationName, []string{"scale_up/none/Resource"}, cpuUtilizationStatus(56, 56)),
 		},

@@ -347,10 +347,6 @@ func edited(hpa *v2.HorizontalPodAutoscaler, mutate func(*v2.HorizontalPodAutosc
 	return hpa
 }
 
-func setBehavior(b *autoscalingv2.HorizontalPodAutoscalerBehavior) func(*v2.HorizontalPodAutoscaler) {
-	return func(hpa *v2.HorizontalPodAutoscaler) { hpa.Spec.Behavior = b }
-}
-
 func cpuAverageValue(v int64) v2.MetricSpec {
 	return v2.MetricSpec{
 		Type: autoscalingv2.ResourceMetricSourceType,

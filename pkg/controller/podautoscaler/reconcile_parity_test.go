@@ -495,9 +495,9 @@ func TestParityStoredSpecs(t *testing.T) {
 		},
 		{
 			name: "a stored HPA with a behavior tolerance and the tolerance gate off is scaled",
-			hpa: edited(newHPA(1, 10, cpuUtilization(50)), setBehavior(&autoscalingv2.HorizontalPodAutoscalerBehavior{
+			hpa: withBehavior(newHPA(1, 10, cpuUtilization(50)), &autoscalingv2.HorizontalPodAutoscalerBehavior{
 				ScaleUp: &autoscalingv2.HPAScalingRules{Tolerance: resource.NewMilliQuantity(500, resource.DecimalSI)},
-			})),
+			}),
 			opts:  harnessOptions{gates: map[featuregate.Feature]bool{features.HPAConfigurableTolerance: false}},
 			setup: threeReplicas(cpuUsage(100, 100, 100)),
 			want:  scaledUpFromThree(6, cpuUtilizationName, []string{"scale_up/none/Resource"}, cpuUtilizationStatus(100, 100)),
