@@ -46,7 +46,10 @@ func runControllers(ctx context.Context, cfg *config.Config, c *clients, registr
 	defer stopEvents()
 
 	factory := informers.NewSharedInformerFactory(c.kube, 0)
-	sources := []podautoscaler.HPASource{hpaclient.NewSource(c.hpa, hpaclient.NewInformer(c.hpa, metav1.NamespaceAll, 0))}
+	// The extended kind's informer is not one of the factory's: it is run
+	// on its own below, while factory.Start runs the native one.
+	crdInformer := hpaclient.NewInformer(c.hpa, metav1.NamespaceAll, 0)
+	sources := []podautoscaler.HPASource{hpaclient.NewSource(c.hpa, crdInformer)}
 	if cfg.ManageNativeHPAs {
 		native := factory.Autoscaling().V2().HorizontalPodAutoscalers()
 		sources = append(sources, hpaclient.NewNativeSource(c.kube.AutoscalingV2(), native.Informer()))
@@ -59,7 +62,6 @@ func runControllers(ctx context.Context, cfg *config.Config, c *clients, registr
 		MetricsClient:                metrics.NewSharedExternal(metricsClient, sharingWindow(cfg.HPA), realClock),
 		EventRecorder:                recorder,
 		Monitor:                      monitor.New(registry),
-		QueueMetrics:                 monitor.NewQueueMetrics(registry),
 		Clock:                        realClock,
 		Gates:                        cfg.FeatureGates,
 		SyncPeriod:                   cfg.HPA.SyncPeriod,
@@ -74,12 +76,10 @@ func runControllers(ctx context.Context, cfg *config.Config, c *clients, registr
 
 	factory.Start(ctx.Done())
 	defer factory.Shutdown()
-	for _, s := range sources[:1] {
-		go s.Informer().RunWithContext(ctx)
-	}
+	go crdInformer.RunWithContext(ctx)
 	go metricsClient.Run(ctx)
 	go wait.UntilWithContext(ctx, func(context.Context) { c.mapper.Reset() }, mapperResetPeriod)
-	go markSyncedWhenReady(ctx, health, factory, sources)
+	health.setSynced(controller.HasSynced)
 
 	controller.Run(ctx, cfg.HPA.ConcurrentSyncs)
 	return nil
@@ -99,18 +99,6 @@ func newMetricsClient(cfg *config.Config, clk clock.WithTicker) (*metrics.RESTCl
 		return nil, fmt.Errorf("building the metrics clients: %w", err)
 	}
 	return client, nil
-}
-
-func markSyncedWhenReady(ctx context.Context, health *healthState, factory informers.SharedInformerFactory, sources []podautoscaler.HPASource) {
-	factory.WaitForCacheSync(ctx.Done())
-	for _, s := range sources {
-		if !s.Informer().HasSynced() {
-			_ = wait.PollUntilContextCancel(ctx, time.Second, true, func(context.Context) (bool, error) {
-				return s.Informer().HasSynced(), nil
-			})
-		}
-	}
-	health.synced.Store(ctx.Err() == nil)
 }
 
 // newEventRecorder returns a recorder whose events go to the API server,

@@ -12,13 +12,21 @@ import (
 // lease); the leader is ready once its caches have synced.
 type healthState struct {
 	leading atomic.Bool
-	synced  atomic.Bool
+	// synced is the leader's controller's HasSynced, once there is one.
+	synced atomic.Pointer[func() bool]
 }
 
 func newHealthState() *healthState { return &healthState{} }
 
+// setSynced makes readiness follow hasSynced, asked at each probe.
+func (h *healthState) setSynced(hasSynced func() bool) { h.synced.Store(&hasSynced) }
+
 func (h *healthState) ready() bool {
-	return !h.leading.Load() || h.synced.Load()
+	if !h.leading.Load() {
+		return true
+	}
+	synced := h.synced.Load()
+	return synced != nil && (*synced)()
 }
 
 func healthMux(h *healthState, registry metrics.KubeRegistry) *http.ServeMux {
@@ -33,6 +41,6 @@ func healthMux(h *healthState, registry metrics.KubeRegistry) *http.ServeMux {
 		}
 		_, _ = w.Write([]byte("ok"))
 	})
-	mux.Handle("/metrics", metrics.HandlerFor(registry, metrics.HandlerOpts{}))
+	mux.Handle("/metrics", metrics.HandlerFor(metricsGatherer(registry), metrics.HandlerOpts{}))
 	return mux
 }

@@ -21,7 +21,7 @@ var (
 		"the desired replica count is more than the maximum replica count")
 	condTooFewReplicas = condLimited("TooFewReplicas",
 		"the desired replica count is less than the minimum replica count")
-	condScaleUpStabilized = parityCond{autoscalingv2.AbleToScale, corev1.ConditionTrue, "ScaleUpStabilized",
+	condScaleUpStabilized = wantCond{autoscalingv2.AbleToScale, corev1.ConditionTrue, "ScaleUpStabilized",
 		"recent recommendations were lower than current one, applying the lowest recent recommendation"}
 )
 
@@ -37,18 +37,18 @@ func percentPolicy(value, period int32) autoscalingv2.HPAScalingPolicy {
 	return autoscalingv2.HPAScalingPolicy{Type: autoscalingv2.PercentScalingPolicy, Value: value, PeriodSeconds: period}
 }
 
-func behaviorOf(up, down *autoscalingv2.HPAScalingRules) func(*v2.HorizontalPodAutoscaler) {
-	return setBehavior(&autoscalingv2.HorizontalPodAutoscalerBehavior{ScaleUp: up, ScaleDown: down})
+func behaviorOf(up, down *autoscalingv2.HPAScalingRules) *autoscalingv2.HorizontalPodAutoscalerBehavior {
+	return &autoscalingv2.HorizontalPodAutoscalerBehavior{ScaleUp: up, ScaleDown: down}
 }
 
 // limitedPass is the outcome of one pass from 3 replicas whose
 // recommendation the limits changed to n.
-func limitedPass(n int32, reason string, limit parityCond, utilization int32) parityOutcome {
+func limitedPass(n int32, reason string, limit wantCond, utilization int32) parityOutcome {
 	o := parityOutcome{
 		updates: []int32{n},
 		current: 3, desired: n,
 		metrics:         []v2.MetricStatus{cpuUtilizationStatus(utilization, int64(utilization))},
-		conditions:      []parityCond{condRescaled(n), condValidMetric(cpuUtilizationName), limit, condNotScaledToZero},
+		conditions:      []wantCond{condRescaled(n), condValidMetric(cpuUtilizationName), limit, condNotScaledToZero},
 		events:          []string{rescaleEvent(n, reason)},
 		reconciliations: []string{"scale_up/none"},
 		computations:    []string{"none/none/Resource"},
@@ -70,11 +70,11 @@ func TestParityBehavior(t *testing.T) {
 	hot := threeReplicas(storedReplicas(3), cpuUsage(333, 333, 333))
 	cold := threeReplicas(storedReplicas(3), cpuUsage(10, 10, 10))
 
-	heldDown := func(able, limit parityCond) parityOutcome {
+	heldDown := func(able, limit wantCond) parityOutcome {
 		return parityOutcome{
 			current: 3, desired: 3,
 			metrics:         []v2.MetricStatus{cpuUtilizationStatus(10, 10)},
-			conditions:      []parityCond{able, condValidMetric(cpuUtilizationName), limit},
+			conditions:      []wantCond{able, condValidMetric(cpuUtilizationName), limit},
 			reconciliations: []string{"none/none"},
 			computations:    []string{"scale_down/none/Resource"},
 			statusWrites:    1,
@@ -85,20 +85,20 @@ func TestParityBehavior(t *testing.T) {
 	runParity(t, []parityScenario{
 		{
 			name:  "legacy: a scale-down waits while the downscale window holds a higher recommendation",
-			hpa:   parityHPA(1, 10, cpuUtilization(50)),
+			hpa:   newHPA(1, 10, cpuUtilization(50)),
 			setup: cold,
 			want:  heldDown(condScaleDownStabilized, condWithinRange),
 		},
 		{
 			name:  "legacy: a scale-down happens once the downscale window has passed",
-			hpa:   parityHPA(1, 10, cpuUtilization(50)),
+			hpa:   newHPA(1, 10, cpuUtilization(50)),
 			setup: cold,
 			run:   passesEvery(6, time.Minute),
 			want: parityOutcome{
 				updates: []int32{1},
 				current: 3, desired: 1,
 				metrics:         []v2.MetricStatus{cpuUtilizationStatus(10, 10)},
-				conditions:      []parityCond{condRescaled(1), condValidMetric(cpuUtilizationName), condWithinRange, condNotScaledToZero},
+				conditions:      []wantCond{condRescaled(1), condValidMetric(cpuUtilizationName), condWithinRange, condNotScaledToZero},
 				events:          []string{rescaleEvent(1, "All metrics below target")},
 				reconciliations: []string{"none/none", "none/none", "none/none", "none/none", "none/none", "scale_down/none"},
 				computations: []string{"scale_down/none/Resource", "scale_down/none/Resource", "scale_down/none/Resource",
@@ -109,7 +109,7 @@ func TestParityBehavior(t *testing.T) {
 		},
 		{
 			name:  "legacy: the downscale stabilization flag sets the window",
-			hpa:   parityHPA(1, 10, cpuUtilization(50)),
+			hpa:   newHPA(1, 10, cpuUtilization(50)),
 			opts:  harnessOptions{downscaleStabilizationWindow: ptr.To(time.Minute)},
 			setup: cold,
 			run:   passesEvery(2, time.Minute),
@@ -122,19 +122,19 @@ func TestParityBehavior(t *testing.T) {
 		},
 		{
 			name:  "legacy: a scale-up goes at most to twice the current replicas",
-			hpa:   parityHPA(1, 30, cpuUtilization(50)),
+			hpa:   newHPA(1, 30, cpuUtilization(50)),
 			setup: hot,
 			want:  with(limitedPass(6, cpuUp, condScaleUpLimit, 333), func(o *parityOutcome) { o.computations = []string{"scale_up/none/Resource"} }),
 		},
 		{
 			name:  "legacy: a scale-up from one replica may go to four",
-			hpa:   parityHPA(1, 30, cpuUtilization(50)),
+			hpa:   newHPA(1, 30, cpuUtilization(50)),
 			setup: []func(*harness){atScale(1, 1), readyPods(1), storedReplicas(1), cpuUsage(500)},
 			want: parityOutcome{
 				updates: []int32{4},
 				current: 1, desired: 4,
 				metrics:         []v2.MetricStatus{cpuUtilizationStatus(500, 500)},
-				conditions:      []parityCond{condRescaled(4), condValidMetric(cpuUtilizationName), condScaleUpLimit, condNotScaledToZero},
+				conditions:      []wantCond{condRescaled(4), condValidMetric(cpuUtilizationName), condScaleUpLimit, condNotScaledToZero},
 				events:          []string{rescaleEvent(4, cpuUp)},
 				reconciliations: []string{"scale_up/none"},
 				computations:    []string{"scale_up/none/Resource"},
@@ -144,26 +144,26 @@ func TestParityBehavior(t *testing.T) {
 		},
 		{
 			name:  "legacy: maxReplicas below the scale-up limit clamps with TooManyReplicas",
-			hpa:   parityHPA(1, 5, cpuUtilization(50)),
+			hpa:   newHPA(1, 5, cpuUtilization(50)),
 			setup: hot,
 			want:  with(limitedPass(5, cpuUp, condTooManyReplicas, 333), func(o *parityOutcome) { o.computations = []string{"scale_up/none/Resource"} }),
 		},
 		{
 			name:  "legacy: minReplicas clamps a scale-down with TooFewReplicas",
-			hpa:   parityHPA(2, 10, cpuUtilization(50)),
+			hpa:   newHPA(2, 10, cpuUtilization(50)),
 			opts:  noDownscaleStabilizationWindow,
 			setup: cold,
 			want:  with(limitedPass(2, "All metrics below target", condTooFewReplicas, 10), func(o *parityOutcome) { o.computations = []string{"scale_down/none/Resource"} }),
 		},
 		{
 			name:  "behavior: a Pods policy limits a jump with ScaleUpLimit",
-			hpa:   parityHPAWith(1, 30, behaviorOf(rules(nil, nil, podsPolicy(2, 60)), nil), cpuUtilization(50)),
+			hpa:   withBehavior(newHPA(1, 30, cpuUtilization(50)), behaviorOf(rules(nil, nil, podsPolicy(2, 60)), nil)),
 			setup: hot,
 			want:  with(limitedPass(5, cpuUp, condScaleUpLimit, 333), func(o *parityOutcome) { o.computations = []string{"scale_up/none/Resource"} }),
 		},
 		{
 			name:  "behavior: a Pods policy counts the period's earlier scale-ups",
-			hpa:   parityHPAWith(1, 30, behaviorOf(rules(nil, nil, podsPolicy(2, 60)), nil), cpuUtilization(50)),
+			hpa:   withBehavior(newHPA(1, 30, cpuUtilization(50)), behaviorOf(rules(nil, nil, podsPolicy(2, 60)), nil)),
 			setup: hot,
 			run: func(h *harness) error {
 				for _, step := range []time.Duration{0, 15 * time.Second, 45 * time.Second} {
@@ -180,7 +180,7 @@ func TestParityBehavior(t *testing.T) {
 				updates: []int32{5, 7},
 				current: 5, desired: 7,
 				metrics:         []v2.MetricStatus{cpuUtilizationStatus(333, 333)},
-				conditions:      []parityCond{condRescaled(7), condValidMetric(cpuUtilizationName), condScaleUpLimit, condNotScaledToZero},
+				conditions:      []wantCond{condRescaled(7), condValidMetric(cpuUtilizationName), condScaleUpLimit, condNotScaledToZero},
 				events:          []string{rescaleEvent(5, cpuUp), rescaleEvent(7, cpuUp)},
 				reconciliations: []string{"scale_up/none", "none/none", "scale_up/none"},
 				computations:    []string{"scale_up/none/Resource", "scale_up/none/Resource", "scale_up/none/Resource"},
@@ -190,42 +190,42 @@ func TestParityBehavior(t *testing.T) {
 		},
 		{
 			name:  "behavior: a Percent policy limits a jump to a share of the current replicas",
-			hpa:   parityHPAWith(1, 30, behaviorOf(rules(nil, nil, percentPolicy(50, 60)), nil), cpuUtilization(50)),
+			hpa:   withBehavior(newHPA(1, 30, cpuUtilization(50)), behaviorOf(rules(nil, nil, percentPolicy(50, 60)), nil)),
 			setup: hot,
 			want:  with(limitedPass(5, cpuUp, condScaleUpLimit, 333), func(o *parityOutcome) { o.computations = []string{"scale_up/none/Resource"} }),
 		},
 		{
 			name:  "behavior: selectPolicy Min keeps the policy allowing the smallest change",
-			hpa:   parityHPAWith(1, 30, behaviorOf(rules(nil, minPolicy, podsPolicy(1, 60), percentPolicy(100, 60)), nil), cpuUtilization(50)),
+			hpa:   withBehavior(newHPA(1, 30, cpuUtilization(50)), behaviorOf(rules(nil, minPolicy, podsPolicy(1, 60), percentPolicy(100, 60)), nil)),
 			setup: hot,
 			want:  with(limitedPass(4, cpuUp, condScaleUpLimit, 333), func(o *parityOutcome) { o.computations = []string{"scale_up/none/Resource"} }),
 		},
 		{
 			name:  "behavior: the default scale-up rules allow the larger of +4 pods and +100%",
-			hpa:   parityHPAWith(1, 30, behaviorOf(nil, nil), cpuUtilization(50)),
+			hpa:   withBehavior(newHPA(1, 30, cpuUtilization(50)), behaviorOf(nil, nil)),
 			setup: hot,
 			want:  with(limitedPass(7, cpuUp, condScaleUpLimit, 333), func(o *parityOutcome) { o.computations = []string{"scale_up/none/Resource"} }),
 		},
 		{
 			name:  "behavior: maxReplicas below the rate limit clamps with TooManyReplicas",
-			hpa:   parityHPAWith(1, 5, behaviorOf(nil, nil), cpuUtilization(50)),
+			hpa:   withBehavior(newHPA(1, 5, cpuUtilization(50)), behaviorOf(nil, nil)),
 			setup: hot,
 			want:  with(limitedPass(5, cpuUp, condTooManyReplicas, 333), func(o *parityOutcome) { o.computations = []string{"scale_up/none/Resource"} }),
 		},
 		{
 			name:  "behavior: selectPolicy Disabled forbids a scale-down",
-			hpa:   parityHPAWith(1, 10, behaviorOf(nil, rules(zero, disabled, podsPolicy(1, 60))), cpuUtilization(50)),
+			hpa:   withBehavior(newHPA(1, 10, cpuUtilization(50)), behaviorOf(nil, rules(zero, disabled, podsPolicy(1, 60)))),
 			setup: cold,
 			want:  heldDown(condReadyForNewScale, condScaleDownLimit),
 		},
 		{
 			name:  "behavior: selectPolicy Disabled forbids a scale-up",
-			hpa:   parityHPAWith(1, 10, behaviorOf(rules(nil, disabled, podsPolicy(4, 60)), nil), cpuUtilization(50)),
+			hpa:   withBehavior(newHPA(1, 10, cpuUtilization(50)), behaviorOf(rules(nil, disabled, podsPolicy(4, 60)), nil)),
 			setup: hot,
 			want: parityOutcome{
 				current: 3, desired: 3,
 				metrics:         []v2.MetricStatus{cpuUtilizationStatus(333, 333)},
-				conditions:      []parityCond{condReadyForNewScale, condValidMetric(cpuUtilizationName), condScaleUpLimit},
+				conditions:      []wantCond{condReadyForNewScale, condValidMetric(cpuUtilizationName), condScaleUpLimit},
 				reconciliations: []string{"none/none"},
 				computations:    []string{"scale_up/none/Resource"},
 				statusWrites:    1,
@@ -233,7 +233,7 @@ func TestParityBehavior(t *testing.T) {
 		},
 		{
 			name:  "behavior: a Pods policy limits a scale-down with ScaleDownLimit",
-			hpa:   parityHPAWith(1, 10, behaviorOf(nil, rules(zero, nil, podsPolicy(1, 60))), cpuUtilization(50)),
+			hpa:   withBehavior(newHPA(1, 10, cpuUtilization(50)), behaviorOf(nil, rules(zero, nil, podsPolicy(1, 60)))),
 			setup: cold,
 			want: with(limitedPass(2, "All metrics below target", condScaleDownLimit, 10), func(o *parityOutcome) {
 				o.computations = []string{"scale_down/none/Resource"}
@@ -241,18 +241,18 @@ func TestParityBehavior(t *testing.T) {
 		},
 		{
 			name:  "behavior: an unset scale-down window takes the flag's and holds a scale-down",
-			hpa:   parityHPAWith(1, 10, behaviorOf(nil, rules(nil, nil, percentPolicy(100, 15))), cpuUtilization(50)),
+			hpa:   withBehavior(newHPA(1, 10, cpuUtilization(50)), behaviorOf(nil, rules(nil, nil, percentPolicy(100, 15)))),
 			setup: cold,
 			want:  heldDown(condScaleDownStabilized, condWithinRange),
 		},
 		{
 			name:  "behavior: a scale-up stabilization window applies the lowest recent recommendation",
-			hpa:   parityHPAWith(1, 10, behaviorOf(rules(ptr.To[int32](60), nil), nil), cpuUtilization(50)),
+			hpa:   withBehavior(newHPA(1, 10, cpuUtilization(50)), behaviorOf(rules(ptr.To[int32](60), nil), nil)),
 			setup: hot,
 			want: parityOutcome{
 				current: 3, desired: 3,
 				metrics:         []v2.MetricStatus{cpuUtilizationStatus(333, 333)},
-				conditions:      []parityCond{condScaleUpStabilized, condValidMetric(cpuUtilizationName), condWithinRange},
+				conditions:      []wantCond{condScaleUpStabilized, condValidMetric(cpuUtilizationName), condWithinRange},
 				reconciliations: []string{"none/none"},
 				computations:    []string{"scale_up/none/Resource"},
 				statusWrites:    1,
@@ -260,7 +260,7 @@ func TestParityBehavior(t *testing.T) {
 		},
 		{
 			name:  "lastScaleTime moves on a rescale only",
-			hpa:   parityHPA(1, 10, cpuUtilization(50)),
+			hpa:   newHPA(1, 10, cpuUtilization(50)),
 			setup: threeReplicas(storedReplicas(3), cpuUsage(100, 100, 100)),
 			run: func(h *harness) error {
 				if err := h.reconcile(testHPAName); err != nil {
@@ -275,7 +275,7 @@ func TestParityBehavior(t *testing.T) {
 				updates: []int32{6},
 				current: 6, desired: 6,
 				metrics:         []v2.MetricStatus{cpuUtilizationStatus(50, 50)},
-				conditions:      []parityCond{condReadyForNewScale, condValidMetric(cpuUtilizationName), condWithinRange, condNotScaledToZero},
+				conditions:      []wantCond{condReadyForNewScale, condValidMetric(cpuUtilizationName), condWithinRange, condNotScaledToZero},
 				events:          []string{rescaleEvent(6, cpuUp)},
 				reconciliations: []string{"scale_up/none", "none/none"},
 				computations:    []string{"scale_up/none/Resource", "scale_up/none/Resource"},

@@ -25,6 +25,7 @@ import (
 	v2 "github.com/kube-hpa/kube-hpa/api/autoscaling/v2"
 	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/behavior"
 	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/calculator"
+	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/fallback"
 	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/metrics"
 	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/monitor"
 	"github.com/kube-hpa/kube-hpa/pkg/features"
@@ -61,8 +62,8 @@ type Options struct {
 	Clock         clock.WithTicker
 	Gates         featuregate.FeatureGate
 	// QueueMetrics, if set, provides the workqueue_* metrics of the
-	// controller's queue (see monitor.NewQueueMetrics); nil means none
-	// (client-go's global provider, which nothing here sets).
+	// controller's queue; nil means client-go's global provider, which
+	// the binary sets to component-base's, as kube-controller-manager does.
 	QueueMetrics workqueue.MetricsProvider
 
 	// SyncPeriod is how often each HPA is reconciled
@@ -140,7 +141,7 @@ func New(opts Options) (*Controller, error) {
 		}),
 	}
 	c.calculator = calculator.New(calculator.Options{
-		MetricsClient:                 markProviderFailures{Client: opts.MetricsClient},
+		MetricsClient:                 fallback.MarkProviderFailures(opts.MetricsClient),
 		PodLister:                     c.podLister,
 		CPUInitializationPeriod:       opts.CPUInitializationPeriod,
 		DelayOfInitialReadinessStatus: opts.InitialReadinessDelay,
@@ -185,6 +186,18 @@ func (c *Controller) Run(ctx context.Context, workers int) {
 		wg.Go(func() { wait.UntilWithContext(ctx, c.worker, time.Second) })
 	}
 	<-ctx.Done()
+}
+
+// HasSynced reports whether every cache the controller reads (the pods and
+// each source's HPAs) has synced: what Run waits for before its workers
+// start, so a readiness check can ask the controller instead of its caches.
+func (c *Controller) HasSynced() bool {
+	for _, synced := range c.synced {
+		if !synced() {
+			return false
+		}
+	}
+	return true
 }
 
 // onAdd queues an HPA for its next period. Like upstream, a new or changed

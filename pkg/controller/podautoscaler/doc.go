@@ -2,7 +2,13 @@
 // the reconcile loop of kube-controller-manager v1.36's HPA controller, split
 // by responsibility, plus the fallback of KEP-5679 and the scale-to-zero of
 // KEP-2021. The replica math lives in the calculator subpackage, the
-// stabilization and rate limits in behavior, the metrics API clients in
-// metrics and the Prometheus series in monitor; this package wires them
-// into one pass over one HPA and keeps the queue.
+// stabilization and rate limits in behavior, the fallback rules in fallback,
+// the metrics API clients in metrics and the Prometheus series in monitor;
+// this package keeps the queue and wires them into one pass over one HPA.
+//
+// A pass is a pipeline of values (reconcile.go): checkSpec, then decide
+// (readTarget -> startingPoint -> recommend -> normalize -> apply), each step
+// returning its result and the condition changes it decided; record then
+// writes the outcome to status, in one place (status.go). Everything about
+// zero replicas is in zero.go, the evaluation of one metric in evaluate.go.
 package podautoscaler

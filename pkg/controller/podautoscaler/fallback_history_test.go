@@ -12,6 +12,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	v2 "github.com/kube-hpa/kube-hpa/api/autoscaling/v2"
+	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/fallback"
 	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/metrics/metricstest"
 )
 
@@ -83,7 +84,7 @@ func TestFallbackHistorySurvivesEarlyExits(t *testing.T) {
 			if c := fallbackCondition(t, got); c.Status != corev1.ConditionTrue {
 				t.Errorf("ExternalMetricFallbackActive = %+v, want True", c)
 			}
-			if got := append(h.eventsWithReason(eventFallbackActivated), h.eventsWithReason(eventFallbackDeactivated)...); len(got) != 0 {
+			if got := append(h.eventsWithReason(fallback.EventActivated), h.eventsWithReason(fallback.EventDeactivated)...); len(got) != 0 {
 				t.Errorf("fallback events = %q, want none", got)
 			}
 
@@ -93,7 +94,7 @@ func TestFallbackHistorySurvivesEarlyExits(t *testing.T) {
 			h.mustReconcile()
 			h.assertUpdates(10)
 			assertFallbackStatus(t, h.hpa(testHPAName), "queue_depth", v2.FallbackStatusFallback, longAgo)
-			if got := h.eventsWithReason(eventFallbackActivated); len(got) != 0 {
+			if got := h.eventsWithReason(fallback.EventActivated); len(got) != 0 {
 				t.Errorf("activation events = %q, want none: the metric never left fallback", got)
 			}
 		})
@@ -114,7 +115,7 @@ func TestFallbackHistorySurvivesEarlyExits(t *testing.T) {
 			h.mustReconcile()
 			h.assertUpdates(10)
 			assertFallbackStatus(t, h.hpa(testHPAName), "queue_depth", v2.FallbackStatusFallback, recent)
-			if got := h.eventsWithReason(eventFallbackActivated); len(got) != 1 || got[0] != activatedQueueDepth {
+			if got := h.eventsWithReason(fallback.EventActivated); len(got) != 1 || got[0] != activatedQueueDepth {
 				t.Errorf("activation events = %q, want one", got)
 			}
 		})
@@ -134,32 +135,9 @@ func TestFallbackHugeFailureDuration(t *testing.T) {
 		h.reconcileFails()
 		h.assertUpdates()
 		assertFallbackStatus(t, h.hpa(testHPAName), "queue_depth", v2.FallbackStatusNormal, testStart)
-		if got := h.eventsWithReason(eventFallbackActivated); len(got) != 0 {
+		if got := h.eventsWithReason(fallback.EventActivated); len(got) != 0 {
 			t.Errorf("failureDurationSeconds %d: activation events = %q, want none", seconds, got)
 		}
-	}
-}
-
-func TestFailureDuration(t *testing.T) {
-	cases := []struct {
-		name    string
-		seconds *int64
-		want    time.Duration
-	}{
-		{name: "unset is the default 180 s", want: 180 * time.Second},
-		{name: "a count of seconds converts exactly", seconds: ptr.To[int64](600), want: 600 * time.Second},
-		{name: "the largest count a Duration holds converts exactly", seconds: ptr.To(int64(math.MaxInt64 / time.Second)),
-			want: time.Duration(math.MaxInt64/time.Second) * time.Second},
-		{name: "10000000000 s saturates instead of wrapping negative", seconds: ptr.To[int64](10000000000), want: math.MaxInt64},
-		{name: "the largest int64 saturates", seconds: ptr.To[int64](math.MaxInt64), want: math.MaxInt64},
-		{name: "a negative count is no wait at all", seconds: ptr.To[int64](-5), want: 0},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			if got := failureDuration(&v2.ExternalMetricFallback{FailureDurationSeconds: tc.seconds, Replicas: 1}); got != tc.want {
-				t.Errorf("failureDuration = %v, want %v", got, tc.want)
-			}
-		})
 	}
 }
 
@@ -223,7 +201,7 @@ func TestFallbackCountsOnlyProviderFailures(t *testing.T) {
 			}
 			var fallbackEvents []string
 			for _, e := range h.events() {
-				if r := eventReason(e); r == eventFallbackActivated || r == eventFallbackDeactivated {
+				if r := eventReason(e); r == fallback.EventActivated || r == fallback.EventDeactivated {
 					fallbackEvents = append(fallbackEvents, e)
 				}
 			}
@@ -264,7 +242,7 @@ func TestFallbackEventPerTransition(t *testing.T) {
 				if pass == 0 {
 					want = []string{tc.want}
 				}
-				if got := h.eventsWithReason(eventFallbackDeactivated); strings.Join(got, "\n") != strings.Join(want, "\n") {
+				if got := h.eventsWithReason(fallback.EventDeactivated); strings.Join(got, "\n") != strings.Join(want, "\n") {
 					t.Errorf("pass %d: deactivation events = %q, want %q", pass, got, want)
 				}
 				h.clock.Step(15 * time.Second)
@@ -279,7 +257,7 @@ func TestFallbackEventPerTransition(t *testing.T) {
 		h.metrics.SetExternal("queue_depth", metricstest.ExternalAnswer{Err: errBoom})
 		h.source.updateErr = errBoom
 		h.reconcileFails()
-		if got := h.eventsWithReason(eventFallbackActivated); len(got) != 0 {
+		if got := h.eventsWithReason(fallback.EventActivated); len(got) != 0 {
 			t.Errorf("activation events of the pass whose status was not stored = %q, want none", got)
 		}
 		h.source.updateErr = nil
@@ -290,7 +268,7 @@ func TestFallbackEventPerTransition(t *testing.T) {
 			if pass == 0 {
 				want = 1
 			}
-			if got := h.eventsWithReason(eventFallbackActivated); len(got) != want {
+			if got := h.eventsWithReason(fallback.EventActivated); len(got) != want {
 				t.Errorf("pass %d after the failed write: activation events = %q, want %d", pass, got, want)
 			}
 		}
@@ -301,7 +279,7 @@ func TestFallbackEventPerTransition(t *testing.T) {
 		h.metrics.SetExternal("queue_depth", extOK(50000))
 		h.source.updateErr = errBoom
 		_ = h.reconcile(testHPAName)
-		if got := h.eventsWithReason(eventFallbackDeactivated); len(got) != 0 {
+		if got := h.eventsWithReason(fallback.EventDeactivated); len(got) != 0 {
 			t.Errorf("deactivation events of the pass whose status was not stored = %q, want none", got)
 		}
 		h.source.updateErr = nil
@@ -312,7 +290,7 @@ func TestFallbackEventPerTransition(t *testing.T) {
 			if pass == 0 {
 				want = 1
 			}
-			if got := h.eventsWithReason(eventFallbackDeactivated); len(got) != want {
+			if got := h.eventsWithReason(fallback.EventDeactivated); len(got) != want {
 				t.Errorf("pass %d after the failed write: deactivation events = %q, want %d", pass, got, want)
 			}
 		}

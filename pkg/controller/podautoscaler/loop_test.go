@@ -475,8 +475,7 @@ func TestLoopEarlyReconcile(t *testing.T) {
 			q := recordQueue(h)
 			q.calls = nil
 			p := h.c.newPass(h.ctx, h.source, h.hpa(testHPAName), h.key(testHPAName))
-			p.wakeAt = tc.wakeAt
-			p.scheduleWake()
+			p.scheduleWake(tc.wakeAt)
 			if got := q.recorded(); !sameStrings(got, tc.want) {
 				t.Errorf("queue calls = %v, want %v", got, tc.want)
 			}
@@ -526,6 +525,24 @@ func withRunnableInformers(t *testing.T, h *harness) (*watch.RaceFreeFakeWatcher
 	return w, func(ctx context.Context) {
 		factory.Start(ctx.Done())
 		go src.informer.RunWithContext(ctx)
+	}
+}
+
+func TestHasSynced(t *testing.T) {
+	h := newHarness(t, nil, harnessOptions{})
+	_, start := withRunnableInformers(t, h)
+	if h.c.HasSynced() {
+		t.Fatal("HasSynced = true before any informer ran")
+	}
+	ctx, cancel := context.WithCancel(h.ctx)
+	defer cancel()
+	start(ctx)
+	deadline := time.Now().Add(5 * time.Second)
+	for !h.c.HasSynced() {
+		if time.Now().After(deadline) {
+			t.Fatal("HasSynced never became true once the informers ran")
+		}
+		time.Sleep(time.Millisecond)
 	}
 }
 

@@ -45,7 +45,7 @@ func scaledUpFromThree(n int32, metric string, computations []string, statuses .
 		updates: []int32{n},
 		current: 3, desired: n,
 		metrics: statuses,
-		conditions: []parityCond{
+		conditions: []wantCond{
 			condRescaled(n), condValidMetric(metric), condWithinRange, condNotScaledToZero,
 		},
 		events:          []string{rescaleEvent(n, metric+" above target")},
@@ -63,7 +63,7 @@ func onlyMetricFailed(metricType autoscalingv2.MetricSourceType, reason, cause, 
 		err:     metricsFailureMsg(1, 1, err),
 		current: 3, desired: 3,
 		metrics: []v2.MetricStatus{{}},
-		conditions: []parityCond{
+		conditions: []wantCond{
 			condGotScale, condUnableToCompute(reason, cause),
 		},
 		events: []string{
@@ -89,21 +89,21 @@ func TestParityMetricTypes(t *testing.T) {
 	runParity(t, []parityScenario{
 		{
 			name:  "resource utilization above target scales up and reports utilization and average usage",
-			hpa:   parityHPA(1, 10, cpuUtilization(50)),
+			hpa:   newHPA(1, 10, cpuUtilization(50)),
 			setup: threeReplicas(cpuUsage(100, 100, 100)),
 			want: scaledUpFromThree(6, cpuUtilizationName, []string{"scale_up/none/Resource"},
 				cpuUtilizationStatus(100, 100)),
 		},
 		{
 			name:  "resource utilization below target scales down with all metrics below target",
-			hpa:   parityHPA(1, 10, cpuUtilization(50)),
+			hpa:   newHPA(1, 10, cpuUtilization(50)),
 			opts:  noDownscaleStabilizationWindow,
 			setup: threeReplicas(storedReplicas(3), cpuUsage(20, 20, 20)),
 			want: parityOutcome{
 				updates: []int32{2},
 				current: 3, desired: 2,
 				metrics:         []v2.MetricStatus{cpuUtilizationStatus(20, 20)},
-				conditions:      []parityCond{condRescaled(2), condValidMetric(cpuUtilizationName), condWithinRange, condNotScaledToZero},
+				conditions:      []wantCond{condRescaled(2), condValidMetric(cpuUtilizationName), condWithinRange, condNotScaledToZero},
 				events:          []string{rescaleEvent(2, "All metrics below target")},
 				reconciliations: []string{"scale_down/none"},
 				computations:    []string{"scale_down/none/Resource"},
@@ -113,7 +113,7 @@ func TestParityMetricTypes(t *testing.T) {
 		},
 		{
 			name:  "resource average value scales on raw usage and reports it without utilization",
-			hpa:   parityHPA(1, 10, cpuAverageValue(50)),
+			hpa:   newHPA(1, 10, cpuAverageValue(50)),
 			setup: threeReplicas(cpuUsage(100, 100, 100)),
 			want: scaledUpFromThree(6, cpuAverageValueName, []string{"scale_up/none/Resource"}, v2.MetricStatus{
 				Type: autoscalingv2.ResourceMetricSourceType,
@@ -125,7 +125,7 @@ func TestParityMetricTypes(t *testing.T) {
 		},
 		{
 			name:  "memory average value is reported in binary units as metrics-server does",
-			hpa:   parityHPA(1, 10, memoryAverageValue("100Mi")),
+			hpa:   newHPA(1, 10, memoryAverageValue("100Mi")),
 			setup: threeReplicas(memoryUsage(200*mi, 200*mi, 200*mi)),
 			want:  scaledUpFromThree(6, "memory resource", []string{"scale_up/none/Resource"}, memoryStatus),
 			check: func(t *testing.T, h *harness) {
@@ -137,7 +137,7 @@ func TestParityMetricTypes(t *testing.T) {
 		},
 		{
 			name:  "container resource utilization asks for the named container and reports it",
-			hpa:   parityHPA(1, 10, containerCPUUtilization("app", 50)),
+			hpa:   newHPA(1, 10, containerCPUUtilization("app", 50)),
 			setup: threeReplicas(cpuUsage(100, 100, 100)),
 			want: scaledUpFromThree(6, containerCPUName, []string{"scale_up/none/ContainerResource"}, v2.MetricStatus{
 				Type: autoscalingv2.ContainerResourceMetricSourceType,
@@ -155,13 +155,13 @@ func TestParityMetricTypes(t *testing.T) {
 		},
 		{
 			name:  "pods metric average value scales on the per-pod average",
-			hpa:   parityHPA(1, 10, podsAverage("qps", "10")),
+			hpa:   newHPA(1, 10, podsAverage("qps", "10")),
 			setup: threeReplicas(podsMetricValues("qps", 20000, 20000, 20000)),
 			want:  scaledUpFromThree(6, podsMetricName, []string{"scale_up/none/Pods"}, podsMetricStatus("qps", 20000)),
 		},
 		{
 			name:  "object metric value is shared among the ready pods",
-			hpa:   parityHPA(1, 10, ingressValue("requests", "100")),
+			hpa:   newHPA(1, 10, ingressValue("requests", "100")),
 			setup: threeReplicas(objectMetricValue("requests", 200000)),
 			want: scaledUpFromThree(6, objectValueName, []string{"scale_up/none/Object"}, v2.MetricStatus{
 				Type: autoscalingv2.ObjectMetricSourceType,
@@ -180,7 +180,7 @@ func TestParityMetricTypes(t *testing.T) {
 		},
 		{
 			name:  "object metric average value divides by the status replicas and is named as upstream names it",
-			hpa:   parityHPA(1, 10, ingressAverage("requests", "50")),
+			hpa:   newHPA(1, 10, ingressAverage("requests", "50")),
 			setup: threeReplicas(objectMetricValue("requests", 300000)),
 			want: scaledUpFromThree(6, objectAverageName, []string{"scale_up/none/Object"}, v2.MetricStatus{
 				Type: autoscalingv2.ObjectMetricSourceType,
@@ -193,13 +193,13 @@ func TestParityMetricTypes(t *testing.T) {
 		},
 		{
 			name:  "external metric value sums the series and shares it among the ready pods",
-			hpa:   parityHPA(1, 10, externalValue("queue", "10")),
+			hpa:   newHPA(1, 10, externalValue("queue", "10")),
 			setup: threeReplicas(externalSeries("queue", 5000, 15000)),
 			want:  scaledUpFromThree(6, externalQueueName, []string{"scale_up/none/External"}, externalValueStatus("queue", 20000)),
 		},
 		{
 			name:  "external metric average value divides by the status replicas",
-			hpa:   parityHPA(1, 10, externalAverage("queue", "10")),
+			hpa:   newHPA(1, 10, externalAverage("queue", "10")),
 			setup: threeReplicas(externalSeries("queue", 60000)),
 			want: scaledUpFromThree(6, externalQueueName, []string{"scale_up/none/External"}, v2.MetricStatus{
 				Type: autoscalingv2.ExternalMetricSourceType,
@@ -211,7 +211,7 @@ func TestParityMetricTypes(t *testing.T) {
 		},
 		{
 			name: "external metric selector is passed to the adapter and named in the rescale reason",
-			hpa: parityHPA(1, 10, func() v2.MetricSpec {
+			hpa: newHPA(1, 10, func() v2.MetricSpec {
 				m := externalValue("queue", "10")
 				m.External.Metric.Selector = &metav1.LabelSelector{MatchLabels: map[string]string{"queue": "orders"}}
 				return m
@@ -234,7 +234,7 @@ func TestParityMetricTypes(t *testing.T) {
 		},
 		{
 			name:  "the largest proposal over several metrics wins and names the rescale reason",
-			hpa:   parityHPA(1, 10, cpuUtilization(50), podsAverage("qps", "10"), externalValue("queue", "10")),
+			hpa:   newHPA(1, 10, cpuUtilization(50), podsAverage("qps", "10"), externalValue("queue", "10")),
 			setup: threeReplicas(storedReplicas(3), cpuUsage(50, 50, 50), podsMetricValues("qps", 20000, 20000, 20000), externalSeries("queue", 13000)),
 			want: scaledUpFromThree(6, podsMetricName,
 				[]string{"none/none/Resource", "scale_up/none/Pods", "scale_up/none/External"},
@@ -248,14 +248,14 @@ func TestParityInvalidMetrics(t *testing.T) {
 	runParity(t, []parityScenario{
 		{
 			name:  "one metric failing and another asking to scale up scales up and returns the error",
-			hpa:   parityHPA(1, 10, cpuUtilization(50), podsAverage("qps", "10")),
+			hpa:   newHPA(1, 10, cpuUtilization(50), podsAverage("qps", "10")),
 			setup: threeReplicas(storedReplicas(3), cpuFails(errBoom), podsMetricValues("qps", 20000, 20000, 20000)),
 			want: parityOutcome{
 				err:     invalidMetricsMsg(1, 2, cpuChain),
 				updates: []int32{6},
 				current: 3, desired: 6,
 				metrics:    []v2.MetricStatus{{}, podsMetricStatus("qps", 20000)},
-				conditions: []parityCond{condRescaled(6), condValidMetric(podsMetricName), condWithinRange, condNotScaledToZero},
+				conditions: []wantCond{condRescaled(6), condValidMetric(podsMetricName), condWithinRange, condNotScaledToZero},
 				events: []string{
 					"Warning FailedGetResourceMetric " + cpuCause,
 					rescaleEvent(6, podsMetricName+" above target"),
@@ -268,14 +268,14 @@ func TestParityInvalidMetrics(t *testing.T) {
 		},
 		{
 			name:  "one metric failing and another asking to scale down does not scale and reports the first failure",
-			hpa:   parityHPA(1, 10, cpuUtilization(50), podsAverage("qps", "10")),
+			hpa:   newHPA(1, 10, cpuUtilization(50), podsAverage("qps", "10")),
 			opts:  noDownscaleStabilizationWindow,
 			setup: threeReplicas(storedReplicas(3), cpuFails(errBoom), podsMetricValues("qps", 2000, 2000, 2000)),
 			want: parityOutcome{
 				err:     metricsFailureMsg(1, 2, cpuChain),
 				current: 3, desired: 3,
 				metrics:    []v2.MetricStatus{{}, podsMetricStatus("qps", 2000)},
-				conditions: []parityCond{condGotScale, condUnableToCompute("FailedGetResourceMetric", cpuCause)},
+				conditions: []wantCond{condGotScale, condUnableToCompute("FailedGetResourceMetric", cpuCause)},
 				events: []string{
 					"Warning FailedGetResourceMetric " + cpuCause,
 					"Warning FailedComputeMetricsReplicas " + invalidMetricsMsg(1, 2, cpuChain),
@@ -287,13 +287,13 @@ func TestParityInvalidMetrics(t *testing.T) {
 		},
 		{
 			name:  "one metric failing and another holding steady keeps replicas and returns the error",
-			hpa:   parityHPA(1, 10, cpuUtilization(50), podsAverage("qps", "10")),
+			hpa:   newHPA(1, 10, cpuUtilization(50), podsAverage("qps", "10")),
 			setup: threeReplicas(storedReplicas(3), cpuFails(errBoom), podsMetricValues("qps", 10000, 10000, 10000)),
 			want: parityOutcome{
 				err:     invalidMetricsMsg(1, 2, cpuChain),
 				current: 3, desired: 3,
 				metrics:         []v2.MetricStatus{{}, podsMetricStatus("qps", 10000)},
-				conditions:      []parityCond{condReadyForNewScale, condValidMetric(podsMetricName), condWithinRange},
+				conditions:      []wantCond{condReadyForNewScale, condValidMetric(podsMetricName), condWithinRange},
 				events:          []string{"Warning FailedGetResourceMetric " + cpuCause},
 				reconciliations: []string{"none/internal"},
 				computations:    []string{"none/internal/Resource", "none/none/Pods"},
@@ -302,14 +302,14 @@ func TestParityInvalidMetrics(t *testing.T) {
 		},
 		{
 			name: "all metrics failing reports the first failure and FailedComputeMetricsReplicas, writing current replicas only",
-			hpa:  parityHPA(1, 10, externalValue("queue", "10"), externalValue("backlog", "10")),
+			hpa:  newHPA(1, 10, externalValue("queue", "10"), externalValue("backlog", "10")),
 			setup: threeReplicas(externalFails("queue", errBoom), externalFails("backlog", errBoom),
 				storedStatus(func(st *v2.HorizontalPodAutoscalerStatus) { st.CurrentReplicas, st.DesiredReplicas = 2, 2 })),
 			want: parityOutcome{
 				err:     metricsFailureMsg(2, 2, "failed to get queue external metric value: failed to get external metric queue: "+externalCause),
 				current: 3, desired: 2,
 				metrics:    []v2.MetricStatus{{}, {}},
-				conditions: []parityCond{condGotScale, condUnableToCompute("FailedGetExternalMetric", externalCause)},
+				conditions: []wantCond{condGotScale, condUnableToCompute("FailedGetExternalMetric", externalCause)},
 				events: []string{
 					"Warning FailedGetExternalMetric " + externalCause,
 					"Warning FailedGetExternalMetric " + externalAuxCause,
@@ -322,13 +322,13 @@ func TestParityInvalidMetrics(t *testing.T) {
 		},
 		{
 			name:  "resource metric failure reports FailedGetResourceMetric",
-			hpa:   parityHPA(1, 10, cpuUtilization(50)),
+			hpa:   newHPA(1, 10, cpuUtilization(50)),
 			setup: threeReplicas(storedReplicas(3), cpuFails(errBoom)),
 			want:  onlyMetricFailed(autoscalingv2.ResourceMetricSourceType, "FailedGetResourceMetric", cpuCause, cpuChain),
 		},
 		{
 			name:  "resource average value failure names the usage",
-			hpa:   parityHPA(1, 10, cpuAverageValue(50)),
+			hpa:   newHPA(1, 10, cpuAverageValue(50)),
 			setup: threeReplicas(storedReplicas(3), cpuFails(errBoom)),
 			want: onlyMetricFailed(autoscalingv2.ResourceMetricSourceType, "FailedGetResourceMetric",
 				"failed to get cpu usage: unable to get metrics for resource cpu: adapter unavailable",
@@ -336,49 +336,49 @@ func TestParityInvalidMetrics(t *testing.T) {
 		},
 		{
 			name:  "container resource metric failure reports FailedGetContainerResourceMetric and names the container",
-			hpa:   parityHPA(1, 10, containerCPUUtilization("app", 50)),
+			hpa:   newHPA(1, 10, containerCPUUtilization("app", 50)),
 			setup: threeReplicas(storedReplicas(3), cpuFails(errBoom)),
 			want: onlyMetricFailed(autoscalingv2.ContainerResourceMetricSourceType, "FailedGetContainerResourceMetric", cpuCause,
 				"failed to get app container metric value: "+cpuCause),
 		},
 		{
 			name:  "pods metric failure reports FailedGetPodsMetric",
-			hpa:   parityHPA(1, 10, podsAverage("qps", "10")),
+			hpa:   newHPA(1, 10, podsAverage("qps", "10")),
 			setup: threeReplicas(storedReplicas(3), podsMetricFails("qps", errBoom)),
 			want: onlyMetricFailed(autoscalingv2.PodsMetricSourceType, "FailedGetPodsMetric", podsCause,
 				"failed to get pods metric value: "+podsCause),
 		},
 		{
 			name:  "object value metric failure reports FailedGetObjectMetric",
-			hpa:   parityHPA(1, 10, ingressValue("requests", "100")),
+			hpa:   newHPA(1, 10, ingressValue("requests", "100")),
 			setup: threeReplicas(storedReplicas(3), objectMetricFails("requests", errBoom)),
 			want: onlyMetricFailed(autoscalingv2.ObjectMetricSourceType, "FailedGetObjectMetric", objectCause,
 				"failed to get object metric value: "+objectCause),
 		},
 		{
 			name:  "object average value metric failure reports FailedGetObjectMetric with the metric named",
-			hpa:   parityHPA(1, 10, ingressAverage("requests", "50")),
+			hpa:   newHPA(1, 10, ingressAverage("requests", "50")),
 			setup: threeReplicas(storedReplicas(3), objectMetricFails("requests", errBoom)),
 			want: onlyMetricFailed(autoscalingv2.ObjectMetricSourceType, "FailedGetObjectMetric", objectCause,
 				"failed to get object metric value: failed to get requests object metric: "+objectCause),
 		},
 		{
 			name:  "external value metric failure reports FailedGetExternalMetric",
-			hpa:   parityHPA(1, 10, externalValue("queue", "10")),
+			hpa:   newHPA(1, 10, externalValue("queue", "10")),
 			setup: threeReplicas(storedReplicas(3), externalFails("queue", errBoom)),
 			want: onlyMetricFailed(autoscalingv2.ExternalMetricSourceType, "FailedGetExternalMetric", externalCause,
 				"failed to get queue external metric value: failed to get external metric queue: "+externalCause),
 		},
 		{
 			name:  "external average value metric failure reports FailedGetExternalMetric",
-			hpa:   parityHPA(1, 10, externalAverage("queue", "10")),
+			hpa:   newHPA(1, 10, externalAverage("queue", "10")),
 			setup: threeReplicas(storedReplicas(3), externalFails("queue", errBoom)),
 			want: onlyMetricFailed(autoscalingv2.ExternalMetricSourceType, "FailedGetExternalMetric", externalCause,
 				"failed to get queue external metric value: failed to get queue external metric: "+externalCause),
 		},
 		{
 			name:  "an external metric with no series is a failure",
-			hpa:   parityHPA(1, 10, externalValue("queue", "10")),
+			hpa:   newHPA(1, 10, externalValue("queue", "10")),
 			setup: threeReplicas(storedReplicas(3), externalSeries("queue")),
 			want: onlyMetricFailed(autoscalingv2.ExternalMetricSourceType, "FailedGetExternalMetric",
 				`unable to get external metric default/queue/nil: metricstest: no metrics returned for external metric "queue" (empty answer)`,
@@ -388,21 +388,21 @@ func TestParityInvalidMetrics(t *testing.T) {
 }
 
 func TestParityTolerance(t *testing.T) {
-	upTolerance := func(q string) func(*v2.HorizontalPodAutoscaler) {
-		return setBehavior(&autoscalingv2.HorizontalPodAutoscalerBehavior{
+	upTolerance := func(q string) *autoscalingv2.HorizontalPodAutoscalerBehavior {
+		return &autoscalingv2.HorizontalPodAutoscalerBehavior{
 			ScaleUp: &autoscalingv2.HPAScalingRules{Tolerance: ptr.To(resource.MustParse(q))},
-		})
+		}
 	}
-	downTolerance := func(q string) func(*v2.HorizontalPodAutoscaler) {
-		return setBehavior(&autoscalingv2.HorizontalPodAutoscalerBehavior{
+	downTolerance := func(q string) *autoscalingv2.HorizontalPodAutoscalerBehavior {
+		return &autoscalingv2.HorizontalPodAutoscalerBehavior{
 			ScaleDown: &autoscalingv2.HPAScalingRules{Tolerance: ptr.To(resource.MustParse(q))},
-		})
+		}
 	}
 	held := func(utilization int32, usage int64) parityOutcome {
 		return parityOutcome{
 			current: 3, desired: 3,
 			metrics:         []v2.MetricStatus{cpuUtilizationStatus(utilization, usage)},
-			conditions:      []parityCond{condReadyForNewScale, condValidMetric(cpuUtilizationName), condWithinRange},
+			conditions:      []wantCond{condReadyForNewScale, condValidMetric(cpuUtilizationName), condWithinRange},
 			reconciliations: []string{"none/none"},
 			computations:    []string{"none/none/Resource"},
 			statusWrites:    1,
@@ -413,13 +413,13 @@ func TestParityTolerance(t *testing.T) {
 	runParity(t, []parityScenario{
 		{
 			name:  "a usage ratio within the global tolerance does not scale",
-			hpa:   parityHPA(1, 10, cpuUtilization(50)),
+			hpa:   newHPA(1, 10, cpuUtilization(50)),
 			setup: threeReplicas(storedReplicas(3), cpuUsage(54, 54, 54)),
 			want:  held(54, 54),
 		},
 		{
 			name:  "a usage ratio just beyond the global tolerance scales",
-			hpa:   parityHPA(1, 10, cpuUtilization(50)),
+			hpa:   newHPA(1, 10, cpuUtilization(50)),
 			setup: threeReplicas(storedReplicas(3), cpuUsage(56, 56, 56)),
 			want: func() parityOutcome {
 				o := scaledUpFromThree(4, cpuUtilizationName, []string{"scale_up/none/Resource"}, cpuUtilizationStatus(56, 56))
@@ -428,20 +428,20 @@ func TestParityTolerance(t *testing.T) {
 		},
 		{
 			name:  "the tolerance flag widens the band",
-			hpa:   parityHPA(1, 10, cpuUtilization(50)),
+			hpa:   newHPA(1, 10, cpuUtilization(50)),
 			opts:  harnessOptions{tolerance: ptr.To(0.2)},
 			setup: threeReplicas(storedReplicas(3), cpuUsage(58, 58, 58)),
 			want:  held(58, 58),
 		},
 		{
 			name:  "a behavior scale-up tolerance narrower than the flag is honored with HPAConfigurableTolerance on",
-			hpa:   parityHPAWith(1, 10, upTolerance("0.01"), cpuUtilization(50)),
+			hpa:   withBehavior(newHPA(1, 10, cpuUtilization(50)), upTolerance("0.01")),
 			setup: threeReplicas(storedReplicas(3), cpuUsage(53, 53, 53)),
 			want: parityOutcome{
 				updates: []int32{4},
 				current: 3, desired: 4,
 				metrics:         []v2.MetricStatus{cpuUtilizationStatus(53, 53)},
-				conditions:      []parityCond{condRescaled(4), condValidMetric(cpuUtilizationName), condWithinRange, condNotScaledToZero},
+				conditions:      []wantCond{condRescaled(4), condValidMetric(cpuUtilizationName), condWithinRange, condNotScaledToZero},
 				events:          []string{rescaleEvent(4, cpuUtilizationName+" above target")},
 				reconciliations: []string{"scale_up/none"},
 				computations:    []string{"scale_up/none/Resource"},
@@ -451,21 +451,21 @@ func TestParityTolerance(t *testing.T) {
 		},
 		{
 			name:  "a behavior scale-up tolerance is ignored with HPAConfigurableTolerance off",
-			hpa:   parityHPAWith(1, 10, upTolerance("0.01"), cpuUtilization(50)),
+			hpa:   withBehavior(newHPA(1, 10, cpuUtilization(50)), upTolerance("0.01")),
 			opts:  configurableOff,
 			setup: threeReplicas(storedReplicas(3), cpuUsage(53, 53, 53)),
 			want:  held(53, 53),
 		},
 		{
 			name:  "a behavior scale-down tolerance wider than the flag holds a scale-down",
-			hpa:   parityHPAWith(1, 10, downTolerance("0.5"), cpuUtilization(50)),
+			hpa:   withBehavior(newHPA(1, 10, cpuUtilization(50)), downTolerance("0.5")),
 			opts:  noDownscaleStabilizationWindow,
 			setup: threeReplicas(storedReplicas(3), cpuUsage(30, 30, 30)),
 			want:  held(30, 30),
 		},
 		{
 			name:  "a behavior scale-down tolerance does not widen the scale-up band",
-			hpa:   parityHPAWith(1, 10, downTolerance("0.5"), cpuUtilization(50)),
+			hpa:   withBehavior(newHPA(1, 10, cpuUtilization(50)), downTolerance("0.5")),
 			setup: threeReplicas(storedReplicas(3), cpuUsage(56, 56, 56)),
 			want:  scaledUpFromThree(4, cpuUtilizationName, []string{"scale_up/none/Resource"}, cpuUtilizationStatus(56, 56)),
 		},
@@ -494,7 +494,7 @@ func TestParityMetricSpecsTheControllerRefuses(t *testing.T) {
 	runParity(t, []parityScenario{
 		{
 			name:  "a pods metric with an unparsable metric selector reports FailedGetPodsMetric",
-			hpa:   parityHPA(1, 10, withMetricSelector(podsAverage("qps", "10"))),
+			hpa:   newHPA(1, 10, withMetricSelector(podsAverage("qps", "10"))),
 			setup: threeReplicas(storedReplicas(3), podsMetricValues("qps", 1000, 1000, 1000)),
 			want: onlyMetricFailed(autoscalingv2.PodsMetricSourceType, "FailedGetPodsMetric", bogusCause,
 				"failed to get pods metric value: "+bogusCause),
@@ -502,7 +502,7 @@ func TestParityMetricSpecsTheControllerRefuses(t *testing.T) {
 		},
 		{
 			name:  "an object metric with an unparsable metric selector reports FailedGetObjectMetric",
-			hpa:   parityHPA(1, 10, withMetricSelector(ingressValue("requests", "100"))),
+			hpa:   newHPA(1, 10, withMetricSelector(ingressValue("requests", "100"))),
 			setup: threeReplicas(storedReplicas(3), objectMetricValue("requests", 100000)),
 			want: onlyMetricFailed(autoscalingv2.ObjectMetricSourceType, "FailedGetObjectMetric", bogusCause,
 				"failed to get object metric value: "+bogusCause),
@@ -510,7 +510,7 @@ func TestParityMetricSpecsTheControllerRefuses(t *testing.T) {
 		},
 		{
 			name:  "an external metric with an unparsable metric selector reports FailedGetExternalMetric",
-			hpa:   parityHPA(1, 10, withMetricSelector(externalValue("queue", "10"))),
+			hpa:   newHPA(1, 10, withMetricSelector(externalValue("queue", "10"))),
 			setup: threeReplicas(storedReplicas(3), externalSeries("queue", 10000)),
 			want: onlyMetricFailed(autoscalingv2.ExternalMetricSourceType, "FailedGetExternalMetric",
 				"invalid selector for external metric queue: "+bogusCause,
@@ -519,7 +519,7 @@ func TestParityMetricSpecsTheControllerRefuses(t *testing.T) {
 		},
 		{
 			name:  "an object metric of type Value with only an average value set has no usable target",
-			hpa:   parityHPA(1, 10, objectValueTypeWithAverage),
+			hpa:   newHPA(1, 10, objectValueTypeWithAverage),
 			setup: threeReplicas(storedReplicas(3), objectMetricValue("requests", 100000)),
 			want: onlyMetricFailed(autoscalingv2.ObjectMetricSourceType, "FailedGetObjectMetric",
 				"invalid object metric source: neither a value target nor an average value target was set",
@@ -528,7 +528,7 @@ func TestParityMetricSpecsTheControllerRefuses(t *testing.T) {
 		},
 		{
 			name:  "an object metric of type AverageValue with only a value set has no usable target",
-			hpa:   parityHPA(1, 10, objectAverageTypeWithValue),
+			hpa:   newHPA(1, 10, objectAverageTypeWithValue),
 			setup: threeReplicas(storedReplicas(3), objectMetricValue("requests", 100000)),
 			want: onlyMetricFailed(autoscalingv2.ObjectMetricSourceType, "FailedGetObjectMetric",
 				"invalid object metric source: neither a value target nor an average value target was set",
@@ -545,18 +545,7 @@ func passSkippingSpecCheck(mutate func(*v2.HorizontalPodAutoscaler)) func(h *har
 	return func(h *harness) error {
 		p := h.c.newPass(h.ctx, h.source, h.hpa(testHPAName), h.key(testHPAName))
 		mutate(p.hpa)
-		if err := p.readScale(); err != nil {
-			return err
-		}
-		if fatal, err := p.computeFromMetrics(); fatal || err != nil {
-			return err
-		}
-		p.normalize()
-		if err := p.applyScale(); err != nil {
-			return err
-		}
-		p.finishStatus()
-		return p.writeStatus()
+		return p.record(p.decide())
 	}
 }
 
@@ -597,7 +586,7 @@ func TestParityUnvalidatedMetricSpecs(t *testing.T) {
 	runParity(t, []parityScenario{
 		{
 			name:  "an unknown metric type fails its metric with InvalidMetricSourceType and a spec label, without panicking",
-			hpa:   parityHPA(1, 10, cpuUtilization(50)),
+			hpa:   newHPA(1, 10, cpuUtilization(50)),
 			setup: threeReplicas(storedReplicas(3)),
 			run:   passSkippingSpecCheck(unvalidated(v2.MetricSpec{Type: "CheddarCheese"})),
 			want: specFailure("CheddarCheese", "InvalidMetricSourceType",
@@ -605,7 +594,7 @@ func TestParityUnvalidatedMetricSpecs(t *testing.T) {
 		},
 		{
 			name:  "a pods metric without a target fails its metric like the other sources without a target, without panicking",
-			hpa:   parityHPA(1, 10, cpuUtilization(50)),
+			hpa:   newHPA(1, 10, cpuUtilization(50)),
 			setup: threeReplicas(storedReplicas(3), podsMetricValues("qps", 1000, 1000, 1000)),
 			run:   passSkippingSpecCheck(unvalidated(noTarget(podsAverage("qps", "10")))),
 			want: internalFailure(autoscalingv2.PodsMetricSourceType, "FailedGetPodsMetric",
@@ -614,7 +603,7 @@ func TestParityUnvalidatedMetricSpecs(t *testing.T) {
 		},
 		{
 			name:  "a resource metric without a target fails its metric",
-			hpa:   parityHPA(1, 10, cpuUtilization(50)),
+			hpa:   newHPA(1, 10, cpuUtilization(50)),
 			setup: threeReplicas(storedReplicas(3), cpuUsage(50, 50, 50)),
 			run:   passSkippingSpecCheck(unvalidated(noTarget(cpuUtilization(50)))),
 			want: internalFailure(autoscalingv2.ResourceMetricSourceType, "FailedGetResourceMetric", resourceNoTarget,
@@ -622,7 +611,7 @@ func TestParityUnvalidatedMetricSpecs(t *testing.T) {
 		},
 		{
 			name:  "a container resource metric without a target fails its metric",
-			hpa:   parityHPA(1, 10, cpuUtilization(50)),
+			hpa:   newHPA(1, 10, cpuUtilization(50)),
 			setup: threeReplicas(storedReplicas(3), cpuUsage(50, 50, 50)),
 			run:   passSkippingSpecCheck(unvalidated(noTarget(containerCPUUtilization("app", 50)))),
 			want: internalFailure(autoscalingv2.ContainerResourceMetricSourceType, "FailedGetContainerResourceMetric", resourceNoTarget,
@@ -630,7 +619,7 @@ func TestParityUnvalidatedMetricSpecs(t *testing.T) {
 		},
 		{
 			name:  "an external metric without a target fails its metric",
-			hpa:   parityHPA(1, 10, cpuUtilization(50)),
+			hpa:   newHPA(1, 10, cpuUtilization(50)),
 			setup: threeReplicas(storedReplicas(3), externalSeries("queue", 1000)),
 			run:   passSkippingSpecCheck(unvalidated(noTarget(externalValue("queue", "10")))),
 			want: internalFailure(autoscalingv2.ExternalMetricSourceType, "FailedGetExternalMetric", externalNoTarget,

@@ -38,7 +38,7 @@ type parityScenario struct {
 	name string
 	// hpa builds the HPA under test (named testHPAName); nil means no HPA
 	// is added by the harness.
-	hpa  func() *v2.HorizontalPodAutoscaler
+	hpa  *v2.HorizontalPodAutoscaler
 	opts harnessOptions
 	// setup prepares the fakes before the first pass.
 	setup []func(h *harness)
@@ -64,7 +64,7 @@ type parityOutcome struct {
 	metrics []v2.MetricStatus
 	// conditions are every condition of the status, in any order; an
 	// empty message is not compared.
-	conditions []parityCond
+	conditions []wantCond
 	// events are every event recorded, in order, as "Type Reason Message".
 	events []string
 	// reconciliations and computations are the monitor's labels, in order:
@@ -75,13 +75,6 @@ type parityOutcome struct {
 	statusWrites int
 	// lastScaleTime is status.lastScaleTime; zero means unset.
 	lastScaleTime time.Time
-}
-
-type parityCond struct {
-	Type    autoscalingv2.HorizontalPodAutoscalerConditionType
-	Status  corev1.ConditionStatus
-	Reason  string
-	Message string
 }
 
 func runParity(t *testing.T, scenarios []parityScenario) {
@@ -98,11 +91,9 @@ func runParity(t *testing.T, scenarios []parityScenario) {
 
 func runParityScenario(t *testing.T, sc parityScenario) {
 	t.Helper()
-	var hpa *v2.HorizontalPodAutoscaler
-	if sc.hpa != nil {
-		hpa = sc.hpa()
-	}
-	h := newHarness(t, hpa, sc.opts)
+	// A copy, so that a scenario run twice, or a step that edits its HPA,
+	// starts from the table's object.
+	h := newHarness(t, sc.hpa.DeepCopy(), sc.opts)
 	for _, step := range sc.setup {
 		step(h)
 	}
@@ -178,10 +169,13 @@ func checkParityStatus(t *testing.T, hpa *v2.HorizontalPodAutoscaler, want parit
 	case !want.lastScaleTime.IsZero() && (st.LastScaleTime == nil || !st.LastScaleTime.Time.Equal(want.lastScaleTime)):
 		t.Errorf("lastScaleTime = %v, want %v", st.LastScaleTime, want.lastScaleTime)
 	}
-	checkParityConditions(t, st.Conditions, want.conditions)
+	checkConditions(t, st.Conditions, want.conditions)
 }
 
-func checkParityConditions(t *testing.T, got []autoscalingv2.HorizontalPodAutoscalerCondition, want []parityCond) {
+// checkConditions is the one condition matcher: the HPA has exactly the
+// conditions want, by type, in any order, each with its status and reason,
+// and its message where want gives one.
+func checkConditions(t *testing.T, got []autoscalingv2.HorizontalPodAutoscalerCondition, want []wantCond) {
 	t.Helper()
 	byType := map[autoscalingv2.HorizontalPodAutoscalerConditionType]autoscalingv2.HorizontalPodAutoscalerCondition{}
 	for _, c := range got {
@@ -347,22 +341,10 @@ func storedStatus(mutate func(st *v2.HorizontalPodAutoscalerStatus)) func(*harne
 
 // HPA builders.
 
-func parityHPAWith(minReplicas, maxReplicas int32, mutate func(*v2.HorizontalPodAutoscaler), metrics ...v2.MetricSpec) func() *v2.HorizontalPodAutoscaler {
-	return func() *v2.HorizontalPodAutoscaler {
-		hpa := newHPA(minReplicas, maxReplicas, metrics...)
-		if mutate != nil {
-			mutate(hpa)
-		}
-		return hpa
-	}
-}
-
-func parityHPA(minReplicas, maxReplicas int32, metrics ...v2.MetricSpec) func() *v2.HorizontalPodAutoscaler {
-	return parityHPAWith(minReplicas, maxReplicas, nil, metrics...)
-}
-
-func setBehavior(b *autoscalingv2.HorizontalPodAutoscalerBehavior) func(*v2.HorizontalPodAutoscaler) {
-	return func(hpa *v2.HorizontalPodAutoscaler) { hpa.Spec.Behavior = b }
+// edited returns hpa after mutate.
+func edited(hpa *v2.HorizontalPodAutoscaler, mutate func(*v2.HorizontalPodAutoscaler)) *v2.HorizontalPodAutoscaler {
+	mutate(hpa)
+	return hpa
 }
 
 func cpuAverageValue(v int64) v2.MetricSpec {
@@ -472,35 +454,35 @@ func podsMetricStatus(name string, averageMilli int64) v2.MetricStatus {
 const cpuUtilizationName = "cpu resource utilization (percentage of request)"
 
 var (
-	condGotScale = parityCond{autoscalingv2.AbleToScale, corev1.ConditionTrue, "SucceededGetScale",
+	condGotScale = wantCond{autoscalingv2.AbleToScale, corev1.ConditionTrue, "SucceededGetScale",
 		"the HPA controller was able to get the target's current scale"}
-	condReadyForNewScale = parityCond{autoscalingv2.AbleToScale, corev1.ConditionTrue, "ReadyForNewScale",
+	condReadyForNewScale = wantCond{autoscalingv2.AbleToScale, corev1.ConditionTrue, "ReadyForNewScale",
 		"recommended size matches current size"}
-	condScaleDownStabilized = parityCond{autoscalingv2.AbleToScale, corev1.ConditionTrue, "ScaleDownStabilized",
+	condScaleDownStabilized = wantCond{autoscalingv2.AbleToScale, corev1.ConditionTrue, "ScaleDownStabilized",
 		"recent recommendations were higher than current one, applying the highest recent recommendation"}
-	condWithinRange = parityCond{autoscalingv2.ScalingLimited, corev1.ConditionFalse, "DesiredWithinRange",
+	condWithinRange = wantCond{autoscalingv2.ScalingLimited, corev1.ConditionFalse, "DesiredWithinRange",
 		"the desired count is within the acceptable range"}
-	condNotScaledToZero = parityCond{v2.ScaledToZero, corev1.ConditionFalse, "NotScaledToZero",
+	condNotScaledToZero = wantCond{v2.ScaledToZero, corev1.ConditionFalse, "NotScaledToZero",
 		"the HPA controller did not scale the workload to zero"}
 )
 
-func condRescaled(n int32) parityCond {
-	return parityCond{autoscalingv2.AbleToScale, corev1.ConditionTrue, "SucceededRescale",
+func condRescaled(n int32) wantCond {
+	return wantCond{autoscalingv2.AbleToScale, corev1.ConditionTrue, "SucceededRescale",
 		fmt.Sprintf("the HPA controller was able to update the target scale to %d", n)}
 }
 
-func condValidMetric(metric string) parityCond {
-	return parityCond{autoscalingv2.ScalingActive, corev1.ConditionTrue, "ValidMetricFound",
+func condValidMetric(metric string) wantCond {
+	return wantCond{autoscalingv2.ScalingActive, corev1.ConditionTrue, "ValidMetricFound",
 		"the HPA was able to successfully calculate a replica count from " + metric}
 }
 
-func condUnableToCompute(reason, cause string) parityCond {
-	return parityCond{autoscalingv2.ScalingActive, corev1.ConditionFalse, reason,
+func condUnableToCompute(reason, cause string) wantCond {
+	return wantCond{autoscalingv2.ScalingActive, corev1.ConditionFalse, reason,
 		"the HPA was unable to compute the replica count: " + cause}
 }
 
-func condLimited(reason, message string) parityCond {
-	return parityCond{autoscalingv2.ScalingLimited, corev1.ConditionTrue, reason, message}
+func condLimited(reason, message string) wantCond {
+	return wantCond{autoscalingv2.ScalingLimited, corev1.ConditionTrue, reason, message}
 }
 
 func rescaleEvent(n int32, reason string) string {

@@ -6,9 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/klog/v2"
 
 	v2 "github.com/kube-hpa/kube-hpa/api/autoscaling/v2"
@@ -20,95 +18,99 @@ import (
 // adds no text: an error says what is wrong with the spec itself.
 var errSpec = errors.New("")
 
-// pass is the state of one reconcile of one HPA. Its methods are the steps
-// of the reconcile; each reads what the earlier steps recorded here.
+// pass is the immutable context of one reconcile of one HPA. Each step
+// takes it with its own inputs and returns its result; none writes here.
 type pass struct {
 	c      *Controller
 	source HPASource
 	ctx    context.Context
 	logger klog.Logger
 	key    hpaKey
-	start  time.Time
 	now    metav1.Time
-
-	// hpa is a private, defaulted copy of the cached HPA; status changes
-	// accumulate in it. original is the status as read, so that a pass
-	// that changes nothing writes nothing.
-	hpa      *v2.HorizontalPodAutoscaler
-	original *v2.HorizontalPodAutoscalerStatus
-
-	reference   string
-	scale       *autoscalingv1.Scale
-	targetGR    schema.GroupResource
-	current     int32
-	minReplicas int32
-
-	desired        int32
-	rescaleReason  string
-	metricStatuses []v2.MetricStatus
-	action         monitor.ActionLabel
-
-	// wakeAt, when set, is a deadline before the next period at which this
-	// HPA must be reconciled again (a fallback becoming due).
-	wakeAt time.Time
+	// hpa is a private, defaulted copy of the cached HPA. Its status is the
+	// stored one until writeStatus records the outcome in it, last.
+	hpa       *v2.HorizontalPodAutoscaler
+	reference string
 }
 
 func (c *Controller) newPass(ctx context.Context, source HPASource, shared *v2.HorizontalPodAutoscaler, key hpaKey) *pass {
 	hpa := shared.DeepCopy()
 	v2.SetDefaults(hpa)
-	now := c.opts.Clock.Now()
 	return &pass{
-		c:           c,
-		source:      source,
-		ctx:         ctx,
-		logger:      klog.LoggerWithValues(klog.FromContext(ctx), "hpa", klog.KObj(hpa)),
-		key:         key,
-		start:       now,
-		now:         metav1.NewTime(now),
-		hpa:         hpa,
-		original:    shared.Status.DeepCopy(),
-		reference:   fmt.Sprintf("%s/%s/%s", hpa.Spec.ScaleTargetRef.Kind, hpa.Namespace, hpa.Spec.ScaleTargetRef.Name),
-		minReplicas: *hpa.Spec.MinReplicas,
-		action:      monitor.ActionLabelNone,
+		c:         c,
+		source:    source,
+		ctx:       ctx,
+		logger:    klog.LoggerWithValues(klog.FromContext(ctx), "hpa", klog.KObj(hpa)),
+		key:       key,
+		now:       metav1.NewTime(c.opts.Clock.Now()),
+		hpa:       hpa,
+		reference: fmt.Sprintf("%s/%s/%s", hpa.Spec.ScaleTargetRef.Kind, hpa.Namespace, hpa.Spec.ScaleTargetRef.Name),
 	}
 }
 
-// reconcile runs one pass over one HPA: check the spec, read the target's
-// scale, decide where to start, ask the metrics, apply the result, report.
-func (c *Controller) reconcile(ctx context.Context, source HPASource, shared *v2.HorizontalPodAutoscaler, key hpaKey) (err error) {
+// reconcile runs one pass over one HPA: check the spec, decide and apply
+// the scale, then record the outcome in status, once.
+func (c *Controller) reconcile(ctx context.Context, source HPASource, shared *v2.HorizontalPodAutoscaler, key hpaKey) error {
 	p := c.newPass(ctx, source, shared, key)
-	defer func() { p.observe(err) }()
-	// Deadlines found on the way (a fallback coming due) must be honored
-	// however the pass ends: a pass whose every metric failed ends early.
-	defer p.scheduleWake()
+	out, valid := p.checkSpec()
+	if valid {
+		out = p.decide()
+	}
+	err := p.record(out)
+	p.scheduleWake(out.wakeAt)
+	p.observe(out.action, err)
+	return err
+}
 
-	if err := p.checkSpec(); err != nil {
-		return err
+// decide reads the target, chooses where to start, asks the metrics when
+// needed, normalizes and applies the scale. An early exit is an outcome
+// like any other: the status it records is written by record.
+func (p *pass) decide() outcome {
+	tgt, unreadable := p.readTarget()
+	if unreadable != nil {
+		return *unreadable
 	}
-	if err := p.readScale(); err != nil {
-		return err
+	start := p.startingPoint(tgt)
+	// Room for every condition a pass may set, so that the steps' changes
+	// are gathered without regrowing.
+	conds := make([]conditionEdit, 0, 8)
+	conds = append(append(conds, set(succeededGetScale())), start.conds...)
+	if !start.needsMetrics {
+		return p.apply(tgt, start.plan, conds, start.metrics, nil)
 	}
-	needsMetrics := p.chooseStartingPoint()
-	var metricsErr error
-	if needsMetrics {
-		var fatal bool
-		if fatal, metricsErr = p.computeFromMetrics(); fatal {
-			return metricsErr
-		}
-		p.normalize()
+	rec := p.recommend(tgt)
+	conds = append(conds, rec.conds...)
+	if rec.stop {
+		return outcome{conds: conds, observed: true, current: tgt.current, metrics: rec.statuses,
+			wakeAt: rec.wakeAt, err: rec.err, stopped: true}
 	}
-	if err := p.applyScale(); err != nil {
-		return err
+	final, normConds := p.normalize(tgt, rec.plan)
+	out := p.apply(tgt, final, append(conds, normConds...), rec.statuses, rec.err)
+	out.wakeAt = rec.wakeAt
+	return out
+}
+
+// record writes the outcome to status and returns the error of the pass.
+func (p *pass) record(out outcome) error {
+	if out.applied {
+		p.c.opts.Monitor.ObserveDesiredReplicas(monitor.HPARef{APIVersion: p.source.Name(), Namespace: p.hpa.Namespace, Name: p.hpa.Name}, out.desired)
 	}
-	p.finishStatus()
-	if err := p.writeStatus(); err != nil {
-		return err
+	werr := p.writeStatus(out)
+	err := out.err
+	switch {
+	case out.stopped:
+		err = errors.Join(out.err, werr)
+	case werr != nil:
+		err = werr
 	}
-	return metricsErr
+	return err
 }
 
 // observe reports the pass to Prometheus.
-func (p *pass) observe(err error) {
+func (p *pass) observe(action monitor.ActionLabel, err error) {
+	if action == "" {
+		action = monitor.ActionLabelNone
+	}
 	errorLabel := monitor.ErrorLabelNone
 	switch {
 	case errors.Is(err, errSpec):
@@ -116,7 +118,7 @@ func (p *pass) observe(err error) {
 	case err != nil:
 		errorLabel = monitor.ErrorLabelInternal
 	}
-	p.c.opts.Monitor.ObserveReconciliationResult(p.action, errorLabel, p.c.opts.Clock.Since(p.start))
+	p.c.opts.Monitor.ObserveReconciliationResult(action, errorLabel, p.c.opts.Clock.Since(p.now.Time))
 }
 
 // event records an event about the HPA.
@@ -124,41 +126,10 @@ func (p *pass) event(eventType, reason, format string, args ...any) {
 	p.c.opts.EventRecorder.Eventf(p.source.EventObject(p.hpa), eventType, reason, format, args...)
 }
 
-func (p *pass) setCondition(cond condition) {
-	setCondition(p.hpa, cond, p.now)
-}
-
-// failWith records a failure that stops the pass: the condition explains it
-// in status, which is written before the error is returned.
-func (p *pass) failWith(cond condition, err error) error {
-	p.setCondition(cond)
-	if werr := p.writeStatus(); werr != nil {
-		return errors.Join(err, werr)
+// scheduleWake asks the queue for an early reconcile when a deadline (a
+// fallback coming due) falls before the next sync period.
+func (p *pass) scheduleWake(wakeAt time.Time) {
+	if !wakeAt.IsZero() && wakeAt.Sub(p.now.Time) < p.c.opts.SyncPeriod {
+		p.c.requeueAt(p.key, wakeAt)
 	}
-	return err
-}
-
-// scheduleWake asks the queue for an early reconcile when a deadline falls
-// before the next sync period.
-func (p *pass) scheduleWake() {
-	if !p.wakeAt.IsZero() && p.wakeAt.Sub(p.now.Time) < p.c.opts.SyncPeriod {
-		p.c.requeueAt(p.key, p.wakeAt)
-	}
-}
-
-// setCurrentAndMetrics records what was observed in a pass that does not
-// rescale: current replicas and metric values, keeping the last desired
-// count.
-func (p *pass) setCurrentAndMetrics() {
-	p.hpa.Status.CurrentReplicas = p.current
-	p.hpa.Status.CurrentMetrics = p.metricStatuses
-}
-
-// finishStatus records the outcome of a pass that got as far as applying
-// the scale.
-func (p *pass) finishStatus() {
-	p.hpa.Status.CurrentReplicas = p.current
-	p.hpa.Status.DesiredReplicas = p.desired
-	p.hpa.Status.CurrentMetrics = p.metricStatuses
-	p.c.opts.Monitor.ObserveDesiredReplicas(monitor.HPARef{APIVersion: p.source.Name(), Namespace: p.hpa.Namespace, Name: p.hpa.Name}, p.desired)
 }

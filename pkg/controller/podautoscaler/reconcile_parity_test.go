@@ -17,21 +17,21 @@ import (
 
 func TestParityScaleTarget(t *testing.T) {
 	cpuAt100 := threeReplicas(cpuUsage(100, 100, 100))
-	failedGetScale := func(cause string) parityCond {
-		return parityCond{autoscalingv2.AbleToScale, corev1.ConditionFalse, "FailedGetScale",
+	failedGetScale := func(cause string) wantCond {
+		return wantCond{autoscalingv2.AbleToScale, corev1.ConditionFalse, "FailedGetScale",
 			"the HPA controller was unable to get the target's current scale: " + cause}
 	}
 	runParity(t, []parityScenario{
 		{
 			name: "an invalid API version in scaleTargetRef fails with FailedGetScale and a spec error",
-			hpa: parityHPAWith(1, 10, func(hpa *v2.HorizontalPodAutoscaler) {
+			hpa: edited(newHPA(1, 10, cpuUtilization(50)), func(hpa *v2.HorizontalPodAutoscaler) {
 				hpa.Spec.ScaleTargetRef.APIVersion = "apps/v1/beta"
-			}, cpuUtilization(50)),
+			}),
 			setup: cpuAt100,
 			want: parityOutcome{
 				err:             "invalid API version in scale target reference: unexpected GroupVersion string: apps/v1/beta",
 				spec:            true,
-				conditions:      []parityCond{failedGetScale("unexpected GroupVersion string: apps/v1/beta")},
+				conditions:      []wantCond{failedGetScale("unexpected GroupVersion string: apps/v1/beta")},
 				events:          []string{"Warning FailedGetScale unexpected GroupVersion string: apps/v1/beta"},
 				reconciliations: []string{"none/spec"},
 				statusWrites:    1,
@@ -39,13 +39,13 @@ func TestParityScaleTarget(t *testing.T) {
 		},
 		{
 			name: "an unknown target kind fails with FailedGetScale from the REST mapping",
-			hpa: parityHPAWith(1, 10, func(hpa *v2.HorizontalPodAutoscaler) {
+			hpa: edited(newHPA(1, 10, cpuUtilization(50)), func(hpa *v2.HorizontalPodAutoscaler) {
 				hpa.Spec.ScaleTargetRef.APIVersion, hpa.Spec.ScaleTargetRef.Kind = "example.com/v1", "Widget"
-			}, cpuUtilization(50)),
+			}),
 			setup: cpuAt100,
 			want: parityOutcome{
 				err:             `unable to determine resource for scale target reference: no matches for kind "Widget" in group "example.com"`,
-				conditions:      []parityCond{failedGetScale(`no matches for kind "Widget" in group "example.com"`)},
+				conditions:      []wantCond{failedGetScale(`no matches for kind "Widget" in group "example.com"`)},
 				events:          []string{`Warning FailedGetScale no matches for kind "Widget" in group "example.com"`},
 				reconciliations: []string{"none/internal"},
 				statusWrites:    1,
@@ -53,11 +53,11 @@ func TestParityScaleTarget(t *testing.T) {
 		},
 		{
 			name:  "a failing scale read fails with FailedGetScale and an internal error",
-			hpa:   parityHPA(1, 10, cpuUtilization(50)),
+			hpa:   newHPA(1, 10, cpuUtilization(50)),
 			setup: threeReplicas(cpuUsage(100, 100, 100), func(h *harness) { h.scales.getErr = errBoom }),
 			want: parityOutcome{
 				err:             "failed to query scale subresource for " + targetRef + ": adapter unavailable",
-				conditions:      []parityCond{failedGetScale("adapter unavailable")},
+				conditions:      []wantCond{failedGetScale("adapter unavailable")},
 				events:          []string{"Warning FailedGetScale adapter unavailable"},
 				reconciliations: []string{"none/internal"},
 				statusWrites:    1,
@@ -65,10 +65,10 @@ func TestParityScaleTarget(t *testing.T) {
 		},
 		{
 			name: "a missing target fails with FailedGetScale naming it",
-			hpa:  parityHPA(1, 10, cpuUtilization(50)),
+			hpa:  newHPA(1, 10, cpuUtilization(50)),
 			want: parityOutcome{
 				err:             "failed to query scale subresource for " + targetRef + `: deployments.apps "web" not found`,
-				conditions:      []parityCond{failedGetScale(`deployments.apps "web" not found`)},
+				conditions:      []wantCond{failedGetScale(`deployments.apps "web" not found`)},
 				events:          []string{`Warning FailedGetScale deployments.apps "web" not found`},
 				reconciliations: []string{"none/internal"},
 				statusWrites:    1,
@@ -76,12 +76,12 @@ func TestParityScaleTarget(t *testing.T) {
 		},
 		{
 			name:  "replicas above maxReplicas are brought down to it without asking the metrics",
-			hpa:   parityHPA(1, 10, cpuUtilization(50)),
+			hpa:   newHPA(1, 10, cpuUtilization(50)),
 			setup: []func(*harness){atScale(12, 12), readyPods(3), cpuUsage(100, 100, 100)},
 			want: parityOutcome{
 				updates: []int32{10},
 				current: 12, desired: 10,
-				conditions:      []parityCond{condRescaled(10), condNotScaledToZero},
+				conditions:      []wantCond{condRescaled(10), condNotScaledToZero},
 				events:          []string{rescaleEvent(10, "Current number of replicas above Spec.MaxReplicas")},
 				reconciliations: []string{"scale_down/none"},
 				statusWrites:    1,
@@ -91,12 +91,12 @@ func TestParityScaleTarget(t *testing.T) {
 		},
 		{
 			name:  "replicas below minReplicas are brought up to it without asking the metrics",
-			hpa:   parityHPA(2, 10, cpuUtilization(50)),
+			hpa:   newHPA(2, 10, cpuUtilization(50)),
 			setup: []func(*harness){atScale(1, 1), readyPods(3), cpuUsage(10, 10, 10)},
 			want: parityOutcome{
 				updates: []int32{2},
 				current: 1, desired: 2,
-				conditions:      []parityCond{condRescaled(2), condNotScaledToZero},
+				conditions:      []wantCond{condRescaled(2), condNotScaledToZero},
 				events:          []string{rescaleEvent(2, "Current number of replicas below Spec.MinReplicas")},
 				reconciliations: []string{"scale_up/none"},
 				statusWrites:    1,
@@ -106,13 +106,13 @@ func TestParityScaleTarget(t *testing.T) {
 		},
 		{
 			name:  "an update conflict is retried with the re-read scale and succeeds",
-			hpa:   parityHPA(1, 10, cpuUtilization(50)),
+			hpa:   newHPA(1, 10, cpuUtilization(50)),
 			setup: threeReplicas(cpuUsage(100, 100, 100), func(h *harness) { h.scales.conflicts = 2 }),
 			want:  scaledUpFromThree(6, cpuUtilizationName, []string{"scale_up/none/Resource"}, cpuUtilizationStatus(100, 100)),
 		},
 		{
 			name: "a concurrent write between the read and the update is retried with the re-read scale",
-			hpa:  parityHPA(1, 10, cpuUtilization(50)),
+			hpa:  newHPA(1, 10, cpuUtilization(50)),
 			setup: threeReplicas(cpuUsage(100, 100, 100), versioned(func(v *versionedScales) {
 				v.concurrentWrites = 2
 			})),
@@ -120,7 +120,7 @@ func TestParityScaleTarget(t *testing.T) {
 		},
 		{
 			name: "a failed re-read after a conflict retries with the scale read before",
-			hpa:  parityHPA(1, 10, cpuUtilization(50)),
+			hpa:  newHPA(1, 10, cpuUtilization(50)),
 			setup: threeReplicas(cpuUsage(100, 100, 100), versioned(func(v *versionedScales) {
 				v.failGetsAfter = 1
 				v.f.conflicts = 1
@@ -129,13 +129,13 @@ func TestParityScaleTarget(t *testing.T) {
 		},
 		{
 			name:  "a failing update reports FailedRescale and FailedUpdateScale, writes current replicas and keeps the last desired count",
-			hpa:   parityHPA(1, 10, cpuUtilization(50)),
+			hpa:   newHPA(1, 10, cpuUtilization(50)),
 			setup: threeReplicas(storedStatus(func(st *v2.HorizontalPodAutoscalerStatus) { st.CurrentReplicas, st.DesiredReplicas = 2, 2 }), cpuUsage(100, 100, 100), func(h *harness) { h.scales.updateErr = errBoom }),
 			want: parityOutcome{
 				err:     "failed to rescale " + targetRef + ": adapter unavailable",
 				current: 3, desired: 2,
 				metrics: []v2.MetricStatus{cpuUtilizationStatus(100, 100)},
-				conditions: []parityCond{
+				conditions: []wantCond{
 					{autoscalingv2.AbleToScale, corev1.ConditionFalse, "FailedUpdateScale", "the HPA controller was unable to update the target scale: adapter unavailable"},
 					condValidMetric(cpuUtilizationName), condWithinRange,
 				},
@@ -147,13 +147,13 @@ func TestParityScaleTarget(t *testing.T) {
 		},
 		{
 			name:  "conflicts past the retry budget fail the update",
-			hpa:   parityHPA(1, 10, cpuUtilization(50)),
+			hpa:   newHPA(1, 10, cpuUtilization(50)),
 			setup: threeReplicas(storedReplicas(3), cpuUsage(100, 100, 100), func(h *harness) { h.scales.conflicts = 100 }),
 			want: parityOutcome{
 				err:     "failed to rescale " + targetRef + `: Operation cannot be fulfilled on deployments.apps "web": the object has been modified`,
 				current: 3, desired: 3,
 				metrics: []v2.MetricStatus{cpuUtilizationStatus(100, 100)},
-				conditions: []parityCond{
+				conditions: []wantCond{
 					{autoscalingv2.AbleToScale, corev1.ConditionFalse, "FailedUpdateScale",
 						`the HPA controller was unable to update the target scale: Operation cannot be fulfilled on deployments.apps "web": the object has been modified`},
 					condValidMetric(cpuUtilizationName), condWithinRange,
@@ -185,7 +185,7 @@ func TestParitySelectors(t *testing.T) {
 		return parityOutcome{
 			err:     "failed to compute desired number of replicas based on listed metrics for " + targetRef + ": " + err,
 			current: 3, desired: 3,
-			conditions: []parityCond{
+			conditions: []wantCond{
 				condGotScale,
 				{autoscalingv2.ScalingActive, corev1.ConditionFalse, reason, condMessage},
 			},
@@ -200,7 +200,7 @@ func TestParitySelectors(t *testing.T) {
 	held := parityOutcome{
 		current: 3, desired: 3,
 		metrics:         []v2.MetricStatus{cpuUtilizationStatus(50, 50)},
-		conditions:      []parityCond{condReadyForNewScale, condValidMetric(cpuUtilizationName), condWithinRange},
+		conditions:      []wantCond{condReadyForNewScale, condValidMetric(cpuUtilizationName), condWithinRange},
 		reconciliations: []string{"none/none"},
 		computations:    []string{"none/none/Resource"},
 		statusWrites:    1,
@@ -209,7 +209,7 @@ func TestParitySelectors(t *testing.T) {
 	runParity(t, []parityScenario{
 		{
 			name:  "a scale without a selector reports SelectorRequired and InvalidSelector",
-			hpa:   parityHPA(1, 10, cpuUtilization(50)),
+			hpa:   newHPA(1, 10, cpuUtilization(50)),
 			setup: []func(*harness){atScaleWithSelector(3, 3, ""), readyPods(3), cpuUsage(100, 100, 100), storedReplicas(3)},
 			want: selectorFailure("InvalidSelector", "Warning SelectorRequired selector is required",
 				"the HPA target's scale is missing a selector", "selector is required"),
@@ -217,14 +217,14 @@ func TestParitySelectors(t *testing.T) {
 		},
 		{
 			name:  "an unparsable selector reports InvalidSelector",
-			hpa:   parityHPA(1, 10, cpuUtilization(50)),
+			hpa:   newHPA(1, 10, cpuUtilization(50)),
 			setup: []func(*harness){atScaleWithSelector(3, 3, "app in (web"), readyPods(3), cpuUsage(100, 100, 100), storedReplicas(3)},
 			want:  selectorFailure("InvalidSelector", "Warning InvalidSelector "+unparsable, unparsable, unparsable),
 			check: noMetricsAsked,
 		},
 		{
 			name: "two HPAs of one namespace selecting the same pods are refused with AmbiguousSelector",
-			hpa:  parityHPA(1, 10, cpuUtilization(50)),
+			hpa:  newHPA(1, 10, cpuUtilization(50)),
 			setup: threeReplicas(storedReplicas(3), cpuUsage(50, 50, 50), func(h *harness) {
 				addOtherHPA(h, testNamespace, "web-canary", testTarget, 1, 10, cpuUtilization(50))
 				reconcileOther(h, testNamespace, "web-canary")
@@ -235,7 +235,7 @@ func TestParitySelectors(t *testing.T) {
 		},
 		{
 			name: "a native HPA of the same name is listed as namespace/name, as upstream lists HPAs",
-			hpa:  parityHPA(1, 10, cpuUtilization(50)),
+			hpa:  newHPA(1, 10, cpuUtilization(50)),
 			setup: threeReplicas(storedReplicas(3), cpuUsage(50, 50, 50), func(h *harness) {
 				native := newFakeSource()
 				h.c.opts.Sources = append(h.c.opts.Sources, native)
@@ -250,7 +250,7 @@ func TestParitySelectors(t *testing.T) {
 		},
 		{
 			name: "an HPA whose selector matches only some of the pods is ambiguous too",
-			hpa:  parityHPA(1, 10, cpuUtilization(50)),
+			hpa:  newHPA(1, 10, cpuUtilization(50)),
 			setup: threeReplicas(storedReplicas(3), cpuUsage(50, 50, 50), func(h *harness) {
 				pod := readyPod("web-3", 100, testStart.Add(-time.Hour))
 				pod.Labels["track"] = "canary"
@@ -265,7 +265,7 @@ func TestParitySelectors(t *testing.T) {
 		},
 		{
 			name: "HPAs of one namespace with disjoint selectors are not ambiguous",
-			hpa:  parityHPA(1, 10, cpuUtilization(50)),
+			hpa:  newHPA(1, 10, cpuUtilization(50)),
 			setup: threeReplicas(storedReplicas(3), cpuUsage(50, 50, 50), func(h *harness) {
 				addScale(h, testNamespace, "api", 1, "app=api")
 				addOtherHPA(h, testNamespace, "api", "api", 1, 10, cpuUtilization(50))
@@ -276,7 +276,7 @@ func TestParitySelectors(t *testing.T) {
 		},
 		{
 			name: "an HPA of another namespace with the same selector is not ambiguous",
-			hpa:  parityHPA(1, 10, cpuUtilization(50)),
+			hpa:  newHPA(1, 10, cpuUtilization(50)),
 			setup: threeReplicas(storedReplicas(3), cpuUsage(50, 50, 50), func(h *harness) {
 				addScale(h, "staging", testTarget, 3, testSelector)
 				addOtherHPA(h, "staging", testHPAName, testTarget, 1, 10, cpuUtilization(50))
@@ -287,7 +287,7 @@ func TestParitySelectors(t *testing.T) {
 		},
 		{
 			name: "a deleted HPA no longer makes the selector ambiguous",
-			hpa:  parityHPA(1, 10, cpuUtilization(50)),
+			hpa:  newHPA(1, 10, cpuUtilization(50)),
 			setup: threeReplicas(storedReplicas(3), cpuUsage(50, 50, 50), func(h *harness) {
 				addOtherHPA(h, testNamespace, "web-canary", testTarget, 1, 10, cpuUtilization(50))
 				reconcileOther(h, testNamespace, "web-canary")
@@ -310,7 +310,7 @@ func TestParityStatusWrites(t *testing.T) {
 		return parityOutcome{
 			current: 3, desired: 3,
 			metrics:         []v2.MetricStatus{cpuUtilizationStatus(50, 50)},
-			conditions:      []parityCond{condReadyForNewScale, condValidMetric(cpuUtilizationName), condWithinRange},
+			conditions:      []wantCond{condReadyForNewScale, condValidMetric(cpuUtilizationName), condWithinRange},
 			reconciliations: reconciliations,
 			computations:    computations,
 			statusWrites:    writes,
@@ -319,14 +319,14 @@ func TestParityStatusWrites(t *testing.T) {
 	runParity(t, []parityScenario{
 		{
 			name:  "a second identical pass writes no status",
-			hpa:   parityHPA(1, 10, cpuUtilization(50)),
+			hpa:   newHPA(1, 10, cpuUtilization(50)),
 			setup: threeReplicas(storedReplicas(3), cpuUsage(50, 50, 50)),
 			run:   passesEvery(2, 15*time.Second),
 			want:  held(1, "none/none", "none/none"),
 		},
 		{
 			name:  "a pass after a rescale writes status again only when something changed",
-			hpa:   parityHPA(1, 10, cpuUtilization(50)),
+			hpa:   newHPA(1, 10, cpuUtilization(50)),
 			setup: threeReplicas(storedReplicas(3), cpuUsage(50, 50, 50)),
 			run: func(h *harness) error {
 				if err := passesEvery(3, 15*time.Second)(h); err != nil {
@@ -350,7 +350,7 @@ func TestParityStatusWrites(t *testing.T) {
 				updates: []int32{4},
 				current: 4, desired: 4,
 				metrics: []v2.MetricStatus{cpuUtilizationStatus(50, 50)},
-				conditions: []parityCond{condReadyForNewScale, condValidMetric(cpuUtilizationName), condWithinRange,
+				conditions: []wantCond{condReadyForNewScale, condValidMetric(cpuUtilizationName), condWithinRange,
 					condNotScaledToZero},
 				events:          []string{rescaleEvent(4, cpuUtilizationName+" above target")},
 				reconciliations: []string{"none/none", "none/none", "none/none", "scale_up/none", "none/none"},
@@ -361,7 +361,7 @@ func TestParityStatusWrites(t *testing.T) {
 		},
 		{
 			name:  "a failing status write reports FailedUpdateStatus after scaling",
-			hpa:   parityHPA(1, 10, cpuUtilization(50)),
+			hpa:   newHPA(1, 10, cpuUtilization(50)),
 			setup: threeReplicas(cpuUsage(100, 100, 100), func(h *harness) { h.source.updateErr = errBoom }),
 			want: parityOutcome{
 				err:     "failed to update status for web: adapter unavailable",
@@ -376,7 +376,7 @@ func TestParityStatusWrites(t *testing.T) {
 		},
 		{
 			name:  "a failing status write after a failed metric joins both errors",
-			hpa:   parityHPA(1, 10, cpuUtilization(50)),
+			hpa:   newHPA(1, 10, cpuUtilization(50)),
 			setup: threeReplicas(cpuFails(errBoom), func(h *harness) { h.source.updateErr = errBoom }),
 			want: parityOutcome{
 				err: metricsFailureMsg(1, 1, "failed to get cpu resource metric value: "+cpuCause) +
@@ -392,7 +392,7 @@ func TestParityStatusWrites(t *testing.T) {
 		},
 		{
 			name:  "a condition keeps its transition time while its status holds and moves it on a flip",
-			hpa:   parityHPA(1, 10, cpuUtilization(50)),
+			hpa:   newHPA(1, 10, cpuUtilization(50)),
 			setup: threeReplicas(storedReplicas(3), cpuUsage(50, 50, 50)),
 			run: func(h *harness) error {
 				_ = passesEvery(2, 15*time.Second)(h)
@@ -404,7 +404,7 @@ func TestParityStatusWrites(t *testing.T) {
 				err:     metricsFailureMsg(1, 1, "failed to get cpu resource metric value: "+cpuCause),
 				current: 3, desired: 3,
 				metrics:    []v2.MetricStatus{{}},
-				conditions: []parityCond{condGotScale, condUnableToCompute("FailedGetResourceMetric", cpuCause), condWithinRange},
+				conditions: []wantCond{condGotScale, condUnableToCompute("FailedGetResourceMetric", cpuCause), condWithinRange},
 				events: []string{
 					"Warning FailedGetResourceMetric " + cpuCause,
 					"Warning FailedComputeMetricsReplicas " + invalidMetricsMsg(1, 1, "failed to get cpu resource metric value: "+cpuCause),
@@ -431,7 +431,7 @@ func TestParityStoredSpecs(t *testing.T) {
 		return parityOutcome{
 			err:  "invalid HPA spec: " + message,
 			spec: true,
-			conditions: []parityCond{{autoscalingv2.ScalingActive, corev1.ConditionFalse, "InvalidSpec",
+			conditions: []wantCond{{autoscalingv2.ScalingActive, corev1.ConditionFalse, "InvalidSpec",
 				"the HPA spec is invalid: " + message}},
 			events:          []string{"Warning InvalidSpec " + message},
 			reconciliations: []string{"none/spec"},
@@ -443,14 +443,14 @@ func TestParityStoredSpecs(t *testing.T) {
 	runParity(t, []parityScenario{
 		{
 			name:  "a stored HPA with maxReplicas below minReplicas is not scaled and says why",
-			hpa:   parityHPA(5, 2, cpuUtilization(50)),
+			hpa:   newHPA(5, 2, cpuUtilization(50)),
 			setup: threeReplicas(cpuUsage(100, 100, 100)),
 			want:  invalidSpec("spec.maxReplicas: Invalid value: 2: must be greater than or equal to `minReplicas`"),
 			check: noMetricsAsked,
 		},
 		{
 			name:  "a stored invalid HPA whose status cannot be written reports both errors",
-			hpa:   parityHPA(5, 2, cpuUtilization(50)),
+			hpa:   newHPA(5, 2, cpuUtilization(50)),
 			setup: threeReplicas(cpuUsage(100, 100, 100), func(h *harness) { h.source.updateErr = errBoom }),
 			want: parityOutcome{
 				err: "invalid HPA spec: spec.maxReplicas: Invalid value: 2: must be greater than or equal to `minReplicas`" +
@@ -465,14 +465,14 @@ func TestParityStoredSpecs(t *testing.T) {
 		},
 		{
 			name:  "a stored HPA with an unknown metric type is not scaled and says why",
-			hpa:   parityHPA(1, 10, v2.MetricSpec{Type: "CheddarCheese"}),
+			hpa:   newHPA(1, 10, v2.MetricSpec{Type: "CheddarCheese"}),
 			setup: threeReplicas(cpuUsage(100, 100, 100)),
 			want:  invalidSpec(`spec.metrics[0].type: Unsupported value: "CheddarCheese": supported values: "ContainerResource", "External", "Object", "Pods", "Resource"`),
 			check: noMetricsAsked,
 		},
 		{
 			name: "a stored HPA with a pods metric lacking its target is not scaled and says why",
-			hpa: parityHPA(1, 10, v2.MetricSpec{Type: autoscalingv2.PodsMetricSourceType, Pods: &autoscalingv2.PodsMetricSource{
+			hpa: newHPA(1, 10, v2.MetricSpec{Type: autoscalingv2.PodsMetricSourceType, Pods: &autoscalingv2.PodsMetricSource{
 				Metric: autoscalingv2.MetricIdentifier{Name: "qps"},
 				Target: autoscalingv2.MetricTarget{Type: autoscalingv2.AverageValueMetricType},
 			}}),
@@ -482,22 +482,22 @@ func TestParityStoredSpecs(t *testing.T) {
 		},
 		{
 			name:  "a stored HPA whose fallback the gate no longer allows is still scaled, ignoring the fallback",
-			hpa:   parityHPA(1, 10, fallbackMetric),
+			hpa:   newHPA(1, 10, fallbackMetric),
 			setup: threeReplicas(externalSeries("queue", 20000)),
 			want:  scaledUpFromThree(6, externalQueueName, []string{"scale_up/none/External"}, externalValueStatus("queue", 20000)),
 		},
 		{
 			name:  "a stored HPA whose fallback the gate no longer allows fails as upstream when its metric fails",
-			hpa:   parityHPA(1, 10, fallbackMetric),
+			hpa:   newHPA(1, 10, fallbackMetric),
 			setup: threeReplicas(storedReplicas(3), externalFails("queue", errBoom)),
 			want: onlyMetricFailed(autoscalingv2.ExternalMetricSourceType, "FailedGetExternalMetric", externalCause,
 				"failed to get queue external metric value: failed to get external metric queue: "+externalCause),
 		},
 		{
 			name: "a stored HPA with a behavior tolerance and the tolerance gate off is scaled",
-			hpa: parityHPAWith(1, 10, setBehavior(&autoscalingv2.HorizontalPodAutoscalerBehavior{
+			hpa: withBehavior(newHPA(1, 10, cpuUtilization(50)), &autoscalingv2.HorizontalPodAutoscalerBehavior{
 				ScaleUp: &autoscalingv2.HPAScalingRules{Tolerance: resource.NewMilliQuantity(500, resource.DecimalSI)},
-			}), cpuUtilization(50)),
+			}),
 			opts:  harnessOptions{gates: map[featuregate.Feature]bool{features.HPAConfigurableTolerance: false}},
 			setup: threeReplicas(cpuUsage(100, 100, 100)),
 			want:  scaledUpFromThree(6, cpuUtilizationName, []string{"scale_up/none/Resource"}, cpuUtilizationStatus(100, 100)),
@@ -527,7 +527,7 @@ func TestParityRESTMappings(t *testing.T) {
 	failedGetScale := func(cause string) parityOutcome {
 		return parityOutcome{
 			err: "failed to query scale subresource for " + targetRef + ": " + cause,
-			conditions: []parityCond{{autoscalingv2.AbleToScale, corev1.ConditionFalse, "FailedGetScale",
+			conditions: []wantCond{{autoscalingv2.AbleToScale, corev1.ConditionFalse, "FailedGetScale",
 				"the HPA controller was unable to get the target's current scale: " + cause}},
 			events:          []string{"Warning FailedGetScale " + cause},
 			reconciliations: []string{"none/internal"},
@@ -537,19 +537,19 @@ func TestParityRESTMappings(t *testing.T) {
 	runParity(t, []parityScenario{
 		{
 			name:  "a kind served by several resources uses the first that serves a scale",
-			hpa:   parityHPA(1, 10, cpuUtilization(50)),
+			hpa:   newHPA(1, 10, cpuUtilization(50)),
 			setup: threeReplicas(cpuUsage(100, 100, 100), withMappings(mappingTo("example.com", "widgets"), mappingTo("apps", "deployments"))),
 			want:  scaledUpFromThree(6, cpuUtilizationName, []string{"scale_up/none/Resource"}, cpuUtilizationStatus(100, 100)),
 		},
 		{
 			name:  "a kind none of whose resources serves a scale reports the first resource's error",
-			hpa:   parityHPA(1, 10, cpuUtilization(50)),
+			hpa:   newHPA(1, 10, cpuUtilization(50)),
 			setup: threeReplicas(cpuUsage(100, 100, 100), withMappings(mappingTo("example.com", "widgets"), mappingTo("example.com", "gadgets"))),
 			want:  failedGetScale(`widgets.example.com "web" not found`),
 		},
 		{
 			name:  "a kind without resources reports an unrecognized resource",
-			hpa:   parityHPA(1, 10, cpuUtilization(50)),
+			hpa:   newHPA(1, 10, cpuUtilization(50)),
 			setup: threeReplicas(cpuUsage(100, 100, 100), withMappings()),
 			want:  failedGetScale("unrecognized resource"),
 		},

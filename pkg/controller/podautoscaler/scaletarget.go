@@ -10,34 +10,49 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/util/retry"
+
+	v2 "github.com/kube-hpa/kube-hpa/api/autoscaling/v2"
+	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/behavior"
+	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/monitor"
 )
 
-// readScale reads the scale subresource of the HPA's target.
-func (p *pass) readScale() error {
+// target is the HPA's scale target as this pass read it.
+type target struct {
+	scale   *autoscalingv1.Scale
+	gr      schema.GroupResource
+	current int32
+}
+
+// readTarget reads the scale subresource of the HPA's target. When it
+// cannot, the outcome that ends the pass is returned instead.
+func (p *pass) readTarget() (target, *outcome) {
 	ref := p.hpa.Spec.ScaleTargetRef
 	gv, err := schema.ParseGroupVersion(ref.APIVersion)
 	if err != nil {
-		return p.failGetScale(err, fmt.Errorf("invalid API version in scale target reference: %v%w", err, errSpec))
+		return target{}, p.failGetScale(err, fmt.Errorf("invalid API version in scale target reference: %v%w", err, errSpec))
 	}
 	mappings, err := p.c.opts.Mapper.RESTMappings(schema.GroupKind{Group: gv.Group, Kind: ref.Kind})
 	if err != nil {
-		return p.failGetScale(err, fmt.Errorf("unable to determine resource for scale target reference: %w", err))
+		return target{}, p.failGetScale(err, fmt.Errorf("unable to determine resource for scale target reference: %w", err))
 	}
 	scale, gr, err := p.scaleForMappings(mappings)
 	if err != nil {
-		return p.failGetScale(err, fmt.Errorf("failed to query scale subresource for %s: %w", p.reference, err))
+		return target{}, p.failGetScale(err, fmt.Errorf("failed to query scale subresource for %s: %w", p.reference, err))
 	}
-	p.scale, p.targetGR, p.current = scale, gr, scale.Spec.Replicas
-	p.setCondition(newCondition(autoscalingv2.AbleToScale, corev1.ConditionTrue, "SucceededGetScale",
-		"the HPA controller was able to get the target's current scale"))
-	p.c.behavior.RecordInitial(p.key.String(), p.current)
-	return nil
+	p.c.behavior.RecordInitial(p.key.String(), scale.Spec.Replicas)
+	return target{scale: scale, gr: gr, current: scale.Spec.Replicas}, nil
 }
 
-func (p *pass) failGetScale(cause, err error) error {
+// succeededGetScale is the condition of a pass that read the target's scale.
+func succeededGetScale() behavior.Condition {
+	return newCondition(autoscalingv2.AbleToScale, corev1.ConditionTrue, "SucceededGetScale",
+		"the HPA controller was able to get the target's current scale")
+}
+
+func (p *pass) failGetScale(cause, err error) *outcome {
 	p.event(corev1.EventTypeWarning, "FailedGetScale", "%s", cause.Error())
-	return p.failWith(newCondition(autoscalingv2.AbleToScale, corev1.ConditionFalse, "FailedGetScale",
-		"the HPA controller was unable to get the target's current scale: %v", cause), err)
+	return &outcome{conds: []conditionEdit{set(newCondition(autoscalingv2.AbleToScale, corev1.ConditionFalse, "FailedGetScale",
+		"the HPA controller was unable to get the target's current scale: %v", cause))}, err: err, stopped: true}
 }
 
 // scaleForMappings tries each REST mapping of the target's kind until one
@@ -64,20 +79,54 @@ func (p *pass) scaleForMappings(mappings []*apimeta.RESTMapping) (*autoscalingv1
 // updateScale writes the desired replicas, re-reading the scale after a
 // conflict so that a concurrent writer (a rollout, a person) does not make
 // the controller give up.
-func (p *pass) updateScale() error {
+func (p *pass) updateScale(tgt target, desired int32) error {
 	scales := p.c.opts.ScaleClient.Scales(p.hpa.Namespace)
+	scale := tgt.scale
 	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		p.scale.Spec.Replicas = p.desired
-		_, err := scales.Update(p.ctx, p.targetGR, p.scale, metav1.UpdateOptions{})
+		scale.Spec.Replicas = desired
+		_, err := scales.Update(p.ctx, tgt.gr, scale, metav1.UpdateOptions{})
 		if err == nil {
 			return nil
 		}
-		latest, getErr := scales.Get(p.ctx, p.targetGR, p.hpa.Spec.ScaleTargetRef.Name, metav1.GetOptions{})
+		latest, getErr := scales.Get(p.ctx, tgt.gr, p.hpa.Spec.ScaleTargetRef.Name, metav1.GetOptions{})
 		if getErr == nil {
-			p.scale = latest
+			scale = latest
 		} else {
 			p.logger.Error(getErr, "Re-reading the scale after a failed update", "target", p.reference)
 		}
 		return err
 	})
+}
+
+// apply writes the plan's replica count to the target when it differs
+// from the current one, and returns the outcome of the pass; conds and
+// metrics are what the earlier steps decided, err the metrics' partial
+// failure, reported after the scale.
+func (p *pass) apply(tgt target, pl plan, conds []conditionEdit, metrics []v2.MetricStatus, err error) outcome {
+	out := outcome{conds: conds, current: tgt.current, metrics: metrics, err: err}
+	if pl.desired == tgt.current {
+		p.logger.V(4).Info("Decided not to scale", "scaleTarget", p.reference, "desiredReplicas", pl.desired,
+			"lastScaleTime", p.hpa.Status.LastScaleTime)
+		out.applied, out.desired = true, pl.desired
+		return out
+	}
+	if uerr := p.updateScale(tgt, pl.desired); uerr != nil {
+		p.event(corev1.EventTypeWarning, "FailedRescale", "New size: %d; reason: %s; error: %v", pl.desired, pl.reason, uerr)
+		out.conds = append(out.conds, set(newCondition(autoscalingv2.AbleToScale, corev1.ConditionFalse, "FailedUpdateScale",
+			"the HPA controller was unable to update the target scale: %v", uerr)))
+		out.observed, out.stopped, out.err = true, true, fmt.Errorf("failed to rescale %s: %w", p.reference, uerr)
+		return out
+	}
+	out.conds = append(out.conds, set(newCondition(autoscalingv2.AbleToScale, corev1.ConditionTrue, "SucceededRescale",
+		"the HPA controller was able to update the target scale to %d", pl.desired)))
+	p.event(corev1.EventTypeNormal, "SuccessfulRescale", "New size: %d; reason: %s", pl.desired, pl.reason)
+	p.c.behavior.RecordScale(p.key.String(), p.hpa.Spec.Behavior, tgt.current, pl.desired)
+	p.logger.Info("Successfully rescaled", "currentReplicas", tgt.current, "desiredReplicas", pl.desired, "reason", pl.reason)
+	out.conds = append(out.conds, p.recordScaledToZero(tgt.current, pl.desired))
+	out.applied, out.desired, out.rescaled = true, pl.desired, true
+	out.action = monitor.ActionLabelScaleDown
+	if pl.desired > tgt.current {
+		out.action = monitor.ActionLabelScaleUp
+	}
+	return out
 }

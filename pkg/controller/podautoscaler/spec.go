@@ -17,14 +17,18 @@ const reasonInvalidSpec = "InvalidSpec"
 // the current feature gates. Gated fields that are merely switched off are
 // not errors here (they are ignored where they are read), so that turning a
 // gate off never stops an HPA that uses it.
-func (p *pass) checkSpec() error {
+// An invalid spec ends the pass with the outcome returned.
+func (p *pass) checkSpec() (out outcome, valid bool) {
 	errs := validation.ValidateStored(p.hpa, p.c.opts.Gates)
 	if len(errs) == 0 {
-		return nil
+		return outcome{}, true
 	}
 	msg := errs.ToAggregate().Error()
 	p.event(corev1.EventTypeWarning, reasonInvalidSpec, "%s", msg)
-	return p.failWith(
-		newCondition(autoscalingv2.ScalingActive, corev1.ConditionFalse, reasonInvalidSpec, "the HPA spec is invalid: %s", msg),
-		fmt.Errorf("invalid HPA spec: %s%w", msg, errSpec))
+	return outcome{
+		conds: []conditionEdit{set(newCondition(autoscalingv2.ScalingActive, corev1.ConditionFalse, reasonInvalidSpec,
+			"the HPA spec is invalid: %s", msg))},
+		err:     fmt.Errorf("invalid HPA spec: %s%w", msg, errSpec),
+		stopped: true,
+	}, false
 }

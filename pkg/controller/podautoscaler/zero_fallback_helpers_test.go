@@ -22,12 +22,13 @@ import (
 
 // Helpers shared by zero_test.go and fallback_test.go.
 
-// wantCond is a condition as the tests check it: type, status and reason
-// (the message is checked where it matters).
+// wantCond is a condition as the tests check it: type, status and reason,
+// and the message when it is set (it is checked where it matters).
 type wantCond struct {
-	Type   autoscalingv2.HorizontalPodAutoscalerConditionType
-	Status corev1.ConditionStatus
-	Reason string
+	Type    autoscalingv2.HorizontalPodAutoscalerConditionType
+	Status  corev1.ConditionStatus
+	Reason  string
+	Message string
 }
 
 func (w wantCond) String() string { return string(w.Type) + "=" + string(w.Status) + "/" + w.Reason }
@@ -40,35 +41,11 @@ func condFalse(t autoscalingv2.HorizontalPodAutoscalerConditionType, reason stri
 	return wantCond{Type: t, Status: corev1.ConditionFalse, Reason: reason}
 }
 
-// conditionsOf lists the HPA's conditions as wantConds, in status order.
-func conditionsOf(hpa *v2.HorizontalPodAutoscaler) []wantCond {
-	out := make([]wantCond, 0, len(hpa.Status.Conditions))
-	for _, c := range hpa.Status.Conditions {
-		out = append(out, wantCond{Type: c.Type, Status: c.Status, Reason: c.Reason})
-	}
-	return out
-}
-
 // assertConditions checks that the HPA has exactly the conditions want,
-// in any order.
+// in any order (checkConditions).
 func assertConditions(t *testing.T, hpa *v2.HorizontalPodAutoscaler, want ...wantCond) {
 	t.Helper()
-	got := conditionsOf(hpa)
-	cmp := func(a, b wantCond) int {
-		switch {
-		case a.Type < b.Type:
-			return -1
-		case a.Type > b.Type:
-			return 1
-		}
-		return 0
-	}
-	slices.SortFunc(got, cmp)
-	want = slices.Clone(want)
-	slices.SortFunc(want, cmp)
-	if !slices.Equal(got, want) {
-		t.Errorf("conditions =\n  %v\nwant\n  %v", got, want)
-	}
+	checkConditions(t, hpa.Status.Conditions, want)
 }
 
 // scaledToZeroStatus is the ScaledToZero=True condition that this

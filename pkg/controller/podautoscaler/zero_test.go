@@ -539,7 +539,7 @@ func TestHasObjectOrExternalMetric(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := hasObjectOrExternalMetric(newHPA(0, 5, tc.metrics...)); got != tc.want {
+			if got := newHPA(0, 5, tc.metrics...).Spec.HasObjectOrExternalMetric(); got != tc.want {
 				t.Errorf("hasObjectOrExternalMetric = %v, want %v", got, tc.want)
 			}
 		})

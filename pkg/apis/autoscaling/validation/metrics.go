@@ -34,13 +34,8 @@ func validateMetrics(metrics []v2.MetricSpec, fldPath *field.Path, opts options)
 // Like upstream, the rule holds whatever the gate says, so that a spec
 // refused for its gate also names the metric it would still lack.
 func validateScaleToZero(spec *v2.HorizontalPodAutoscalerSpec, fldPath *field.Path) field.ErrorList {
-	if spec.MinReplicas == nil || *spec.MinReplicas != 0 {
+	if spec.MinReplicas == nil || *spec.MinReplicas != 0 || spec.HasObjectOrExternalMetric() {
 		return nil
-	}
-	for _, m := range spec.Metrics {
-		if m.Type == autoscalingv2.ObjectMetricSourceType || m.Type == autoscalingv2.ExternalMetricSourceType {
-			return nil
-		}
 	}
 	return field.ErrorList{field.Forbidden(fldPath.Child("metrics"),
 		"must specify at least one Object or External metric to support scaling to zero replicas")}

@@ -64,15 +64,7 @@ func hasZeroMinReplicas(hpa *v2.HorizontalPodAutoscaler) bool {
 }
 
 func usesFallback(hpa *v2.HorizontalPodAutoscaler) bool {
-	if hpa == nil {
-		return false
-	}
-	for _, m := range hpa.Spec.Metrics {
-		if m.External != nil && m.External.Fallback != nil {
-			return true
-		}
-	}
-	return false
+	return hpa != nil && hpa.Spec.HasFallback()
 }
 
 func longFailureDurations(hpa *v2.HorizontalPodAutoscaler) []int64 {

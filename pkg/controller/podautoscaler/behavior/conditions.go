@@ -5,8 +5,10 @@ import (
 	corev1 "k8s.io/api/core/v1"
 )
 
-// Condition is a status condition for the controller to set on the HPA; the
-// controller stamps its transition time.
+// Condition is a status condition for the controller to set on the HPA,
+// without its transition time: the controller stamps it when it writes
+// status, and only when the condition's status flips. It is the one
+// condition type of the controller and its subpackages (behavior, fallback).
 type Condition struct {
 	Type    autoscalingv2.HorizontalPodAutoscalerConditionType
 	Status  corev1.ConditionStatus

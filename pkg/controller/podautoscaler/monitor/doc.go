@@ -22,9 +22,7 @@
 // which cannot drift; and Monitor.DeleteHPA drops the desired_replicas
 // series of a deleted HPA, which upstream keeps until the process restarts.
 //
-// NewQueueMetrics provides client-go's workqueue_* metrics (depth, adds,
-// queue and work durations, unfinished work, longest running processor,
-// retries), labelled by the queue's name, as kube-controller-manager exposes
-// them for its "horizontalpodautoscaler" queue; it too registers on the
-// registry it is given rather than on the legacy one.
+// The workqueue_* metrics of the controller's queue come from
+// component-base's provider, as in kube-controller-manager (the binary
+// wires it; see cmd/hpa-controller-manager/app/metrics.go).
 package monitor

@@ -1,6 +1,7 @@
 package podautoscaler
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
@@ -13,56 +14,50 @@ import (
 	v2 "github.com/kube-hpa/kube-hpa/api/autoscaling/v2"
 	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/calculator"
 	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/metrics"
-	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/monitor"
-	"github.com/kube-hpa/kube-hpa/pkg/features"
 )
 
-// proposeObserved computes one metric's proposal and reports the
-// computation to Prometheus.
-func (p *pass) proposeObserved(spec *v2.MetricSpec, selector labels.Selector) proposal {
-	start := p.c.opts.Clock.Now()
-	pr := p.propose(spec, selector)
-
-	action, errorLabel := monitor.ActionLabelNone, monitor.ErrorLabelNone
-	switch {
-	case errors.Is(pr.err, errSpec):
-		errorLabel = monitor.ErrorLabelSpec
-	case pr.err != nil:
-		errorLabel = monitor.ErrorLabelInternal
-	case pr.replicas > p.hpa.Status.CurrentReplicas:
-		action = monitor.ActionLabelScaleUp
-	case pr.replicas < p.hpa.Status.CurrentReplicas:
-		action = monitor.ActionLabelScaleDown
-	}
-	p.c.opts.Monitor.ObserveMetricComputationResult(action, errorLabel, p.c.opts.Clock.Since(start), spec.Type)
-	return pr
+// evaluator turns one MetricSpec into one proposal. It holds what every
+// metric of one pass is computed from, and has no effect besides asking the
+// calculator: a failure is returned in the proposal (reason, cause, error)
+// for the caller to report, so that evaluation order and reporting do not
+// depend on each other.
+type evaluator struct {
+	ctx        context.Context
+	calc       *calculator.Calculator
+	namespace  string
+	tolerances calculator.Tolerances
+	// specReplicas and statusReplicas are the target's scale: the ratio
+	// targets use the desired count, per-pod averages the observed one.
+	specReplicas, statusReplicas int32
+	// selector selects the target's pods.
+	selector labels.Selector
 }
 
-func (p *pass) propose(spec *v2.MetricSpec, selector labels.Selector) proposal {
+// evaluate computes the proposal of spec, fallback aside.
+func (e *evaluator) evaluate(spec *v2.MetricSpec) proposal {
 	switch spec.Type {
 	case autoscalingv2.ObjectMetricSourceType:
-		return p.proposeObject(spec.Object, selector)
+		return e.object(spec.Object)
 	case autoscalingv2.PodsMetricSourceType:
-		return p.proposePods(spec.Pods, selector)
+		return e.pods(spec.Pods)
 	case autoscalingv2.ResourceMetricSourceType:
-		return p.proposeResource(spec.Resource.Name, "", spec.Resource.Target, selector, spec.Type)
+		return e.resource(spec.Resource.Name, "", spec.Resource.Target, spec.Type)
 	case autoscalingv2.ContainerResourceMetricSourceType:
 		cr := spec.ContainerResource
-		return p.proposeResource(cr.Name, cr.Container, cr.Target, selector, spec.Type)
+		return e.resource(cr.Name, cr.Container, cr.Target, spec.Type)
 	case autoscalingv2.ExternalMetricSourceType:
-		return p.proposeExternalWithFallback(spec.External, selector)
+		return e.external(spec.External)
 	}
 	// Validation refuses unknown types; an object stored before that
 	// check still must not crash the controller.
-	return p.failedProposal("InvalidMetricSourceType", fmt.Errorf("unknown metric source type %q%w", spec.Type, errSpec), nil)
+	return failed("InvalidMetricSourceType", fmt.Errorf("unknown metric source type %q%w", spec.Type, errSpec), nil)
 }
 
 // tolerances returns the usage-ratio tolerances: the global flag, overridden
 // per direction by behavior.*.tolerance when HPAConfigurableTolerance is on.
-func (p *pass) tolerances() calculator.Tolerances {
-	t := calculator.Tolerances{ScaleDown: p.c.opts.Tolerance, ScaleUp: p.c.opts.Tolerance}
-	b := p.hpa.Spec.Behavior
-	if b == nil || !p.c.opts.Gates.Enabled(features.HPAConfigurableTolerance) {
+func tolerances(global float64, b *autoscalingv2.HorizontalPodAutoscalerBehavior, configurable bool) calculator.Tolerances {
+	t := calculator.Tolerances{ScaleDown: global, ScaleUp: global}
+	if b == nil || !configurable {
 		return t
 	}
 	if b.ScaleDown != nil && b.ScaleDown.Tolerance != nil {
@@ -88,12 +83,12 @@ func resourceQuantity(name corev1.ResourceName, milli int64) *resource.Quantity 
 	return resource.NewMilliQuantity(milli, format)
 }
 
-func (p *pass) proposeObject(src *autoscalingv2.ObjectMetricSource, selector labels.Selector) proposal {
+func (e *evaluator) object(src *autoscalingv2.ObjectMetricSource) proposal {
 	const reason = "FailedGetObjectMetric"
 	wrap := wrapf("failed to get object metric value")
 	metricSelector, err := metav1.LabelSelectorAsSelector(src.Metric.Selector)
 	if err != nil {
-		return p.failedProposal(reason, err, wrap)
+		return failed(reason, err, wrap)
 	}
 	status := v2.MetricStatus{
 		Type: autoscalingv2.ObjectMetricSourceType,
@@ -102,22 +97,21 @@ func (p *pass) proposeObject(src *autoscalingv2.ObjectMetricSource, selector lab
 			Metric:          autoscalingv2.MetricIdentifier{Name: src.Metric.Name, Selector: src.Metric.Selector},
 		},
 	}
-	ns, t := p.hpa.Namespace, p.tolerances()
 	switch {
 	case src.Target.Type == autoscalingv2.ValueMetricType && src.Target.Value != nil:
-		r, err := p.c.calculator.GetObjectMetricReplicas(p.ctx, p.scale.Spec.Replicas, metrics.MilliValue(*src.Target.Value),
-			src.Metric.Name, t, ns, &src.DescribedObject, selector, metricSelector)
+		r, err := e.calc.GetObjectMetricReplicas(e.ctx, e.specReplicas, metrics.MilliValue(*src.Target.Value),
+			src.Metric.Name, e.tolerances, e.namespace, &src.DescribedObject, e.selector, metricSelector)
 		if err != nil {
-			return p.failedProposal(reason, err, wrap)
+			return failed(reason, err, wrap)
 		}
 		status.Object.Current.Value = milliQuantity(r.RawUsage)
 		return proposal{replicas: r.Replicas, timestamp: r.Timestamp, status: status,
 			name: fmt.Sprintf("%s metric %s", src.DescribedObject.Kind, src.Metric.Name)}
 	case src.Target.Type == autoscalingv2.AverageValueMetricType && src.Target.AverageValue != nil:
-		r, err := p.c.calculator.GetObjectPerPodMetricReplicas(p.ctx, p.scale.Status.Replicas, metrics.MilliValue(*src.Target.AverageValue),
-			src.Metric.Name, t, ns, &src.DescribedObject, metricSelector)
+		r, err := e.calc.GetObjectPerPodMetricReplicas(e.ctx, e.statusReplicas, metrics.MilliValue(*src.Target.AverageValue),
+			src.Metric.Name, e.tolerances, e.namespace, &src.DescribedObject, metricSelector)
 		if err != nil {
-			return p.failedProposal(reason, err, func(cause error) error {
+			return failed(reason, err, func(cause error) error {
 				return wrap(fmt.Errorf("failed to get %s object metric: %w", src.Metric.Name, cause))
 			})
 		}
@@ -125,23 +119,23 @@ func (p *pass) proposeObject(src *autoscalingv2.ObjectMetricSource, selector lab
 		return proposal{replicas: r.Replicas, timestamp: r.Timestamp, status: status,
 			name: fmt.Sprintf("external metric %s(%+v)", src.Metric.Name, src.Metric.Selector)}
 	}
-	return p.failedProposal(reason, errors.New("invalid object metric source: neither a value target nor an average value target was set"), wrap)
+	return failed(reason, errors.New("invalid object metric source: neither a value target nor an average value target was set"), wrap)
 }
 
-func (p *pass) proposePods(src *autoscalingv2.PodsMetricSource, selector labels.Selector) proposal {
+func (e *evaluator) pods(src *autoscalingv2.PodsMetricSource) proposal {
 	const reason = "FailedGetPodsMetric"
 	wrap := wrapf("failed to get pods metric value")
 	metricSelector, err := metav1.LabelSelectorAsSelector(src.Metric.Selector)
 	if err != nil {
-		return p.failedProposal(reason, err, wrap)
+		return failed(reason, err, wrap)
 	}
 	if src.Target.AverageValue == nil {
-		return p.failedProposal(reason, errors.New("invalid pods metric source: no average value target was set"), wrap)
+		return failed(reason, errors.New("invalid pods metric source: no average value target was set"), wrap)
 	}
-	r, err := p.c.calculator.GetMetricReplicas(p.ctx, p.scale.Spec.Replicas, metrics.MilliValue(*src.Target.AverageValue),
-		src.Metric.Name, p.tolerances(), p.hpa.Namespace, selector, metricSelector)
+	r, err := e.calc.GetMetricReplicas(e.ctx, e.specReplicas, metrics.MilliValue(*src.Target.AverageValue),
+		src.Metric.Name, e.tolerances, e.namespace, e.selector, metricSelector)
 	if err != nil {
-		return p.failedProposal(reason, err, wrap)
+		return failed(reason, err, wrap)
 	}
 	return proposal{
 		replicas:  r.Replicas,
@@ -157,17 +151,17 @@ func (p *pass) proposePods(src *autoscalingv2.PodsMetricSource, selector labels.
 	}
 }
 
-// proposeResource serves Resource and ContainerResource metrics, which
+// resource serves Resource and ContainerResource metrics, which
 // differ only in the container filter and the status member they fill.
-func (p *pass) proposeResource(name corev1.ResourceName, container string, target autoscalingv2.MetricTarget,
-	selector labels.Selector, sourceType autoscalingv2.MetricSourceType) proposal {
+func (e *evaluator) resource(name corev1.ResourceName, container string, target autoscalingv2.MetricTarget,
+	sourceType autoscalingv2.MetricSourceType) proposal {
 	reason, wrap := "FailedGetResourceMetric", wrapf("failed to get %s resource metric value", name)
 	if sourceType == autoscalingv2.ContainerResourceMetricSourceType {
 		reason, wrap = "FailedGetContainerResourceMetric", wrapf("failed to get %s container metric value", container)
 	}
-	current, metricName, pr, err := p.resourceValue(name, container, target, selector, sourceType)
+	current, metricName, pr, err := e.resourceValue(name, container, target, sourceType)
 	if err != nil {
-		return p.failedProposal(reason, err, wrap)
+		return failed(reason, err, wrap)
 	}
 	pr.name = metricName
 	pr.status = v2.MetricStatus{Type: sourceType}
@@ -179,11 +173,10 @@ func (p *pass) proposeResource(name corev1.ResourceName, container string, targe
 	return pr
 }
 
-func (p *pass) resourceValue(name corev1.ResourceName, container string, target autoscalingv2.MetricTarget,
-	selector labels.Selector, sourceType autoscalingv2.MetricSourceType) (autoscalingv2.MetricValueStatus, string, proposal, error) {
-	ns, t, replicas := p.hpa.Namespace, p.tolerances(), p.scale.Spec.Replicas
+func (e *evaluator) resourceValue(name corev1.ResourceName, container string, target autoscalingv2.MetricTarget,
+	sourceType autoscalingv2.MetricSourceType) (autoscalingv2.MetricValueStatus, string, proposal, error) {
 	if target.AverageValue != nil {
-		r, err := p.c.calculator.GetRawResourceReplicas(p.ctx, replicas, metrics.MilliValue(*target.AverageValue), name, t, ns, selector, container)
+		r, err := e.calc.GetRawResourceReplicas(e.ctx, e.specReplicas, metrics.MilliValue(*target.AverageValue), name, e.tolerances, e.namespace, e.selector, container)
 		if err != nil {
 			return autoscalingv2.MetricValueStatus{}, "", proposal{}, fmt.Errorf("failed to get %s usage: %w", name, err)
 		}
@@ -194,7 +187,7 @@ func (p *pass) resourceValue(name corev1.ResourceName, container string, target 
 		return autoscalingv2.MetricValueStatus{}, "", proposal{}, errors.New(
 			"invalid resource metric source: neither an average utilization target nor an average value (usage) target was set")
 	}
-	r, err := p.c.calculator.GetResourceReplicas(p.ctx, replicas, *target.AverageUtilization, name, t, ns, selector, container)
+	r, err := e.calc.GetResourceReplicas(e.ctx, e.specReplicas, *target.AverageUtilization, name, e.tolerances, e.namespace, e.selector, container)
 	if err != nil {
 		return autoscalingv2.MetricValueStatus{}, "", proposal{}, fmt.Errorf("failed to get %s utilization: %w", name, err)
 	}
@@ -207,11 +200,10 @@ func (p *pass) resourceValue(name corev1.ResourceName, container string, target 
 	return current, metricName, proposal{replicas: r.Replicas, timestamp: r.Timestamp}, nil
 }
 
-// proposeExternal computes an External metric's proposal. The fallback of
-// KEP-5679 wraps it (fallback.go).
-func (p *pass) proposeExternal(src *v2.ExternalMetricSource, selector labels.Selector) proposal {
+// external computes an External metric's proposal. The fallback of
+// KEP-5679 applies to its result (fallback.go).
+func (e *evaluator) external(src *v2.ExternalMetricSource) proposal {
 	const reason = "FailedGetExternalMetric"
-	ns, t := p.hpa.Namespace, p.tolerances()
 	status := v2.MetricStatus{
 		Type: autoscalingv2.ExternalMetricSourceType,
 		External: &v2.ExternalMetricStatus{
@@ -222,25 +214,25 @@ func (p *pass) proposeExternal(src *v2.ExternalMetricSource, selector labels.Sel
 	wrap := wrapf("failed to get %s external metric value", src.Metric.Name)
 	switch {
 	case src.Target.AverageValue != nil:
-		r, err := p.c.calculator.GetExternalPerPodMetricReplicas(p.ctx, p.scale.Status.Replicas, metrics.MilliValue(*src.Target.AverageValue),
-			src.Metric.Name, t, ns, src.Metric.Selector)
+		r, err := e.calc.GetExternalPerPodMetricReplicas(e.ctx, e.statusReplicas, metrics.MilliValue(*src.Target.AverageValue),
+			src.Metric.Name, e.tolerances, e.namespace, src.Metric.Selector)
 		if err != nil {
-			return p.failedProposal(reason, err, func(cause error) error {
+			return failed(reason, err, func(cause error) error {
 				return wrap(fmt.Errorf("failed to get %s external metric: %w", src.Metric.Name, cause))
 			})
 		}
 		status.External.Current.AverageValue = milliQuantity(r.RawUsage)
 		return proposal{replicas: r.Replicas, timestamp: r.Timestamp, status: status, name: name}
 	case src.Target.Value != nil:
-		r, err := p.c.calculator.GetExternalMetricReplicas(p.ctx, p.scale.Spec.Replicas, metrics.MilliValue(*src.Target.Value),
-			src.Metric.Name, t, ns, src.Metric.Selector, selector)
+		r, err := e.calc.GetExternalMetricReplicas(e.ctx, e.specReplicas, metrics.MilliValue(*src.Target.Value),
+			src.Metric.Name, e.tolerances, e.namespace, src.Metric.Selector, e.selector)
 		if err != nil {
-			return p.failedProposal(reason, err, func(cause error) error {
+			return failed(reason, err, func(cause error) error {
 				return wrap(fmt.Errorf("failed to get external metric %s: %w", src.Metric.Name, cause))
 			})
 		}
 		status.External.Current.Value = milliQuantity(r.RawUsage)
 		return proposal{replicas: r.Replicas, timestamp: r.Timestamp, status: status, name: name}
 	}
-	return p.failedProposal(reason, errors.New("invalid external metric source: neither a value target nor an average value target was set"), wrap)
+	return failed(reason, errors.New("invalid external metric source: neither a value target nor an average value target was set"), wrap)
 }

@@ -1,4 +1,4 @@
-package monitor
+package app
 
 import (
 	"context"
@@ -10,8 +10,11 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/component-base/metrics"
+	"k8s.io/component-base/metrics/legacyregistry"
 	"k8s.io/component-base/metrics/testutil"
 	testingclock "k8s.io/utils/clock/testing"
+
+	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/monitor"
 )
 
 // queueName is the name kube-controller-manager gives its HPA queue.
@@ -56,6 +59,27 @@ func queueHistogram(name string, count int, value float64, firstBucket int) stri
 	return histogramWithBuckets(name, `name="`+queueName+`"`, queueBuckets(), count, value, firstBucket)
 }
 
+// histogramWithBuckets writes the exposition of one series of a histogram
+// whose observations are all equal to value, falling in every bucket from
+// firstBucket on.
+func histogramWithBuckets(name, labels string, buckets []string, count int, value float64, firstBucket int) string {
+	var b strings.Builder
+	for i, le := range buckets {
+		n := 0
+		if i >= firstBucket {
+			n = count
+		}
+		fmt.Fprintf(&b, "%s_bucket{%s,le=%q} %d\n", name, labels, le, n)
+	}
+	fmt.Fprintf(&b, "%s_bucket{%s,le=\"+Inf\"} %d\n", name, labels, count)
+	fmt.Fprintf(&b, "%s_sum{%s} %g\n", name, labels, float64(count)*value)
+	fmt.Fprintf(&b, "%s_count{%s} %d\n", name, labels, count)
+	return b.String()
+}
+
+// TestQueueMetrics checks the workqueue_* metrics that /metrics serves for
+// the HPA queue, from component-base's provider, against what
+// kube-controller-manager exposes.
 func TestQueueMetrics(t *testing.T) {
 	tests := []struct {
 		name string
@@ -140,11 +164,14 @@ func TestQueueMetrics(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			registry := metrics.NewKubeRegistry()
+			// component-base's provider keeps its series on the legacy
+			// registry; each case starts from none.
+			legacyregistry.Reset()
+			gatherer := metricsGatherer(metrics.NewKubeRegistry())
 			clk := testingclock.NewFakeClock(time.Unix(1_700_000_000, 0))
 			q := workqueue.NewTypedRateLimitingQueueWithConfig(
 				workqueue.NewTypedItemExponentialFailureRateLimiter[string](0, 0),
-				workqueue.TypedRateLimitingQueueConfig[string]{Name: queueName, Clock: clk, MetricsProvider: NewQueueMetrics(registry)},
+				workqueue.TypedRateLimitingQueueConfig[string]{Name: queueName, Clock: clk},
 			)
 			defer q.ShutDown()
 			// The delaying queue's heartbeat and the unfinished-work
@@ -160,7 +187,7 @@ func TestQueueMetrics(t *testing.T) {
 			// The unfinished-work gauges are set on the ticker's goroutine,
 			// after the last step; every other metric is set already.
 			waitFor(t, func() error {
-				return testutil.GatherAndCompare(registry, strings.NewReader(tc.want), tc.names...)
+				return testutil.GatherAndCompare(gatherer, strings.NewReader(tc.want), tc.names...)
 			})
 		})
 	}
@@ -180,17 +207,33 @@ func waitFor(t *testing.T, check func() error) {
 	}
 }
 
-// TestQueueMetricsBesideMonitor checks that the workqueue metrics and the HPA
-// controller's share a registry, and that registering the workqueue
-// metrics twice on one registry panics.
-func TestQueueMetricsBesideMonitor(t *testing.T) {
+// TestMetricsGatherer checks that /metrics serves the workqueue metrics
+// beside the HPA controller's, and none of the legacy registry's others
+// (its Go and process collectors), so the names exposed stay the same.
+func TestMetricsGatherer(t *testing.T) {
 	registry := metrics.NewKubeRegistry()
-	New(registry)
-	NewQueueMetrics(registry)
-	defer func() {
-		if recover() == nil {
-			t.Error("second NewQueueMetrics on the same registry did not panic")
+	monitor.New(registry).SetHPACount(1)
+	q := workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
+		workqueue.TypedRateLimitingQueueConfig[string]{Name: queueName})
+	defer q.ShutDown()
+	q.Add("a")
+
+	families, err := metricsGatherer(registry).Gather()
+	if err != nil {
+		t.Fatalf("Gather: %v", err)
+	}
+	var sawController, sawQueue bool
+	for _, f := range families {
+		switch name := f.GetName(); {
+		case strings.HasPrefix(name, "horizontal_pod_autoscaler_controller_"):
+			sawController = true
+		case strings.HasPrefix(name, "workqueue_"):
+			sawQueue = true
+		default:
+			t.Errorf("/metrics serves %s, which it did not before", name)
 		}
-	}()
-	NewQueueMetrics(registry)
+	}
+	if !sawController || !sawQueue {
+		t.Errorf("served the controller's metrics: %v, the workqueue metrics: %v; want both", sawController, sawQueue)
+	}
 }

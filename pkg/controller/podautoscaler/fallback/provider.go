@@ -1,4 +1,4 @@
-package podautoscaler
+package fallback
 
 import (
 	"context"
@@ -12,22 +12,29 @@ import (
 
 // providerFailure marks an error of the external metrics provider itself:
 // an error status, an empty answer, a time-out, the API unavailable. Only
-// such an error counts toward KEP-5679's fallback; a metric the provider
-// answered but that cannot be used (no pods selected, say) stays invalid
-// as upstream. It adds no text, so messages read as upstream's.
+// such an error counts toward the fallback; a metric the provider answered
+// but that cannot be used (no pods selected, say) stays invalid as
+// upstream. It adds no text, so messages read as upstream's.
 type providerFailure struct{ err error }
 
 func (e providerFailure) Error() string { return e.err.Error() }
 func (e providerFailure) Unwrap() error { return e.err }
 
-func isProviderFailure(err error) bool {
+// IsProviderFailure reports whether err, however wrapped, came from the
+// external metrics provider (see MarkProviderFailures).
+func IsProviderFailure(err error) bool {
 	var pf providerFailure
 	return errors.As(err, &pf)
 }
 
-// markProviderFailures is the metrics client the calculator uses: every
-// error of an External metric fetch is marked as the provider's, whatever
-// the calculator adds around it.
+// MarkProviderFailures wraps the metrics client that the calculator uses so
+// that every error of an External metric fetch is marked as the
+// provider's, whatever the calculator adds around it: the mark is set where
+// the provider is asked, the only place that knows.
+func MarkProviderFailures(c metrics.Client) metrics.Client {
+	return markProviderFailures{Client: c}
+}
+
 type markProviderFailures struct {
 	metrics.Client
 }

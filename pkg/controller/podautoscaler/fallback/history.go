@@ -1,0 +1,131 @@
+package fallback
+
+import (
+	"fmt"
+	"strings"
+
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+
+	v2 "github.com/kube-hpa/kube-hpa/api/autoscaling/v2"
+	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/behavior"
+)
+
+// Carry returns the fallback state of the External metrics with a fallback
+// as the stored status holds it, for a pass that asks no metric (the
+// target outside [minReplicas, maxReplicas], paused at zero, or a selector
+// that cannot be used). Only an answer from the provider ends a run of
+// failures, so such a pass must not restart a failing metric's clock, nor
+// take a metric out of fallback. It returns the entries to store and the
+// names of the metrics still in fallback.
+func Carry(specs []v2.MetricSpec, stored []v2.MetricStatus) (kept []v2.MetricStatus, active []string) {
+	for i := range specs {
+		src := specs[i].External
+		if src == nil || src.Fallback == nil {
+			continue
+		}
+		previous := Find(stored, src.Metric)
+		if previous == nil || previous.FirstFailureTime == nil {
+			continue
+		}
+		kept = append(kept, v2.MetricStatus{Type: autoscalingv2.ExternalMetricSourceType, External: previous.DeepCopy()})
+		if previous.FallbackStatus == v2.FallbackStatusFallback {
+			active = append(active, previous.Metric.Name)
+		}
+	}
+	return kept, active
+}
+
+// Reasons of KEP-5679's condition and events.
+const (
+	ReasonActive        = "FallbackActive"
+	ReasonNotActive     = "NoFallbackActive"
+	EventActivated      = "ExternalMetricFallbackActivated"
+	EventDeactivated    = "ExternalMetricFallbackDeactivated"
+	conditionNoneActive = "no external metric is using its fallback"
+)
+
+// Condition is ExternalMetricFallbackActive for the metrics named active
+// (those whose decision was Active), in the order of the spec.
+func Condition(active []string) behavior.Condition {
+	if len(active) == 0 {
+		return behavior.Condition{Type: v2.ExternalMetricFallbackActive, Status: corev1.ConditionFalse,
+			Reason: ReasonNotActive, Message: conditionNoneActive}
+	}
+	return behavior.Condition{Type: v2.ExternalMetricFallbackActive, Status: corev1.ConditionTrue, Reason: ReasonActive,
+		Message: "external metrics using their fallback replica count: " + strings.Join(active, ", ")}
+}
+
+// Event is an event (of type Normal) that a stored change warrants.
+type Event struct {
+	Reason  string
+	Message string
+}
+
+// Transitions returns one event per External metric whose fallback state
+// changed between the status stored before (before) and the status just
+// stored (after). Deriving the events from the stored status, rather than
+// from the step that changed it, gives every path its event (a metric
+// recovering, its fallback removed from the spec, the gate turned off) and
+// never a second one: a pass whose status write fails emits nothing, and
+// the next pass compares against the same stored status, so the transition
+// is reported once, when it is stored.
+func Transitions(specs []v2.MetricSpec, before, after []v2.MetricStatus) []Event {
+	var events []Event
+	for i := range after {
+		ext := after[i].External
+		if ext == nil || ext.FallbackStatus != v2.FallbackStatusFallback || inFallback(before, ext.Metric) {
+			continue
+		}
+		src := externalSpec(specs, ext.Metric)
+		if src == nil || src.Fallback == nil {
+			continue
+		}
+		events = append(events, Event{Reason: EventActivated, Message: fmt.Sprintf(
+			"Fallback activated for external metric '%s' after %v of consecutive failures, using fallback replica count: %d",
+			ext.Metric.Name, Duration(src.Fallback), src.Fallback.Replicas)})
+	}
+	for i := range before {
+		ext := before[i].External
+		if ext == nil || ext.FallbackStatus != v2.FallbackStatusFallback || inFallback(after, ext.Metric) {
+			continue
+		}
+		msg := fmt.Sprintf("Fallback deactivated for external metric '%s': its fallback is no longer configured or enabled", ext.Metric.Name)
+		if now := Find(after, ext.Metric); now != nil && now.FallbackStatus == v2.FallbackStatusNormal {
+			msg = fmt.Sprintf("External metric '%s' recovered, fallback deactivated", ext.Metric.Name)
+		}
+		events = append(events, Event{Reason: EventDeactivated, Message: msg})
+	}
+	return events
+}
+
+func externalSpec(specs []v2.MetricSpec, id autoscalingv2.MetricIdentifier) *v2.ExternalMetricSource {
+	for i := range specs {
+		if src := specs[i].External; src != nil && sameMetric(src.Metric, id) {
+			return src
+		}
+	}
+	return nil
+}
+
+func inFallback(statuses []v2.MetricStatus, id autoscalingv2.MetricIdentifier) bool {
+	ext := Find(statuses, id)
+	return ext != nil && ext.FallbackStatus == v2.FallbackStatusFallback
+}
+
+// Find returns the status entry of the External metric id. Entries are
+// matched by metric name and selector, not by position, so that editing the
+// metric list does not hand one metric's failure history to another.
+func Find(statuses []v2.MetricStatus, id autoscalingv2.MetricIdentifier) *v2.ExternalMetricStatus {
+	for i := range statuses {
+		if ext := statuses[i].External; ext != nil && sameMetric(ext.Metric, id) {
+			return ext
+		}
+	}
+	return nil
+}
+
+func sameMetric(a, b autoscalingv2.MetricIdentifier) bool {
+	return a.Name == b.Name && equality.Semantic.DeepEqual(a.Selector, b.Selector)
+}

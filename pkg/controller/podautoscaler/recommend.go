@@ -1,0 +1,148 @@
+package podautoscaler
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
+
+	v2 "github.com/kube-hpa/kube-hpa/api/autoscaling/v2"
+	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/monitor"
+	"github.com/kube-hpa/kube-hpa/pkg/features"
+)
+
+// recommendation is what the metrics ask for.
+type recommendation struct {
+	plan
+	// statuses are the metrics' status entries, or the fallback history
+	// kept when no metric could be asked.
+	statuses []v2.MetricStatus
+	conds    []conditionEdit
+	// wakeAt is the earliest moment a fallback comes due, if any.
+	wakeAt time.Time
+	// err reports failed metrics. With stop, no count was decided and the
+	// pass ends; without, the others are acted on and err is reported at
+	// the end.
+	err  error
+	stop bool
+}
+
+// recommend asks every metric for a replica count and keeps the largest.
+// No count is decided when every metric failed, or some failed and the
+// rest would scale down.
+func (p *pass) recommend(tgt target) recommendation {
+	selector, conds, err := p.targetSelector(tgt)
+	if err != nil {
+		kept, cond := p.keepFallbackHistory()
+		return p.metricsFailed(tgt, recommendation{statuses: kept, conds: append(conds, cond)}, err)
+	}
+	proposals, wakeAt := p.proposeAll(tgt, selector)
+	rec := recommendation{
+		statuses: make([]v2.MetricStatus, len(proposals)),
+		conds:    append(make([]conditionEdit, 0, 2), p.fallbackCondition(activeFallbacks(proposals))),
+		wakeAt:   wakeAt,
+	}
+	for i := range proposals {
+		rec.statuses[i] = proposals[i].status
+	}
+	best, invalid := combineProposals(proposals)
+	if invalid.count > 0 && (invalid.count == len(proposals) || best.replicas < tgt.scale.Spec.Replicas) {
+		rec.conds = append(rec.conds, set(invalid.first.failure()))
+		return p.metricsFailed(tgt, rec, invalid.err(len(proposals)))
+	}
+	rec.conds = append(rec.conds, set(newCondition(autoscalingv2.ScalingActive, corev1.ConditionTrue, "ValidMetricFound",
+		"the HPA was able to successfully calculate a replica count from %s", best.name)))
+	p.logger.V(4).Info("Proposing desired replicas", "desiredReplicas", best.replicas, "metric", best.name,
+		"timestamp", best.timestamp, "scaleTarget", p.reference, "fromZero", tgt.current == 0)
+	rec.plan = adopt(tgt.current, best)
+	if invalid.count > 0 {
+		rec.err = invalid.err(len(proposals))
+	}
+	return rec
+}
+
+// adopt makes the winning metric's count the plan, with upstream's rescale
+// reasons.
+func adopt(current int32, best proposal) plan {
+	pl := plan{desired: best.replicas}
+	switch {
+	case pl.desired > current:
+		pl.reason = fmt.Sprintf("%s above target", best.name)
+	case pl.desired < current:
+		pl.reason = "All metrics below target"
+	}
+	return pl
+}
+
+// metricsFailed ends a recommendation that decides no count. As upstream,
+// the pass stops there: observed values go to status and the error is
+// returned. One case goes on: a workload this controller scaled to zero
+// whose minReplicas was raised comes back to minReplicas, since that needs
+// no metric.
+func (p *pass) metricsFailed(tgt target, rec recommendation, cause error) recommendation {
+	p.event(corev1.EventTypeWarning, "FailedComputeMetricsReplicas", "%s", cause.Error())
+	rec.err = fmt.Errorf("failed to compute desired number of replicas based on listed metrics for %s: %w", p.reference, cause)
+	if p.raisesFromZeroToMin(tgt.current) {
+		rec.plan = plan{desired: *p.hpa.Spec.MinReplicas, reason: reasonBelowMin}
+		return rec
+	}
+	rec.stop = true
+	return rec
+}
+
+// proposeAll evaluates every metric, applies the fallbacks, reports each
+// computation to Prometheus and each failure as an event, in spec order.
+// It returns the proposals and the earliest fallback deadline.
+func (p *pass) proposeAll(tgt target, selector labels.Selector) ([]proposal, time.Time) {
+	ev := &evaluator{
+		ctx:            p.ctx,
+		calc:           p.c.calculator,
+		namespace:      p.hpa.Namespace,
+		tolerances:     tolerances(p.c.opts.Tolerance, p.hpa.Spec.Behavior, p.c.opts.Gates.Enabled(features.HPAConfigurableTolerance)),
+		specReplicas:   tgt.scale.Spec.Replicas,
+		statusReplicas: tgt.scale.Status.Replicas,
+		selector:       selector,
+	}
+	var wakeAt time.Time
+	metrics := p.hpa.Spec.Metrics
+	out := make([]proposal, len(metrics))
+	for i := range metrics {
+		start := p.c.opts.Clock.Now()
+		pr := ev.evaluate(&metrics[i])
+		if src := metrics[i].External; src != nil && p.fallbackEnabled(src) {
+			var due time.Time
+			pr, due = p.applyFallback(src, pr)
+			// The pass wakes at the first deadline; a zero due is none.
+			if !due.IsZero() && (wakeAt.IsZero() || due.Before(wakeAt)) {
+				wakeAt = due
+			}
+		}
+		p.observeMetric(pr, metrics[i].Type, p.c.opts.Clock.Since(start))
+		out[i] = pr
+	}
+	for _, pr := range out {
+		if pr.cause != nil {
+			p.event(corev1.EventTypeWarning, pr.reason, "%s", pr.cause.Error())
+		}
+	}
+	return out, wakeAt
+}
+
+// observeMetric reports one metric's computation to Prometheus.
+func (p *pass) observeMetric(pr proposal, sourceType autoscalingv2.MetricSourceType, took time.Duration) {
+	action, errorLabel := monitor.ActionLabelNone, monitor.ErrorLabelNone
+	switch {
+	case errors.Is(pr.err, errSpec):
+		errorLabel = monitor.ErrorLabelSpec
+	case pr.err != nil:
+		errorLabel = monitor.ErrorLabelInternal
+	case pr.replicas > p.hpa.Status.CurrentReplicas:
+		action = monitor.ActionLabelScaleUp
+	case pr.replicas < p.hpa.Status.CurrentReplicas:
+		action = monitor.ActionLabelScaleDown
+	}
+	p.c.opts.Monitor.ObserveMetricComputationResult(action, errorLabel, took, sourceType)
+}

@@ -1,0 +1,52 @@
+package podautoscaler
+
+import (
+	"errors"
+	"fmt"
+
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
+)
+
+// targetSelector parses the selector of the target's pods and refuses one
+// that is missing, malformed, or shared with another HPA, with upstream's
+// events and conditions for each.
+func (p *pass) targetSelector(tgt target) (labels.Selector, []conditionEdit, error) {
+	invalid := func(reason, format string, args ...any) []conditionEdit {
+		return []conditionEdit{set(newCondition(autoscalingv2.ScalingActive, corev1.ConditionFalse, reason, format, args...))}
+	}
+	ns, raw := p.hpa.Namespace, tgt.scale.Status.Selector
+	if raw == "" {
+		p.event(corev1.EventTypeWarning, "SelectorRequired", "selector is required")
+		return nil, invalid("InvalidSelector", "the HPA target's scale is missing a selector"), errors.New("selector is required")
+	}
+	selector, err := p.c.selectors.parse(p.key, raw)
+	if err != nil {
+		err = fmt.Errorf("couldn't convert selector into a corresponding internal selector object: %w", err)
+		p.event(corev1.EventTypeWarning, "InvalidSelector", "%s", err.Error())
+		return nil, invalid("InvalidSelector", "%s", err.Error()), err
+	}
+	owners, err := p.c.selectors.owners(p.key, func() ([]*corev1.Pod, error) {
+		return p.c.podLister.Pods(ns).List(selector)
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(owners) > 1 {
+		err := fmt.Errorf("pods by selector %v are controlled by multiple HPAs: %v", raw, namespacedNames(owners))
+		p.event(corev1.EventTypeWarning, "AmbiguousSelector", "%s", err.Error())
+		return nil, invalid("AmbiguousSelector", "%s", err.Error()), err
+	}
+	return selector, nil, nil
+}
+
+// namespacedNames lists HPAs as upstream's messages do, namespace/name: a
+// native and an extended HPA of one name read the same there.
+func namespacedNames(keys []hpaKey) []string {
+	out := make([]string, len(keys))
+	for i, k := range keys {
+		out[i] = k.namespace + "/" + k.name
+	}
+	return out
+}
