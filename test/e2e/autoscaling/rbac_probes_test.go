@@ -31,7 +31,8 @@ type rbacProbe struct {
 	// authorizer to deny it before looking for the symptom.
 	access authorizationv1.ResourceAttributes
 	// restart is set for verbs used when informers start (list, watch):
-	// a running informer keeps its watch, so the leader is restarted.
+	// a running informer keeps its watch, so the leader is restarted after
+	// the verb is removed, and restored restarts it again.
 	restart bool
 	// forbidden, when set, is what a replica's log must show after broken
 	// (a Forbidden error naming the verb), and must no longer show once
@@ -67,17 +68,18 @@ func rbacProbes() map[string]rbacProbe {
 	}
 }
 
-// informerListProbe pins what list is for. The informers fill their caches
-// with a watch that streams the existing objects first (watch-list: the
-// WatchListClient gate of client-go and the WatchList gate of
+// informerListProbe shows what list is for. The informers fill their
+// caches with a watch that streams the existing objects first (watch-list:
+// the WatchListClient gate of client-go and the WatchList gate of
 // kube-apiserver, both on by default since 1.34), so on this cluster they
-// never list, and without list the new leader syncs and scales: the audit
-// log shows watches with sendInitialEvents=true and no list. list stays in
-// deploy/rbac.yaml as the informers' fallback on an API server that does
-// not serve watch-list (the gate off, as by default in 1.33), where its
-// absence keeps the leader from ever getting ready. Should the controller
-// list again, this case fails and the verb gets a real symptom.
+// never list, and without list the new leader syncs and scales (the audit
+// log shows watches with sendInitialEvents=true and no list). list is their
+// fallback where watch-list is not served (the API server's gate off, as by
+// default in 1.33, or the client's): the case then runs a replica with the
+// client's gate off, which cannot sync its caches without list.
 func informerListProbe(kind framework.HPAKind, group, resource string) rbacProbe {
+	forbidden := cannot("list", resource, group)
+	var own *ownReplica
 	return rbacProbe{
 		access:  authorizationv1.ResourceAttributes{Verb: "list", Group: group, Resource: resource},
 		restart: true,
@@ -85,10 +87,24 @@ func informerListProbe(kind framework.HPAKind, group, resource string) rbacProbe
 		broken: func(ctx context.Context, rc *rbacCase) {
 			rc.externalProbeHPA(ctx, kind, rbacHPA, 2)
 			rc.f.WaitForReplicas(ctx, rbacTarget, 2, reaction())
-			rc.expectNoForbiddenInLogs(cannot("list", resource, group))
+			rc.expectNoForbiddenInLogs(forbidden)
+
+			ginkgo.By("running the controller without watch-list")
+			own = rc.startOwnReplica(ctx, "KUBE_FEATURE_WatchListClient=false")
+			own.waitLeading(ctx)
+			rc.f.SetExternalMetric(ctx, rc.f.UniqueName(rbacHPA), "30")
+			gomega.Eventually(ctx, func() bool { return forbiddenIn(own.log(), forbidden) }).
+				WithTimeout(reaction()).WithPolling(500*time.Millisecond).Should(gomega.BeTrue(),
+				"the replica without watch-list to log a Forbidden error naming %s", forbidden)
+			gomega.Consistently(ctx, own.ready).WithTimeout(suite.Config.SyncPeriod.Duration+2*time.Second).
+				WithPolling(500*time.Millisecond).Should(gomega.BeFalse(), "the leader without watch-list to stay not ready (caches not synced)")
+			rc.f.EnsureScaleStays(ctx, rbacTarget, 2, time.Second)
 		},
 		restored: func(ctx context.Context, rc *rbacCase) {
-			rc.f.SetExternalMetric(ctx, rc.f.UniqueName(rbacHPA), "30")
+			// The informer lists again after its back-off, which grows to
+			// 30 s (and up to twice that with jitter) while list is refused.
+			gomega.Eventually(ctx, own.ready).WithTimeout(reaction()+time.Minute).WithPolling(500*time.Millisecond).
+				Should(gomega.BeTrue(), "the leader without watch-list to get ready once list is back")
 			rc.f.WaitForReplicas(ctx, rbacTarget, 3, reaction())
 		},
 	}
@@ -108,6 +124,7 @@ func informerWatchProbe(kind framework.HPAKind, group, resource string) rbacProb
 			rc.externalProbeHPA(ctx, kind, rbacHPA, 2)
 		},
 		restored: func(ctx context.Context, rc *rbacCase) {
+			rc.restartLeader(ctx, true)
 			rc.f.WaitForReplicas(ctx, rbacTarget, 2, reaction())
 		},
 	}

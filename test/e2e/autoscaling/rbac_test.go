@@ -156,12 +156,9 @@ var _ = sigDescribe([]string{featureHPA, serial, disruptive}, "hpa-controller-ma
 			// what is logged from here on was asked with the verb back.
 			time.Sleep(time.Second)
 			rc.markLogs()
-			if probe.restart {
-				rc.restartLeader(ctx, true)
-			}
-			recovered = true
 			restored := time.Now()
 			probe.restored(ctx, rc)
+			recovered = true
 			if probe.forbidden != "" {
 				rc.expectNoForbiddenInLogs(probe.forbidden)
 			}
@@ -216,10 +213,14 @@ func (rc *rbacCase) logsSince() string {
 
 // forbiddenLogged tells whether a replica logged, since markLogs, a
 // Forbidden error that contains what.
-func (rc *rbacCase) forbiddenLogged(what string) bool {
+func (rc *rbacCase) forbiddenLogged(what string) bool { return forbiddenIn(rc.logsSince(), what) }
+
+// forbiddenIn tells whether a line of log is a Forbidden error that
+// contains what.
+func forbiddenIn(log, what string) bool {
 	// klog quotes the error, escaping its own quotes.
 	escaped := strings.ReplaceAll(what, `"`, `\"`)
-	for _, line := range strings.Split(rc.logsSince(), "\n") {
+	for _, line := range strings.Split(log, "\n") {
 		if strings.Contains(line, "forbidden") && (strings.Contains(line, what) || strings.Contains(line, escaped)) {
 			return true
 		}
