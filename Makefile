@@ -2,8 +2,10 @@
 
 SHELL := /usr/bin/env bash
 GO ?= go
-# Unit tests that need no API server; every package under pkg/ and api/.
-UNIT_PKGS := ./api/... ./pkg/... ./cmd/...
+# Unit tests: every package of the main module but the two that need a control plane (the
+# integration tests and the e2e suite, which have targets of their own), so that a new package is
+# tested without being added here. Expanded only by the targets that use it.
+UNIT_PKGS = $(shell $(GO) list ./... | grep -v -e '/test/integration$$' -e '/test/e2e/autoscaling$$')
 # Modules of their own, kept out of the main module's dependencies.
 SUBMODULES := test/metrics-adapter
 
@@ -18,12 +20,14 @@ build:
 ## against a local control plane built from source (the first build of the upstream binaries takes
 ## several minutes; later runs reuse the Go build cache).
 .PHONY: test
-test: verify unit integration e2e
+test: verify unit fuzz-short integration e2e
 
+## unit: the unit tests of every module, and each benchmark run once so that none rots unseen.
 .PHONY: unit
 unit:
-	$(GO) test -race -count=1 $(UNIT_PKGS)
-	for m in $(SUBMODULES); do (cd $$m && $(GO) test -race -count=1 ./...) || exit 1; done
+	@test -n "$(strip $(UNIT_PKGS))" || { echo "go list found no packages" >&2; exit 1; }
+	$(GO) test -race -count=1 -bench . -benchtime 1x $(UNIT_PKGS)
+	for m in $(SUBMODULES); do (cd $$m && $(GO) test -race -count=1 -bench . -benchtime 1x ./...) || exit 1; done
 
 ## verify: formatting, vet, generated code and CRD drift, go.mod tidiness.
 .PHONY: verify
@@ -51,12 +55,44 @@ verify-tidy:
 update:
 	hack/update-codegen.sh
 
-## fuzz: run each fuzz target for a while (FUZZTIME, default 30s).
+## fuzz: run every fuzz target of the repository, in any module (each func Fuzz* of a _test.go file),
+## for FUZZTIME each (default 30s). An input that fails is written to the package's testdata/fuzz:
+## commit it with the fix, and it stays a seed that every `go test` runs.
 FUZZTIME ?= 30s
 .PHONY: fuzz
 fuzz:
-	$(GO) test ./pkg/apis/autoscaling/validation -run '^$$' -fuzz FuzzValidate -fuzztime $(FUZZTIME)
-	$(GO) test ./api/autoscaling/v2 -run '^$$' -fuzz FuzzNativeRoundTrip -fuzztime $(FUZZTIME)
+	@set -o errexit -o nounset -o pipefail; \
+	targets=$$(grep -rE --include='*_test.go' --exclude-dir=_output --exclude-dir=.git \
+		'^func Fuzz[A-Za-z0-9_]*\(' . | sed -E 's/^([^:]*):func (Fuzz[A-Za-z0-9_]*)\(.*/\1 \2/' | sort); \
+	test -n "$$targets" || { echo "no fuzz targets found" >&2; exit 1; }; \
+	while read -r file name; do \
+		dir=$$(dirname "$$file"); \
+		echo "fuzzing $$name in $$dir for $(FUZZTIME)"; \
+		(cd "$$dir" && $(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) .) || exit 1; \
+	done <<< "$$targets"
+
+## fuzz-short: every fuzz target for FUZZ_SHORT_TIME (default 20s), as part of `make test`.
+FUZZ_SHORT_TIME ?= 20s
+.PHONY: fuzz-short
+fuzz-short:
+	$(MAKE) --no-print-directory fuzz FUZZTIME=$(FUZZ_SHORT_TIME)
+
+## fuzz-keep: copy the inputs that the fuzzing runs of this machine found interesting (the Go build
+## cache's corpus) into each package's testdata/fuzz, so that they become seeds for everyone.
+.PHONY: fuzz-keep
+fuzz-keep:
+	@set -o errexit -o nounset -o pipefail; \
+	cache=$$($(GO) env GOCACHE)/fuzz; \
+	grep -rE --include='*_test.go' --exclude-dir=_output --exclude-dir=.git \
+		'^func Fuzz[A-Za-z0-9_]*\(' . | sed -E 's/^([^:]*):func (Fuzz[A-Za-z0-9_]*)\(.*/\1 \2/' | sort | \
+	while read -r file name; do \
+		dir=$$(dirname "$$file"); \
+		pkg=$$(cd "$$dir" && $(GO) list .); \
+		test -d "$$cache/$$pkg/$$name" || continue; \
+		mkdir -p "$$dir/testdata/fuzz/$$name"; \
+		cp -n "$$cache/$$pkg/$$name"/* "$$dir/testdata/fuzz/$$name/"; \
+		echo "$$dir/testdata/fuzz/$$name: $$(ls "$$dir/testdata/fuzz/$$name" | wc -l) seeds"; \
+	done
 
 .PHONY: clean
 clean:
