@@ -5,8 +5,8 @@
 #
 # 1. copies k8s.io/kubernetes and k8s.io/api at the pinned versions from the
 #    Go module cache (the proxy fills it) into _output/intree/src;
-# 2. applies hack/intree/patches/<module>/*.patch there (hand-written code
-#    only, readable as an upstream PR would be);
+# 2. applies hack/intree/patches/<module>/*.patch there (hand-written code,
+#    tests and test fixtures; readable as an upstream PR would be);
 # 3. regenerates the generated code with upstream's own generators at the
 #    versions Kubernetes v1.36.3 pins (hack/intree/go.mod): deepcopy,
 #    conversion, defaults, protobuf, swagger docs, OpenAPI and model names;
@@ -56,7 +56,7 @@ inputs_digest() {
   {
     echo "${KUBE_VERSION} ${STAGING_VERSION}"
     go env GOVERSION
-    cat "${BASH_SOURCE[0]}" "${INTREE_DIR}/go.mod" "${INTREE_DIR}/go.sum"
+    cat "${BASH_SOURCE[0]}" "${INTREE_DIR}/go.mod" "${INTREE_DIR}/go.sum" "${INTREE_DIR}/tools.go"
     find "${INTREE_DIR}/patches" -type f -name '*.patch' -print0 | LC_ALL=C sort -z | xargs -0 cat
   } | sha256sum | cut -d' ' -f1
 }
@@ -73,24 +73,26 @@ ensure_protoc() {
   fi
 }
 
-# use_tree SRC points the go commands that follow at the modules in SRC:
-# a copy of hack/intree/go.mod whose replace directives name SRC, passed with
-# -modfile, so a scratch tree can be generated beside the real one.
+# use_tree SRC writes SRC.mod, a copy of the hack/intree module whose replace
+# directives name the modules in SRC, and sets MODULE_DIR to it; the go
+# commands and generators run there, so a scratch tree can be generated
+# beside the real one.
 use_tree() {
   local src=$1 name
-  cp "${INTREE_DIR}/go.mod" "${src}.go.mod"
-  cp "${INTREE_DIR}/go.sum" "${src}.go.sum"
+  MODULE_DIR="${src}.mod"
+  rm -rf "${MODULE_DIR}"
+  mkdir -p "${MODULE_DIR}"
+  cp "${INTREE_DIR}/go.mod" "${INTREE_DIR}/go.sum" "${INTREE_DIR}/tools.go" "${MODULE_DIR}/"
   for name in "${MODULES[@]}"; do
-    go mod edit -replace "k8s.io/${name}=${src}/${name}" "${src}.go.mod"
+    (cd "${MODULE_DIR}" && go mod edit -replace "k8s.io/${name}=${src}/${name}")
   done
-  export GOFLAGS="-modfile=${src}.go.mod ${GOFLAGS:-}"
 }
 
 # build_tools builds the generators pinned in hack/intree into BIN.
 build_tools() {
   local bin=$1
   mkdir -p "${bin}"
-  (cd "${INTREE_DIR}" && go build -o "${bin}/" \
+  (cd "${MODULE_DIR}" && go build -o "${bin}/" \
     golang.org/x/tools/cmd/goimports \
     k8s.io/code-generator/cmd/conversion-gen \
     k8s.io/code-generator/cmd/deepcopy-gen \
@@ -113,7 +115,9 @@ prepare_tree() {
     chmod -R u+w "${src}/${name}"
     for p in "${INTREE_DIR}/patches/${name}"/*.patch; do
       [[ -e ${p} ]] || continue
-      if ! patch --quiet --forward --no-backup-if-mismatch -p1 -d "${src}/${name}" <"${p}"; then
+      # git apply, as it takes binary diffs (protobuf fixtures); the ceiling
+      # keeps it from treating the enclosing checkout as the repository.
+      if ! (cd "${src}/${name}" && GIT_CEILING_DIRECTORIES="${src}" git apply -p1 "${p}"); then
         echo "patch ${p#"${REPO_ROOT}/"} does not apply to k8s.io/${name}@$(module_version "${name}")" >&2
         return 1
       fi
@@ -124,14 +128,14 @@ prepare_tree() {
 # generate SRC BIN regenerates the generated code of the patched packages in
 # SRC, the way upstream's hack/update-codegen.sh and
 # hack/update-generated-protobuf.sh do for them. The generators run in
-# hack/intree after use_tree SRC.
+# MODULE_DIR after use_tree SRC.
 generate() {
   local src=$1 bin=$2
   local boilerplate="${src}/kubernetes/hack/boilerplate/boilerplate.generatego.txt"
-  local scratch="${src}/../scratch"
+  local scratch="${src}.scratch"
   rm -rf "${scratch}"
   mkdir -p "${scratch}"
-  cd "${INTREE_DIR}"
+  cd "${MODULE_DIR}"
 
   "${bin}/deepcopy-gen" --go-header-file "${boilerplate}" --output-file zz_generated.deepcopy.go \
     k8s.io/api/autoscaling/v2 k8s.io/kubernetes/pkg/apis/autoscaling
@@ -281,7 +285,7 @@ verify() {
     echo "generated code differs from hack/intree/generated.sha256: run hack/build-intree.sh and review the change" >&2
     return 1
   fi
-  rm -rf "${scratch}" "${scratch}.go.mod" "${scratch}.go.sum"
+  rm -rf "${scratch}" "${scratch}.mod"
   echo "hack/intree/patches apply and the generated code matches" >&2
 }
 
