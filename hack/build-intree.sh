@@ -17,10 +17,13 @@
 # a second. protoc is not a Go program: when it is missing the script
 # installs Debian's protobuf-compiler with apt-get and says so.
 #
-# Usage: hack/build-intree.sh [--verify]
+# Usage: hack/build-intree.sh [--verify | --test]
 #   --verify  redo steps 1-3 into a scratch tree and fail when a patch no
-#             longer applies or the generated code differs from the tree the
-#             last build used.
+#             longer applies or the generated code differs from
+#             hack/intree/generated.sha256.
+#   --test    after the build, run upstream's own tests of every package the
+#             patch touches, in the patched tree (INTREE_TEST_FLAGS adds go
+#             test flags).
 
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -289,6 +292,22 @@ verify() {
   echo "hack/intree/patches apply and the generated code matches" >&2
 }
 
+# The packages the patch touches, and upstream's round-trip tests that
+# cover them (JSON and protobuf fuzzing, compatibility fixtures).
+TEST_PACKAGES=(
+  k8s.io/api
+  k8s.io/api/autoscaling/...
+  k8s.io/kubernetes/pkg/apis/autoscaling/...
+  k8s.io/kubernetes/pkg/registry/autoscaling/...
+  k8s.io/kubernetes/pkg/features
+  k8s.io/kubernetes/pkg/api/testing
+)
+
+run_upstream_tests() {
+  # shellcheck disable=SC2086 # flags are words
+  (cd "${INTREE_DIR}" && go test -count=1 ${INTREE_TEST_FLAGS:-} "${TEST_PACKAGES[@]}")
+}
+
 main() {
   if [[ ${1:-} == --verify ]]; then
     verify
@@ -304,6 +323,9 @@ main() {
   fi
   build_binary kube-apiserver "${digest}"
   echo "${INTREE_BIN}/kube-apiserver"
+  if [[ ${1:-} == --test ]]; then
+    run_upstream_tests
+  fi
 }
 
 main "$@"
