@@ -3,13 +3,14 @@
 # fallback of External metrics in native autoscaling/v2, behind the
 # HPAExternalMetricFallback feature gate.
 #
-# 1. copies k8s.io/kubernetes and k8s.io/api at the pinned versions from the
+# 1. copies k8s.io/kubernetes, k8s.io/api and k8s.io/client-go at the pinned versions from the
 #    Go module cache (the proxy fills it) into _output/intree/src;
 # 2. applies hack/intree/patches/<module>/*.patch there (hand-written code,
 #    tests and test fixtures; readable as an upstream PR would be);
 # 3. regenerates the generated code with upstream's own generators at the
 #    versions Kubernetes v1.36.3 pins (hack/intree/go.mod): deepcopy,
-#    conversion, defaults, protobuf, swagger docs, OpenAPI and model names;
+#    conversion, defaults, protobuf, swagger docs, OpenAPI, model names and
+#    client-go's apply configurations;
 # 4. builds kube-apiserver from hack/intree (a module whose replace directives
 #    point at the patched copies) into _output/bin/intree.
 #
@@ -29,7 +30,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 KUBE_VERSION=v1.36.3
 STAGING_VERSION=v0.36.3
-MODULES=(kubernetes api)
+MODULES=(kubernetes api client-go)
 
 INTREE_DIR="${REPO_ROOT}/hack/intree"
 OUT_DIR="${REPO_ROOT}/_output/intree"
@@ -97,6 +98,7 @@ build_tools() {
   mkdir -p "${bin}"
   (cd "${MODULE_DIR}" && go build -o "${bin}/" \
     golang.org/x/tools/cmd/goimports \
+    k8s.io/code-generator/cmd/applyconfiguration-gen \
     k8s.io/code-generator/cmd/conversion-gen \
     k8s.io/code-generator/cmd/deepcopy-gen \
     k8s.io/code-generator/cmd/defaulter-gen \
@@ -193,6 +195,18 @@ generate() {
     --output-dir "${scratch}/openapi" --output-pkg k8s.io/kubernetes/pkg/generated/openapi \
     --output-model-name-file zz_generated.model_name.go \
     --report-filename "${scratch}/api_violations.model_name.report" k8s.io/api/autoscaling/v2
+
+  # client-go's apply configurations of every k8s.io/api group, from the
+  # models of the OpenAPI just generated, as upstream's codegen::applyconfigs.
+  go build -o "${scratch}/models-schema" k8s.io/kubernetes/pkg/generated/openapi/cmd/models-schema
+  "${scratch}/models-schema" >"${scratch}/models-schema.json"
+  local apis
+  apis=$(cd "${src}" && find api -name types.go -printf 'k8s.io/%h\n' | LC_ALL=C sort -u)
+  # shellcheck disable=SC2086 # one package per word
+  "${bin}/applyconfiguration-gen" --go-header-file "${boilerplate}" \
+    --openapi-schema "${scratch}/models-schema.json" \
+    --output-dir "${src}/client-go/applyconfigurations" --output-pkg k8s.io/client-go/applyconfigurations \
+    ${apis} k8s.io/apimachinery/pkg/apis/meta/v1
   rm -rf "${scratch}"
 }
 
@@ -265,6 +279,8 @@ generated_digests() {
 generated_files() {
   find kubernetes/pkg/apis/autoscaling kubernetes/pkg/generated/openapi api/autoscaling/v2 -type f \
     \( -name 'zz_generated.*.go' -o -name 'generated.pb.go' -o -name 'generated.proto' -o -name 'types_swagger_doc_generated.go' \)
+  find client-go/applyconfigurations/autoscaling/v2 client-go/applyconfigurations/internal client-go/applyconfigurations/utils.go \
+    -type f -name '*.go'
 }
 
 # regenerate SRC prepares SRC from the module cache and the patches and runs

@@ -144,6 +144,7 @@ require (
 // The patched copies written by hack/build-intree.sh.
 replace (
 	k8s.io/api => ../../_output/intree/src/api
+	k8s.io/client-go => ../../_output/intree/src/client-go
 	k8s.io/kubernetes => ../../_output/intree/src/kubernetes
 )
 
@@ -154,7 +155,6 @@ replace (
 	k8s.io/apimachinery => k8s.io/apimachinery v0.36.3
 	k8s.io/apiserver => k8s.io/apiserver v0.36.3
 	k8s.io/cli-runtime => k8s.io/cli-runtime v0.36.3
-	k8s.io/client-go => k8s.io/client-go v0.36.3
 	k8s.io/cloud-provider => k8s.io/cloud-provider v0.36.3
 	k8s.io/cluster-bootstrap => k8s.io/cluster-bootstrap v0.36.3
 	k8s.io/code-generator => k8s.io/code-generator v0.36.3

@@ -7,6 +7,7 @@ package intree
 
 import (
 	_ "golang.org/x/tools/cmd/goimports"
+	_ "k8s.io/code-generator/cmd/applyconfiguration-gen"
 	_ "k8s.io/code-generator/cmd/conversion-gen"
 	_ "k8s.io/code-generator/cmd/deepcopy-gen"
 	_ "k8s.io/code-generator/cmd/defaulter-gen"
@@ -15,4 +16,5 @@ import (
 	_ "k8s.io/kube-openapi/cmd/openapi-gen"
 	_ "k8s.io/kubernetes/cmd/genswaggertypedocs"
 	_ "k8s.io/kubernetes/cmd/kube-apiserver"
+	_ "k8s.io/kubernetes/pkg/generated/openapi/cmd/models-schema"
 )
