@@ -70,11 +70,10 @@ ensure_protoc() {
     return
   fi
   echo "protoc is not installed; installing Debian's protobuf-compiler with apt-get (go-to-protobuf runs it)" >&2
-  if [[ $(id -u) -eq 0 ]]; then
-    DEBIAN_FRONTEND=noninteractive apt-get install -y protobuf-compiler >&2
-  else
-    sudo DEBIAN_FRONTEND=noninteractive apt-get install -y protobuf-compiler >&2
-  fi
+  local sudo=()
+  if [[ $(id -u) -ne 0 ]]; then sudo=(sudo); fi
+  "${sudo[@]}" apt-get update >&2
+  "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y protobuf-compiler >&2
 }
 
 # use_tree SRC writes SRC.mod, a copy of the hack/intree module whose replace
