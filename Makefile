@@ -111,6 +111,24 @@ run: upstream-binaries e2e-controller
 upstream-binaries:
 	hack/build-upstream.sh
 
+## intree: kube-apiserver v1.36.3 patched to serve the KEP-5679 fallback in native autoscaling/v2
+## (hack/intree/patches applied to the pinned modules, regenerated with upstream's generators) into
+## _output/bin/intree; seconds when up to date. intree-verify: the patches apply and the generated code
+## matches hack/intree/generated.sha256. intree-test: upstream's tests of the touched packages in the
+## patched tree. intree-smoke: the patched kube-apiserver with kubectl, gate on and off.
+.PHONY: intree intree-verify intree-test intree-smoke
+intree:
+	hack/build-intree.sh
+
+intree-verify:
+	hack/build-intree.sh --verify
+
+intree-test:
+	hack/build-intree.sh --test
+
+intree-smoke: intree upstream-binaries
+	hack/intree/smoke-test.sh
+
 ## integration: tests against a local control plane of the upstream binaries (test/localcluster).
 INTEGRATION_TIMEOUT ?= 15m
 .PHONY: integration
