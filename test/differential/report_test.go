@@ -1,0 +1,65 @@
+package differential
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// report counts the differences of a run by class and keeps a few rows of
+// each to print.
+type report struct {
+	allowed    map[string]int
+	divergent  map[string]int
+	rows       map[string][]string
+	scenarios  int
+	seed       int64
+	suiteLabel string
+}
+
+func newReport(label string, seed int64) *report {
+	return &report{allowed: map[string]int{}, divergent: map[string]int{}, rows: map[string][]string{}, seed: seed, suiteLabel: label}
+}
+
+func (r *report) add(class string, by []*allowed, row string) {
+	if len(by) > 0 {
+		for _, a := range by {
+			r.allowed[a.Class]++
+		}
+		return
+	}
+	r.divergent[class]++
+	if len(r.rows[class]) < *showFlag {
+		r.rows[class] = append(r.rows[class], row)
+	}
+}
+
+func sortedKeys(m map[string]int) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// finish logs the counts and fails the test on any divergence outside the
+// allow-list, printing its rows.
+func (r *report) finish(t *testing.T) {
+	t.Helper()
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %d scenarios (seed %d)\n", r.suiteLabel, r.scenarios, r.seed)
+	for _, k := range sortedKeys(r.allowed) {
+		fmt.Fprintf(&b, "  allowed    %6d  %s\n", r.allowed[k], k)
+	}
+	for _, k := range sortedKeys(r.divergent) {
+		fmt.Fprintf(&b, "  DIVERGENT  %6d  %s\n", r.divergent[k], k)
+	}
+	t.Log(b.String())
+	for _, k := range sortedKeys(r.divergent) {
+		for _, row := range r.rows[k] {
+			t.Errorf("divergence %s:\n%s", k, row)
+		}
+	}
+}
