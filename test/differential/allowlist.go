@@ -18,6 +18,9 @@ type allowed struct {
 	// calc returns the fields of a calculator result whose difference the
 	// entry accepts for this scenario (none when it does not apply).
 	calc func(s calcScenario, up, ours calcResult) []string
+	// seq returns the fields of the first differing observation of a
+	// sequence that the entry accepts; up and ours end at that step.
+	seq func(s seqScenario, up, ours []observation) []string
 }
 
 // allowList is every accepted difference.
@@ -150,6 +153,29 @@ func classifyCalc(s calcScenario, up, ours calcResult, diff []string) []*allowed
 			continue
 		}
 		accepted := a.calc(s, up, ours)
+		before := len(remaining)
+		remaining = slices.DeleteFunc(remaining, func(f string) bool { return slices.Contains(accepted, f) })
+		if len(remaining) < before {
+			by = append(by, a)
+		}
+	}
+	if len(remaining) > 0 {
+		return nil
+	}
+	return by
+}
+
+// classifySeq returns the allow-list entries that together accept every
+// difference at the first differing step, or nil.
+func classifySeq(s seqScenario, up, ours []observation, d *seqDiff) []*allowed {
+	remaining := slices.Clone(d.Fields)
+	var by []*allowed
+	for i := range allowList {
+		a := &allowList[i]
+		if a.seq == nil {
+			continue
+		}
+		accepted := a.seq(s, up[:d.Step+1], ours[:d.Step+1])
 		before := len(remaining)
 		remaining = slices.DeleteFunc(remaining, func(f string) bool { return slices.Contains(accepted, f) })
 		if len(remaining) < before {

@@ -1,0 +1,70 @@
+package differential
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"testing/synctest"
+
+	"github.com/go-logr/logr"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	"k8s.io/klog/v2"
+)
+
+func TestMain(m *testing.M) {
+	flag.Parse()
+	// Upstream reads its gates from the process-wide gate; v1.36 has
+	// HPAScaleToZero alpha (off), kube-hpa beta (on). The comparison is
+	// with the gate on, as the local cluster and e2e run upstream.
+	if err := utilfeature.DefaultMutableFeatureGate.Set("HPAScaleToZero=true"); err != nil {
+		panic(err)
+	}
+	// Both controllers report reconcile errors through utilruntime's
+	// handlers: its log is noise here, and its 1 ms global back-off
+	// would move the bubbles' clocks (and leak time from one bubble's
+	// clock into the next), so the handlers do nothing.
+	utilruntime.ErrorHandlers = nil
+	klog.SetLogger(logr.Discard())
+	os.Exit(m.Run())
+}
+
+// TestReconcile plays generated sequences of steps against upstream's
+// HorizontalController and kube-hpa's Controller and fails on the first
+// difference a user would see, at any step, that the allow-list does not
+// accept.
+func TestReconcile(t *testing.T) {
+	rep := newReport("reconcile", *seedFlag)
+	for _, i := range indexes() {
+		s := newGen(*seedFlag, 1_000_000_000+i).seqScenario()
+		rep.scenarios++
+		checkSeq(t, s, rep, fmt.Sprintf("-seed %d -case %d", *seedFlag, i))
+	}
+	rep.finish(t)
+}
+
+// runIn runs the scenario against one controller in a bubble of its own.
+func runIn(t *testing.T, s seqScenario, kind controllerKind) []observation {
+	t.Helper()
+	var obs []observation
+	var err error
+	synctest.Test(t, func(*testing.T) { obs, err = s.run(kind) })
+	if err != nil {
+		t.Fatalf("%s: %v\n%s", kind, err, s.row())
+	}
+	return obs
+}
+
+func checkSeq(t *testing.T, s seqScenario, rep *report, where string) {
+	t.Helper()
+	up, ours := runIn(t, s, upstreamController), runIn(t, s, ourController)
+	d := diffObservations(up, ours)
+	if d == nil {
+		return
+	}
+	class := strings.Join(d.Fields, ",")
+	rep.add(class, classifySeq(s, up, ours, d), fmt.Sprintf("  // %s, first difference after step %d\n  // upstream: %s\n  // kube-hpa: %s\n  %s,",
+		where, d.Step, up[d.Step], ours[d.Step], s.row()))
+}
