@@ -18,10 +18,19 @@ type allowed struct {
 	// calc returns the fields of a calculator result whose difference the
 	// entry accepts for this scenario (none when it does not apply).
 	calc func(s calcScenario, up, ours calcResult) []string
-	// seq returns the fields of the first differing observation of a
-	// sequence that the entry accepts; up and ours end at that step.
-	seq func(s seqScenario, up, ours []observation) []string
+	// from returns the first step of a sequence from which the entry
+	// accepts any difference, or -1.
+	from func(s seqScenario) int
+	// rewrite changes an observation of kube-hpa's to what upstream would
+	// show if only the entry's difference were gone.
+	rewrite func(s seqScenario, up, ours *observation)
+	// rerun tells, by running the scenario again with a change, whether a
+	// difference first seen at step is the entry's.
+	rerun func(s seqScenario, step int, run runner) bool
 }
+
+// runner plays a scenario against both controllers.
+type runner func(s seqScenario) (up, ours []observation)
 
 // allowList is every accepted difference.
 var allowList = []allowed{
@@ -56,6 +65,12 @@ var allowList = []allowed{
 		calc: func(_ calcScenario, up, ours calcResult) []string {
 			return when(ours.Replicas == math.MaxInt32 && up.Replicas != math.MaxInt32, "replicas")
 		},
+	},
+	{
+		Class:   "a sequence in which a reading over its target overflows an int32 proposal",
+		Visible: "from that step on, anything: upstream's wrapped proposal scales down or holds where kube-hpa's saturated one scales to maxReplicas, and the recommendations and conditions that follow differ",
+		Why:     "huge values saturate (a safety fix); the calculator comparison checks the proposals themselves",
+		from:    seqScenario.firstOverflowStep,
 	},
 	{
 		Class:   "an error about one pod's requests while several pods have such a problem",
@@ -165,25 +180,39 @@ func classifyCalc(s calcScenario, up, ours calcResult, diff []string) []*allowed
 	return by
 }
 
-// classifySeq returns the allow-list entries that together accept every
-// difference at the first differing step, or nil.
-func classifySeq(s seqScenario, up, ours []observation, d *seqDiff) []*allowed {
-	remaining := slices.Clone(d.Fields)
-	var by []*allowed
-	for i := range allowList {
-		a := &allowList[i]
-		if a.seq == nil {
-			continue
-		}
-		accepted := a.seq(s, up[:d.Step+1], ours[:d.Step+1])
-		before := len(remaining)
-		remaining = slices.DeleteFunc(remaining, func(f string) bool { return slices.Contains(accepted, f) })
-		if len(remaining) < before {
-			by = append(by, a)
+// firstOverflowStep returns the first step at which a reading of the
+// scenario, over its metric's target, is so large that a replica proposal
+// from it can overflow an int32 (with up to 16 pods), or -1. From that step
+// on, upstream's proposals wrap where kube-hpa's saturate, and so does
+// everything built on them (recommendations, stabilization).
+func (s seqScenario) firstOverflowStep() int {
+	const limit = math.MaxInt32 / 16
+	for i, st := range s.Steps {
+		for j, m := range s.Metrics {
+			target := float64(m.Value)
+			if m.Target == "Utilization" {
+				// Utilization is relative to the request: 1m at least.
+				target = float64(m.Value) / 100
+			}
+			var readings []int64
+			switch m.Type {
+			case "Object", "External":
+				readings = []int64{st.Values[j]}
+			default:
+				for _, p := range st.Pods {
+					if p.HasMetric {
+						readings = append(readings, p.Metric)
+					}
+				}
+			}
+			var total float64
+			for _, r := range readings {
+				total += math.Abs(float64(r))
+			}
+			if total/target > limit || slices.ContainsFunc(readings, beyondFloat) {
+				return i
+			}
 		}
 	}
-	if len(remaining) > 0 {
-		return nil
-	}
-	return by
+	return -1
 }

@@ -10,10 +10,13 @@ import (
 // report counts the differences of a run by class and keeps a few rows of
 // each to print.
 type report struct {
-	allowed    map[string]int
-	divergent  map[string]int
-	rows       map[string][]string
-	scenarios  int
+	allowed   map[string]int
+	divergent map[string]int
+	rows      map[string][]string
+	scenarios int
+	// flaky counts the differences a second run did not show again.
+	flaky      int
+	flakyRows  []string
 	seed       int64
 	suiteLabel string
 }
@@ -23,6 +26,9 @@ func newReport(label string, seed int64) *report {
 }
 
 func (r *report) add(class string, by []*allowed, row string) {
+	if class == "" && len(by) == 0 {
+		return
+	}
 	if len(by) > 0 {
 		for _, a := range by {
 			r.allowed[a.Class]++
@@ -55,6 +61,9 @@ func (r *report) finish(t *testing.T) {
 	}
 	for _, k := range sortedKeys(r.divergent) {
 		fmt.Fprintf(&b, "  DIVERGENT  %6d  %s\n", r.divergent[k], k)
+	}
+	if r.flaky > 0 {
+		fmt.Fprintf(&b, "  not reproduced on a second run: %d (%s)\n", r.flaky, strings.Join(r.flakyRows[:min(len(r.flakyRows), 10)], "; "))
 	}
 	t.Log(b.String())
 	for _, k := range sortedKeys(r.divergent) {

@@ -2,6 +2,7 @@ package differential
 
 import (
 	"fmt"
+	"time"
 
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
@@ -65,6 +66,10 @@ type seqScenario struct {
 	// Start is the target's replica count when the HPA is created.
 	Start int32
 	Steps []step
+
+	// windowNudge lengthens the downscale stabilization window, for the
+	// allow-list to tell a difference at the window's exact boundary.
+	windowNudge time.Duration
 }
 
 func (g *gen) metricSpec(i int) metricSpec {

@@ -59,12 +59,47 @@ func runIn(t *testing.T, s seqScenario, kind controllerKind) []observation {
 
 func checkSeq(t *testing.T, s seqScenario, rep *report, where string) {
 	t.Helper()
-	up, ours := runIn(t, s, upstreamController), runIn(t, s, ourController)
-	d := diffObservations(up, ours)
+	run := func(s seqScenario) ([]observation, []observation) {
+		return runIn(t, s, upstreamController), runIn(t, s, ourController)
+	}
+	up, ours := run(s)
+	if diffObservations(up, ours) == nil {
+		return
+	}
+	by, d := classifySeq(s, up, ours, run)
 	if d == nil {
+		rep.add("", by, "")
+		return
+	}
+	// About one sequence in a thousand differs in one run and not in the
+	// next (the order of events at one instant, not yet pinned down): a
+	// difference counts only when a second run shows it again.
+	if up2, ours2 := run(s); diffObservations(up2, ours2) == nil {
+		rep.flaky++
+		rep.flakyRows = append(rep.flakyRows, where)
 		return
 	}
 	class := strings.Join(d.Fields, ",")
-	rep.add(class, classifySeq(s, up, ours, d), fmt.Sprintf("  // %s, first difference after step %d\n  // upstream: %s\n  // kube-hpa: %s\n  %s,",
+	rep.add(class, nil, fmt.Sprintf("  // %s, first difference after step %d\n  // upstream: %s\n  // kube-hpa: %s\n  %s,",
 		where, d.Step, up[d.Step], ours[d.Step], s.row()))
+}
+
+var traceFlag = flag.Bool("trace", false, "with -case, print every step of both runs")
+
+// TestTrace prints a whole run of one scenario, step by step, to see how a
+// difference came about.
+func TestTrace(t *testing.T) {
+	if !*traceFlag || *caseFlag < 0 {
+		t.Skip("needs -trace and -case")
+	}
+	s := newGen(*seedFlag, 1_000_000_000+*caseFlag).seqScenario()
+	up, ours := runIn(t, s, upstreamController), runIn(t, s, ourController)
+	t.Logf("%s", s.row())
+	for i := range s.Steps {
+		mark := ""
+		if f := diffObservation(up[i], ours[i]); len(f) > 0 {
+			mark = " DIFFERS: " + strings.Join(f, ",")
+		}
+		t.Logf("step %d %s%s\n  upstream: %s\n  kube-hpa: %s", i, literal(s.Steps[i]), mark, up[i], ours[i])
+	}
 }

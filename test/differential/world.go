@@ -120,6 +120,7 @@ func (s seqScenario) run(kind controllerKind) ([]observation, error) {
 	// built-in type on each request, which is most of a run's time; the
 	// plain tracker is all a controller needs.
 	client := fake.NewSimpleClientset(s.hpa()) //nolint:staticcheck // see above
+	uniqueEventNames(client)
 	factory := informers.NewSharedInformerFactory(client, 0)
 	scales := &scaleStore{replicas: s.Start}
 	f := newFakeMetrics()
@@ -130,7 +131,7 @@ func (s seqScenario) run(kind controllerKind) ([]observation, error) {
 	switch kind {
 	case upstreamController:
 		c := upstream.NewHorizontalController(ctx, client.CoreV1(), scales.client(), client.AutoscalingV2(), restMapper(), upstreamClient{f},
-			hpaInformer, podInformer, syncPeriod, downscaleWindow, tolerance, cpuInitializationPeriod, initialReadinessDelay)
+			hpaInformer, podInformer, syncPeriod, downscaleWindow+s.windowNudge, tolerance, cpuInitializationPeriod, initialReadinessDelay)
 		runController = func() { c.Run(ctx, 1) }
 	case ourController:
 		broadcaster := record.NewBroadcaster(record.WithContext(ctx))
@@ -147,7 +148,7 @@ func (s seqScenario) run(kind controllerKind) ([]observation, error) {
 			Gates:                        features.NewFeatureGate(),
 			SyncPeriod:                   syncPeriod,
 			Tolerance:                    tolerance,
-			DownscaleStabilizationWindow: downscaleWindow,
+			DownscaleStabilizationWindow: downscaleWindow + s.windowNudge,
 			CPUInitializationPeriod:      cpuInitializationPeriod,
 			InitialReadinessDelay:        initialReadinessDelay,
 		})
@@ -297,4 +298,19 @@ func (o observation) String() string {
 		b.WriteString(e)
 	}
 	return b.String()
+}
+
+// uniqueEventNames makes the fake API server give every new event a name of
+// its own. The recorder names an event after its object and the time in
+// nanoseconds, which a real clock never repeats but the bubble's, standing
+// still during a reconcile, does: the second event of a pass would be
+// refused as a duplicate, and the recorder retry after a random sleep.
+func uniqueEventNames(client *fake.Clientset) {
+	var n int
+	client.PrependReactor("create", "events", func(a clienttesting.Action) (bool, runtime.Object, error) {
+		n++
+		e := a.(clienttesting.CreateAction).GetObject().(*corev1.Event)
+		e.Name = fmt.Sprintf("%s.%d", e.Name, n)
+		return false, nil, nil
+	})
 }
