@@ -19,8 +19,8 @@ type allowed struct {
 	// entry accepts for this scenario (none when it does not apply).
 	calc func(s calcScenario, up, ours calcResult) []string
 	// from returns the first step of a sequence from which the entry
-	// accepts any difference, or -1.
-	from func(s seqScenario) int
+	// accepts any difference, or -1; up is upstream's run.
+	from func(s seqScenario, up []observation) int
 	// rewrite changes an observation of kube-hpa's to what upstream would
 	// show if only the entry's difference were gone.
 	rewrite func(s seqScenario, up, ours *observation)
@@ -70,7 +70,7 @@ var allowList = []allowed{
 		Class:   "a sequence in which a reading over its target overflows an int32 proposal",
 		Visible: "from that step on, anything: upstream's wrapped proposal scales down or holds where kube-hpa's saturated one scales to maxReplicas, and the recommendations and conditions that follow differ",
 		Why:     "huge values saturate (a safety fix); the calculator comparison checks the proposals themselves",
-		from:    seqScenario.firstOverflowStep,
+		from:    func(s seqScenario, _ []observation) int { return s.firstOverflowStep() },
 	},
 	{
 		Class:   "an error about one pod's requests while several pods have such a problem",

@@ -1,10 +1,12 @@
 package differential
 
 import (
+	"fmt"
 	"math"
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -39,8 +41,20 @@ var seqAllowList = []allowed{
 			}
 			s.windowNudge = time.Nanosecond
 			up, ours := run(s)
-			d := diffObservations(up, ours)
+			// The other entries still apply to the second run.
+			_, d := classifySeq(s, up, ours, nil)
 			return d == nil || d.Step > step
+		},
+	},
+	{
+		Class:   "errors about pods' requests while several pods have such a problem (reconcile)",
+		Visible: "which pod (and problem) the ScalingActive message and FailedGetResourceMetric events name, and so how the events count: both name the first pod the informer cache lists, in no set order",
+		Why:     "not a difference of kube-hpa: the cache's order is random on both sides",
+		rewrite: func(_ seqScenario, up, ours *observation) {
+			for _, o := range []*observation{up, ours} {
+				rewriteTexts(o, func(m string) string { return podRequestError.ReplaceAllString(m, "<a pod's requests>") })
+				o.Events = mergeEvents(o.Events)
+			}
 		},
 	},
 	// TEMPORARY: being fixed on branch leaf/ctrl
@@ -74,7 +88,7 @@ var seqAllowList = []allowed{
 		Class:   "AverageValue External metric with a negative value (reconcile)",
 		Visible: "upstream takes the negative sum for an overflow: averageValue 9223372036854775807m, and a scale to maxReplicas; kube-hpa reports the negative average and scales down",
 		Why:     "TEMPORARY: being fixed on branch leaf/ctrl (match upstream)",
-		from: func(s seqScenario) int {
+		from: func(s seqScenario, _ []observation) int {
 			for i, st := range s.Steps {
 				for j, m := range s.Metrics {
 					if m.Type == "External" && m.Target == "AverageValue" && st.Values[j] < 0 {
@@ -85,12 +99,106 @@ var seqAllowList = []allowed{
 			return -1
 		},
 	},
+	// TEMPORARY: being fixed on branch leaf/ctrl
+	{
+		Class:   "behavior whose scale-up and scale-down policies have different longest periods, once the scale turns around",
+		Visible: "the scale-down (or scale-up) limit: upstream prunes each direction's scale events after that direction's longest period, kube-hpa keeps both for the longest of either, so a change in the other direction still counts toward the limit",
+		Why:     "TEMPORARY: being fixed on branch leaf/ctrl (prune per direction, as upstream)",
+		from: func(s seqScenario, up []observation) int {
+			if s.Up == nil && s.Down == nil || longestPeriod(s.Up.spec(true)) == longestPeriod(s.Down.spec(false)) {
+				return -1
+			}
+			return firstTurnaround(s, up)
+		},
+	},
+	// TEMPORARY: being fixed on branch leaf/ctrl
+	{
+		Class:   "a Percent policy limits a scale",
+		Visible: "the limit: upstream computes a Percent policy in float64, kube-hpa in integers, and they round differently (20 replicas at 80%: upstream allows 3, kube-hpa 4)",
+		Why:     "TEMPORARY: being fixed on branch leaf/ctrl (float arithmetic, as upstream)",
+		from: func(s seqScenario, up []observation) int {
+			if !hasPercent(s.Up.spec(true)) && !hasPercent(s.Down.spec(false)) {
+				return -1
+			}
+			for i, o := range up {
+				if c := condition(&o, autoscalingv2.ScalingLimited); c != nil && (c.Reason == "ScaleDownLimit" || c.Reason == "ScaleUpLimit") {
+					return i
+				}
+			}
+			return -1
+		},
+	},
 }
 
 func init() { allowList = append(allowList, seqAllowList...) }
 
+func longestPeriod(r *autoscalingv2.HPAScalingRules) int32 {
+	var longest int32
+	for _, p := range r.Policies {
+		longest = max(longest, p.PeriodSeconds)
+	}
+	return longest
+}
+
+func hasPercent(r *autoscalingv2.HPAScalingRules) bool {
+	return slices.ContainsFunc(r.Policies, func(p autoscalingv2.HPAScalingPolicy) bool { return p.Type == autoscalingv2.PercentScalingPolicy })
+}
+
+// firstTurnaround returns the first step at which upstream's scale moved the
+// other way than it last moved, or -1.
+func firstTurnaround(s seqScenario, up []observation) int {
+	last, dir := s.Start, 0
+	for i, o := range up {
+		d := 0
+		switch {
+		case o.Scale > last:
+			d = 1
+		case o.Scale < last:
+			d = -1
+		}
+		if d != 0 && dir != 0 && d != dir {
+			return i
+		}
+		if d != 0 {
+			dir = d
+		}
+		last = o.Scale
+	}
+	return -1
+}
+
 // objectErrorText is kube-hpa's text for a failed Object metric fetch.
 var objectErrorText = regexp.MustCompile(`unable to get metric (\S+) on (\S+) ([^/\s]+)/([^:\s]+): `)
+
+// podRequestError matches an error about one pod's requests, inside a
+// longer message.
+var podRequestError = regexp.MustCompile(`(missing request for \w+ in container \w+ of|container \w+ not found in|missing pod-level request for \w+ in) Pod p[0-9]+`)
+
+// eventCount splits an event line into its text and count.
+var eventCount = regexp.MustCompile(`^(.*) x([0-9]+)$`)
+
+// mergeEvents adds up the counts of event lines whose text became the same.
+func mergeEvents(events []string) []string {
+	counts := map[string]int{}
+	var order []string
+	for _, e := range events {
+		m := eventCount.FindStringSubmatch(e)
+		if m == nil {
+			m = []string{e, e, "1"}
+		}
+		if _, seen := counts[m[1]]; !seen {
+			order = append(order, m[1])
+		}
+		n, _ := strconv.Atoi(m[2])
+		counts[m[1]] += n
+	}
+	out := make([]string, 0, len(order))
+	for _, text := range order {
+		out = append(out, fmt.Sprintf("%s x%d", text, counts[text]))
+	}
+	sort.Strings(out)
+	return out
+}
 
 // rewriteTexts applies f to every condition message and event of o.
 func rewriteTexts(o *observation, f func(string) string) {
@@ -117,12 +225,10 @@ func condition(o *observation, t autoscalingv2.HorizontalPodAutoscalerConditionT
 func (s seqScenario) metricNamed(message string) int {
 	for i, m := range s.Metrics {
 		switch m.Type {
-		case "Object":
-			if strings.HasSuffix(message, " metric "+m.Name) {
-				return i
-			}
-		case "External", "Pods":
-			if strings.Contains(message, " metric "+m.Name+"(") || strings.HasSuffix(message, "pods metric "+m.Name) {
+		case "Object", "External", "Pods":
+			// Upstream names an AverageValue Object metric "external
+			// metric m(nil)".
+			if strings.Contains(message, " metric "+m.Name+"(") || strings.HasSuffix(message, " metric "+m.Name) {
 				return i
 			}
 		case "ContainerResource":
@@ -152,36 +258,42 @@ func averageOf(m *autoscalingv2.MetricStatus) **resource.Quantity {
 // classifySeq returns the allow-list entries that together accept every
 // difference between the two runs, or nil and the first difference that no
 // entry accepts. Rewrites apply to every step, so a difference accepted at
-// one step cannot hide another later.
+// one step cannot hide another later. Without run, the entries that need
+// another run do not apply.
 func classifySeq(s seqScenario, up, ours []observation, run runner) ([]*allowed, *seqDiff) {
 	up, ours = cloneObservations(up), cloneObservations(ours)
 	var by []*allowed
-	for {
+	var applied []string
+	for range 4 * len(allowList) {
 		d := diffObservations(up, ours)
 		if d == nil {
 			return by, nil
 		}
-		if a := acceptFrom(s, d.Step); a != nil {
+		if a := acceptFrom(s, up, d.Step); a != nil {
 			return append(by, a), nil
 		}
 		a := rewriteAway(s, up, ours, d.Step)
 		if a == nil {
-			a = acceptByRerun(s, d.Step, run)
+			if run != nil {
+				a = acceptByRerun(s, d.Step, run)
+			}
 			if a == nil {
 				return nil, d
 			}
 			return append(by, a), nil
 		}
+		applied = append(applied, fmt.Sprintf("%s at %d: %v", a.Class, d.Step, d.Fields))
 		if !slices.Contains(by, a) {
 			by = append(by, a)
 		}
 	}
+	panic(fmt.Sprintf("the allow-list's rewrites do not settle (%s) on scenario %s", strings.Join(applied, "; "), s.row()))
 }
 
-func acceptFrom(s seqScenario, step int) *allowed {
+func acceptFrom(s seqScenario, up []observation, step int) *allowed {
 	for i := range allowList {
 		if a := &allowList[i]; a.from != nil {
-			if at := a.from(s); at >= 0 && at <= step {
+			if at := a.from(s, up); at >= 0 && at <= step {
 				return a
 			}
 		}

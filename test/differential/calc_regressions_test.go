@@ -31,7 +31,7 @@ func TestCalculatorRegressions(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			rep := newReport(tc.name, 0)
 			synctest.Test(t, func(t *testing.T) {
-				rep.scenarios++
+				rep.count()
 				checkCalc(context.Background(), tc.s, rep, "regression")
 			})
 			rep.finish(t)

@@ -17,7 +17,7 @@ func TestCalculator(t *testing.T) {
 		ctx := context.Background()
 		for _, i := range indexes() {
 			s := newGen(*seedFlag, i).calcScenario()
-			rep.scenarios++
+			rep.count()
 			checkCalc(ctx, s, rep, fmt.Sprintf("-seed %d -case %d", *seedFlag, i))
 		}
 	})

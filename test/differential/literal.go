@@ -52,6 +52,13 @@ func writeLiteral(b *strings.Builder, v reflect.Value) {
 			writeLiteral(b, v.Index(i))
 		}
 		b.WriteString("}")
+	case reflect.Pointer:
+		if v.IsNil() {
+			b.WriteString("nil")
+			return
+		}
+		b.WriteString("&")
+		writeLiteral(b, v.Elem())
 	case reflect.String:
 		fmt.Fprintf(b, "%q", v.String())
 	default:

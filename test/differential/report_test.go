@@ -4,12 +4,14 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 )
 
 // report counts the differences of a run by class and keeps a few rows of
 // each to print.
 type report struct {
+	mu        sync.Mutex
 	allowed   map[string]int
 	divergent map[string]int
 	rows      map[string][]string
@@ -25,10 +27,25 @@ func newReport(label string, seed int64) *report {
 	return &report{allowed: map[string]int{}, divergent: map[string]int{}, rows: map[string][]string{}, seed: seed, suiteLabel: label}
 }
 
+func (r *report) count() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.scenarios++
+}
+
+func (r *report) addFlaky(where string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.flaky++
+	r.flakyRows = append(r.flakyRows, where)
+}
+
 func (r *report) add(class string, by []*allowed, row string) {
 	if class == "" && len(by) == 0 {
 		return
 	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	if len(by) > 0 {
 		for _, a := range by {
 			r.allowed[a.Class]++
@@ -70,5 +87,8 @@ func (r *report) finish(t *testing.T) {
 		for _, row := range r.rows[k] {
 			t.Errorf("divergence %s:\n%s", k, row)
 		}
+	}
+	if len(r.divergent) > 0 && *showFlag <= 0 {
+		t.Errorf("%d classes of divergence (run with -show to print them)", len(r.divergent))
 	}
 }

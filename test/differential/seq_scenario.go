@@ -158,7 +158,7 @@ func (s seqScenario) hasObjectOrExternal() bool {
 }
 
 func (g *gen) step(metrics int) step {
-	st := step{Advance: pick(g, 1, 1, 2, 4, 8, 20, g.intn(1, 60)), Manual: -1}
+	st := step{Advance: pick(g, 1, 1, 1, 2, 2, 4, 8, 20, g.intn(1, 30)), Manual: -1}
 	if g.chance(0.08) {
 		st.Manual = int32(pick(g, 0, 1, 3, g.intn(0, 40)))
 	}

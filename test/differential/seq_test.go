@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"runtime"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -37,11 +38,22 @@ func TestMain(m *testing.M) {
 // accept.
 func TestReconcile(t *testing.T) {
 	rep := newReport("reconcile", *seedFlag)
-	for _, i := range indexes() {
-		s := newGen(*seedFlag, 1_000_000_000+i).seqScenario()
-		rep.scenarios++
-		checkSeq(t, s, rep, fmt.Sprintf("-seed %d -case %d", *seedFlag, i))
-	}
+	// Every sequence runs in bubbles of its own, so they spread over the
+	// CPUs; each worker takes every workers-th index.
+	workers := min(runtime.GOMAXPROCS(0), len(indexes()))
+	t.Run("workers", func(t *testing.T) {
+		for w := range workers {
+			t.Run(fmt.Sprint(w), func(t *testing.T) {
+				t.Parallel()
+				for k, i := range indexes() {
+					if k%workers == w {
+						s := newGen(*seedFlag, 1_000_000_000+i).seqScenario()
+						checkSeq(t, s, rep, fmt.Sprintf("-seed %d -case %d", *seedFlag, i))
+					}
+				}
+			})
+		}
+	})
 	rep.finish(t)
 }
 
@@ -63,6 +75,7 @@ func checkSeq(t *testing.T, s seqScenario, rep *report, where string) {
 		return runIn(t, s, upstreamController), runIn(t, s, ourController)
 	}
 	up, ours := run(s)
+	rep.count()
 	if diffObservations(up, ours) == nil {
 		return
 	}
@@ -75,8 +88,7 @@ func checkSeq(t *testing.T, s seqScenario, rep *report, where string) {
 	// next (the order of events at one instant, not yet pinned down): a
 	// difference counts only when a second run shows it again.
 	if up2, ours2 := run(s); diffObservations(up2, ours2) == nil {
-		rep.flaky++
-		rep.flakyRows = append(rep.flakyRows, where)
+		rep.addFlaky(where)
 		return
 	}
 	class := strings.Join(d.Fields, ",")
@@ -84,7 +96,10 @@ func checkSeq(t *testing.T, s seqScenario, rep *report, where string) {
 		where, d.Step, up[d.Step], ours[d.Step], s.row()))
 }
 
-var traceFlag = flag.Bool("trace", false, "with -case, print every step of both runs")
+var (
+	traceFlag = flag.Bool("trace", false, "with -case, print every step of both runs")
+	nudgeFlag = flag.Duration("nudge", 0, "with -trace, lengthen the downscale stabilization window by this much")
+)
 
 // TestTrace prints a whole run of one scenario, step by step, to see how a
 // difference came about.
@@ -93,6 +108,7 @@ func TestTrace(t *testing.T) {
 		t.Skip("needs -trace and -case")
 	}
 	s := newGen(*seedFlag, 1_000_000_000+*caseFlag).seqScenario()
+	s.windowNudge = *nudgeFlag
 	up, ours := runIn(t, s, upstreamController), runIn(t, s, ourController)
 	t.Logf("%s", s.row())
 	for i := range s.Steps {
