@@ -20,7 +20,7 @@ build:
 ## against a local control plane built from source (the first build of the upstream binaries takes
 ## several minutes; later runs reuse the Go build cache).
 .PHONY: test
-test: verify unit fuzz-short integration e2e
+test: verify unit fuzz-short differential-ci integration e2e
 
 ## unit: the unit tests of every module, and each benchmark run once so that none rots unseen.
 .PHONY: unit
@@ -28,6 +28,17 @@ unit:
 	@test -n "$(strip $(UNIT_PKGS))" || { echo "go list found no packages" >&2; exit 1; }
 	$(GO) test -race -count=1 -bench . -benchtime 1x $(UNIT_PKGS)
 	for m in $(SUBMODULES); do (cd $$m && $(GO) test -race -count=1 -bench . -benchtime 1x ./...) || exit 1; done
+
+## differential: upstream v1.36.3's HPA code and ours on DIFFERENTIAL_N generated scenarios (and as
+## many reconcile sequences) from DIFFERENTIAL_SEED; fails on a difference outside the allow-list
+## (test/differential/allowlist.go). differential-ci is the seeded subset `make test` runs.
+DIFFERENTIAL_N ?= 100000
+DIFFERENTIAL_SEED ?= $(shell date +%s)
+.PHONY: differential differential-ci
+differential:
+	cd test/differential && DIFFERENTIAL_N=$(DIFFERENTIAL_N) DIFFERENTIAL_SEED=$(DIFFERENTIAL_SEED) $(GO) test -count=1 -timeout 120m .
+differential-ci:
+	cd test/differential && DIFFERENTIAL_N=5000 DIFFERENTIAL_SEED=1 $(GO) test -count=1 -timeout 10m .
 
 ## verify: formatting, vet, generated code and CRD drift, go.mod tidiness.
 .PHONY: verify
@@ -41,6 +52,7 @@ verify-gofmt:
 verify-vet:
 	$(GO) vet ./...
 	for m in $(SUBMODULES); do (cd $$m && $(GO) vet ./...) || exit 1; done
+	cd test/differential && $(GO) vet ./...
 
 .PHONY: verify-codegen
 verify-codegen:
