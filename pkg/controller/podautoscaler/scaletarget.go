@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/util/retry"
+	"k8s.io/utils/ptr"
 
 	v2 "github.com/kube-hpa/kube-hpa/api/autoscaling/v2"
 	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/behavior"
@@ -106,7 +107,7 @@ func (p *pass) apply(tgt target, pl plan, conds []conditionEdit, metrics []v2.Me
 	out := outcome{conds: conds, current: tgt.current, metrics: metrics, err: err}
 	if pl.desired == tgt.current {
 		p.logger.V(4).Info("Decided not to scale", "scaleTarget", p.reference, "desiredReplicas", pl.desired,
-			"lastScaleTime", p.hpa.Status.LastScaleTime)
+			"lastScaleTime", ptr.Deref(p.hpa.Status.LastScaleTime, metav1.Time{}))
 		out.applied, out.desired = true, pl.desired
 		return out
 	}

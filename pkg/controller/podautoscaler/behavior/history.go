@@ -38,6 +38,19 @@ func (h recommendationHistory) highestSince(since time.Time, floor int32) int32 
 	return highest
 }
 
+// highestFrom is highestSince with a recommendation made exactly at since
+// counted too: upstream's window for HPAs without spec.behavior includes
+// its boundary, while the behavior windows exclude theirs.
+func (h recommendationHistory) highestFrom(since time.Time, floor int32) int32 {
+	highest := floor
+	for _, r := range h {
+		if !r.at.Before(since) {
+			highest = max(highest, r.replicas)
+		}
+	}
+	return highest
+}
+
 // lowestSince returns the lowest recommendation made after since, or
 // ceiling when none is lower.
 func (h recommendationHistory) lowestSince(since time.Time, ceiling int32) int32 {

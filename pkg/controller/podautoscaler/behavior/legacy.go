@@ -23,7 +23,12 @@ func (s *Store) normalizeLegacy(st *hpaState, in Input) Result {
 func (s *Store) stabilizeLegacy(st *hpaState, recommendation int32) int32 {
 	now := s.clock.Now()
 	since := now.Add(-s.downscaleWindow)
-	stabilized := st.recommendations.highestSince(since, recommendation)
+	stabilized := recommendation
+	// A window of zero holds nothing back: upstream's wall clock has always
+	// moved on since an earlier pass, an injected clock may not have.
+	if s.downscaleWindow > 0 {
+		stabilized = st.recommendations.highestFrom(since, recommendation)
+	}
 	st.recommendations.add(recommendation, now, since)
 	return stabilized
 }

@@ -53,8 +53,14 @@ func TestNormalizeLegacy(t *testing.T) {
 			want: 3, wantAble: ready(), wantLimited: within(),
 		},
 		{
-			name: "legacy recommendation exactly one window old no longer counts", flagWindow: window,
+			name: "legacy recommendation exactly one window old still counts, as upstream", flagWindow: window,
 			history: []past{recommended(window, 8, 8)},
+			current: 8, recommendation: 3, min: 1,
+			want: 8, stabilized: ptr.To[int32](8), wantAble: downStabilized(), wantLimited: within(),
+		},
+		{
+			name: "legacy recommendation a nanosecond older than the window no longer counts", flagWindow: window,
+			history: []past{recommended(window+time.Nanosecond, 8, 8)},
 			current: 8, recommendation: 3, min: 1,
 			want: 3, wantAble: ready(), wantLimited: within(),
 		},
