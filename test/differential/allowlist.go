@@ -2,9 +2,9 @@ package differential
 
 import (
 	"math"
+	"math/big"
 	"regexp"
 	"slices"
-	"strings"
 )
 
 // allowed is a known, accepted difference between upstream and kube-hpa: the
@@ -89,33 +89,43 @@ var allowList = []allowed{
 			return when(perPod && (beyondFloat(s.Value) && s.Method == methodObjectPerPod || anyBeyondFloat(s.Values) && s.Method == methodExternalPerPod), "raw")
 		},
 	},
-	// TEMPORARY: being fixed on branch leaf/ctrl
 	{
-		Class:   "AverageValue External metric whose running sum goes negative",
-		Visible: "upstream takes a negative running sum for an overflow and scales to maxReplicas; kube-hpa scales down",
-		Why:     "TEMPORARY: being fixed on branch leaf/ctrl (match upstream)",
-		calc: func(s calcScenario, _, _ calcResult) []string {
-			return when(s.Method == methodExternalPerPod && runningSumGoesNegative(s.Values), "replicas", "raw")
-		},
-	},
-	// TEMPORARY: being fixed on branch leaf/ctrl
-	{
-		Class:   "External metric whose series sum overflows int64",
-		Visible: "upstream stops summing at the first positive overflow (and wraps on a negative one); kube-hpa saturates both ways and keeps adding, so a later negative value lowers the total",
-		Why:     "TEMPORARY: being fixed on branch leaf/ctrl (huge values saturating)",
+		Class:   "External metric whose series sum overflows int64 milli-units",
+		Visible: "replicas and the status value: upstream stops summing at the first positive overflow and wraps around on a negative one; kube-hpa saturates both ways",
+		Why:     "huge values saturate (a safety fix): a sum beyond int64 is the largest value, never a wrapped one",
 		calc: func(s calcScenario, _, _ calcResult) []string {
 			return when((s.Method == methodExternal || s.Method == methodExternalPerPod) && sumOverflows(s.Values), "replicas", "raw")
 		},
 	},
-	// TEMPORARY: being fixed on branch leaf/ctrl
 	{
-		Class:   "Object metric fetch error",
-		Visible: "condition and event message: upstream \"unable to get metric m: Service on ns svc/<error>\", kube-hpa \"unable to get metric m on Service ns/svc: <error>\"",
-		Why:     "TEMPORARY: being fixed on branch leaf/ctrl (match upstream's text)",
-		calc: func(s calcScenario, up, ours calcResult) []string {
-			return when((s.Method == methodObject || s.Method == methodObjectPerPod) && strings.HasPrefix(up.Err, "unable to get metric "), "errtext")
+		Class:   "pod readings (or the target that stands in for a pod without a reading) whose sum overflows int64 milli-units",
+		Visible: "replicas, utilization and the status average: upstream's int64 sum wraps around (a huge reading may ask for 0 or a negative count); kube-hpa saturates, so a huge reading asks for the most replicas and a huge target for the fewest",
+		Why:     "huge values saturate (a safety fix, README \"Differences from upstream\")",
+		calc: func(s calcScenario, _, _ calcResult) []string {
+			perPod := s.Method == methodResource || s.Method == methodRawResource || s.Method == methodPods
+			return when(perPod && podSumOverflows(s), "replicas", "utilization", "raw")
 		},
 	},
+}
+
+// podSumOverflows tells whether the readings of a scenario's pods, the
+// readings of pods gone from the lister, and the target counted once per
+// pod (as it stands in for missing readings) can add up beyond int64, the
+// utilization's percent scaling included.
+func podSumOverflows(s calcScenario) bool {
+	total := new(big.Int)
+	add := func(v int64) { total.Add(total, new(big.Int).Abs(big.NewInt(v))) }
+	for _, p := range s.Pods {
+		add(p.Metric)
+		add(s.Target)
+	}
+	for _, v := range s.Gone {
+		add(v)
+	}
+	if s.Method == methodResource {
+		total.Mul(total, big.NewInt(100))
+	}
+	return !total.IsInt64()
 }
 
 // requestError matches the errors about one pod's requests.

@@ -8,7 +8,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"time"
 
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -29,22 +28,6 @@ var seqAllowList = []allowed{
 					*o = &q
 				}
 			}
-		},
-	},
-	// FOUND by this harness, not yet fixed: remove with the fix.
-	{
-		Class:   "FOUND: legacy downscale stabilization (no spec.behavior) at exactly the window's age",
-		Visible: "a recommendation made exactly --horizontal-pod-autoscaler-downscale-stabilization ago still holds the scale upstream (it drops it when older), and is dropped by kube-hpa: a scale-down (and AbleToScale ScaleDownStabilized) comes one sync period earlier",
-		Why:     "FOUND by this harness, not yet fixed: upstream's stabilizeRecommendation keeps samples not Before the cutoff, kube-hpa's highestSince only those After it; remove this entry once kube-hpa matches upstream",
-		rerun: func(s seqScenario, step int, run runner) bool {
-			if s.Up != nil || s.Down != nil {
-				return false
-			}
-			s.windowNudge = time.Nanosecond
-			up, ours := run(s)
-			// The other entries still apply to the second run.
-			_, d := classifySeq(s, up, ours, nil)
-			return d == nil || d.Step > step
 		},
 	},
 	{
@@ -68,83 +51,6 @@ var seqAllowList = []allowed{
 				return
 			}
 			ours.Events = slices.Clone(up.Events)
-		},
-	},
-	// TEMPORARY: being fixed on branch leaf/ctrl
-	{
-		Class:   "Object metric fetch error (reconcile)",
-		Visible: "ScalingActive message and FailedGet*Metric event: upstream \"unable to get metric m: Service on ns svc/<error>\", kube-hpa \"unable to get metric m on Service ns/svc: <error>\"",
-		Why:     "TEMPORARY: being fixed on branch leaf/ctrl (match upstream's text)",
-		rewrite: func(_ seqScenario, _, ours *observation) {
-			rewriteTexts(ours, func(m string) string {
-				return objectErrorText.ReplaceAllString(m, "unable to get metric $1: $2 on $3 $4/")
-			})
-		},
-	},
-	// TEMPORARY: being fixed on branch leaf/ctrl
-	{
-		Class:   "every valid metric proposes the same lowest count",
-		Visible: "ScalingActive ValidMetricFound message: upstream names the last such metric, kube-hpa the first",
-		Why:     "TEMPORARY: being fixed on branch leaf/ctrl (match upstream)",
-		rewrite: func(s seqScenario, up, ours *observation) {
-			u, o := condition(up, autoscalingv2.ScalingActive), condition(ours, autoscalingv2.ScalingActive)
-			if u == nil || o == nil || u.Reason != "ValidMetricFound" || o.Reason != "ValidMetricFound" || u.Message == o.Message {
-				return
-			}
-			if iu, io := s.metricNamed(u.Message), s.metricNamed(o.Message); io >= 0 && iu > io {
-				o.Message = u.Message
-			}
-		},
-	},
-	// TEMPORARY: being fixed on branch leaf/ctrl
-	{
-		Class:   "AverageValue External metric with a negative value (reconcile)",
-		Visible: "upstream takes the negative sum for an overflow: averageValue 9223372036854775807m, and a scale to maxReplicas; kube-hpa reports the negative average and scales down",
-		Why:     "TEMPORARY: being fixed on branch leaf/ctrl (match upstream)",
-		from: func(s seqScenario, _ []observation) int {
-			for i, st := range s.Steps {
-				for j, m := range s.Metrics {
-					if m.Type == "External" && m.Target == "AverageValue" && st.Values[j] < 0 {
-						return i
-					}
-				}
-			}
-			return -1
-		},
-	},
-	// TEMPORARY: being fixed on branch leaf/ctrl
-	{
-		Class:   "behavior whose scale-up and scale-down policies have different longest periods, once the scale turns around",
-		Visible: "the scale-down (or scale-up) limit: upstream prunes each direction's scale events after that direction's longest period, kube-hpa keeps both for the longest of either, so a change in the other direction still counts toward the limit",
-		Why:     "TEMPORARY: being fixed on branch leaf/ctrl (prune per direction, as upstream)",
-		from: func(s seqScenario, up []observation) int {
-			if s.Up == nil && s.Down == nil || longestPeriod(s.Up.spec(true)) == longestPeriod(s.Down.spec(false)) {
-				return -1
-			}
-			return firstTurnaround(s, up)
-		},
-	},
-	// TEMPORARY: being fixed on branch leaf/ctrl
-	{
-		Class:   "a Percent policy limits a scale",
-		Visible: "the limit: upstream computes a Percent policy in float64, kube-hpa in integers, and they round differently (20 replicas at 80%: upstream allows 3, kube-hpa 4)",
-		Why:     "TEMPORARY: being fixed on branch leaf/ctrl (float arithmetic, as upstream)",
-		from: func(s seqScenario, up []observation) int {
-			percentUp, percentDown := hasPercent(s.Up.spec(true)), hasPercent(s.Down.spec(false))
-			if s.Up == nil && s.Down == nil || !percentUp && !percentDown {
-				return -1
-			}
-			last := s.Start
-			for i, o := range up {
-				if o.Scale > last && percentUp || o.Scale < last && percentDown {
-					return i
-				}
-				if c := condition(&o, autoscalingv2.ScalingLimited); c != nil && (c.Reason == "ScaleDownLimit" || c.Reason == "ScaleUpLimit") {
-					return i
-				}
-				last = o.Scale
-			}
-			return -1
 		},
 	},
 }

@@ -19,7 +19,7 @@ import (
 const (
 	cpuCause            = "failed to get cpu utilization: unable to get metrics for resource cpu: adapter unavailable"
 	podsCause           = "unable to get metric qps: adapter unavailable"
-	objectCause         = "unable to get metric requests: adapter unavailable on Ingress default/front"
+	objectCause         = "unable to get metric requests: Ingress on default front/adapter unavailable"
 	externalCause       = "unable to get external metric default/queue/nil: adapter unavailable"
 	externalAuxCause    = "unable to get external metric default/backlog/nil: adapter unavailable"
 	podsMetricName      = "pods metric qps"

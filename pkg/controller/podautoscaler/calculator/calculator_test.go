@@ -50,7 +50,8 @@ func TestArithmetic(t *testing.T) {
 		want int64
 	}{
 		{name: "ceilReplicas rounds up", got: int64(ceilReplicas(2.01)), want: 3},
-		{name: "ceilReplicas floors negatives at 0", got: int64(ceilReplicas(-3)), want: 0},
+		{name: "ceilReplicas keeps a negative count, as upstream", got: int64(ceilReplicas(-3)), want: -3},
+		{name: "ceilReplicas maps a count below MinInt32 to 0", got: int64(ceilReplicas(math.Inf(-1))), want: 0},
 		{name: "ceilReplicas maps NaN to 0", got: int64(ceilReplicas(math.NaN())), want: 0},
 		{name: "ceilReplicas caps +Inf at MaxInt32", got: int64(ceilReplicas(math.Inf(1))), want: math.MaxInt32},
 	}

@@ -88,10 +88,10 @@ func TestGetExternalMetricReplicas(t *testing.T) {
 			want: result(math.MaxInt32, 0, math.MaxInt64),
 		},
 		{
-			name:    "a negative external value sum scales down",
+			name:    "a negative external value sum proposes a negative count, as upstream",
 			current: 4, target: 1000, values: []int64{-500},
 			pods: pods(4),
-			want: result(0, 0, -500),
+			want: result(-2, 0, -500),
 		},
 		{
 			name:    "external value with no pods matched is an error when scaling",

@@ -44,10 +44,12 @@ func averageUsageRatio(readings metrics.PodMetricsInfo, targetUsage int64) (rati
 }
 
 // ceilReplicas rounds a replica count up, into the range an int32 holds: a
-// huge reading must propose the most replicas, not wrap around.
+// huge reading must propose the most replicas, not wrap around. A negative
+// count stays negative, as upstream's: it never scales (the bounds raise it)
+// but it decides which metric the ValidMetricFound condition names.
 func ceilReplicas(x float64) int32 {
 	switch {
-	case math.IsNaN(x) || x <= 0:
+	case math.IsNaN(x) || x <= math.MinInt32:
 		return 0
 	case x >= math.MaxInt32:
 		return math.MaxInt32
