@@ -59,6 +59,14 @@ var allowList = []allowed{
 		},
 	},
 	{
+		Class:   "readings whose utilization does not fit an int32",
+		Visible: "status averageUtilization: upstream's int32 conversion wraps around; kube-hpa reports 2147483647",
+		Why:     "huge values saturate (a safety fix)",
+		calc: func(_ calcScenario, up, ours calcResult) []string {
+			return when(ours.Utilization == math.MaxInt32 && up.Utilization != math.MaxInt32, "utilization")
+		},
+	},
+	{
 		Class:   "readings whose replica proposal overflows an int32 (a huge reading, or a large ratio times the pod count)",
 		Visible: "upstream's wrapped conversion makes it keep the current replicas (or the tolerance holds); kube-hpa proposes maxInt32, so the workload goes to maxReplicas",
 		Why:     "huge values saturate (a safety fix): a huge reading must ask for the most replicas",

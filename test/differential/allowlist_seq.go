@@ -31,6 +31,33 @@ var seqAllowList = []allowed{
 		},
 	},
 	{
+		Class:   "a workload the HPA scaled to zero is seen above zero without a rescale (a person scaled it up)",
+		Visible: "ScaledToZero: upstream keeps it True until its next rescale, kube-hpa turns it False at once; a later zero set by the person is then a pause for kube-hpa, while upstream scales the workload up again",
+		Why:     "a person's zero must never be taken for the HPA's own (README \"Differences from upstream\")",
+		from: func(_ seqScenario, up []observation) int {
+			for i := range up {
+				c := condition(&up[i], autoscalingv2.ScaledToZero)
+				if c != nil && c.Status == "True" && up[i].Scale > 0 {
+					return i
+				}
+			}
+			return -1
+		},
+	},
+	{
+		Class:   "a metric target beyond the int64 milli-unit sums (reconcile)",
+		Visible: "from the first step, anything: upstream's sums that stand the target in for pods without readings wrap around, kube-hpa's saturate",
+		Why:     "huge values saturate (a safety fix)",
+		from: func(s seqScenario, _ []observation) int {
+			for _, m := range s.Metrics {
+				if m.Value > math.MaxInt64/64 {
+					return 0
+				}
+			}
+			return -1
+		},
+	},
+	{
 		Class:   "errors about pods' requests while several pods have such a problem (reconcile)",
 		Visible: "which pod (and problem) the ScalingActive message and FailedGetResourceMetric events name, and so how the events count: both name the first pod the informer cache lists, in no set order",
 		Why:     "not a difference of kube-hpa: the cache's order is random on both sides",

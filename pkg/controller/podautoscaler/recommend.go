@@ -65,9 +65,10 @@ func (p *pass) recommend(tgt target) recommendation {
 }
 
 // adopt makes the winning metric's count the plan, with upstream's rescale
-// reasons.
+// reasons. A negative count (from negative readings) asks for zero: it
+// decided which metric won, but upstream starts its plan from zero.
 func adopt(current int32, best proposal) plan {
-	pl := plan{desired: best.replicas}
+	pl := plan{desired: max(best.replicas, 0)}
 	switch {
 	case pl.desired > current:
 		pl.reason = fmt.Sprintf("%s above target", best.name)
