@@ -23,6 +23,8 @@ func TestCombineProposals(t *testing.T) {
 		{name: "a tie above zero goes to the first", proposals: []proposal{valid("a", 4), valid("b", 4)}, wantBest: "a"},
 		{name: "every metric proposing zero names the last", proposals: []proposal{valid("a", 0), valid("b", 0), valid("c", 0)}, wantBest: "c"},
 		{name: "a zero after a positive proposal does not replace it", proposals: []proposal{valid("a", 0), valid("b", 2), valid("c", 0)}, wantBest: "b"},
+		{name: "a negative proposal is not zero, so a lower one after it does not replace it", proposals: []proposal{valid("a", -1), valid("b", -3)}, wantBest: "a"},
+		{name: "a zero proposal gives way to a later negative one", proposals: []proposal{valid("a", 0), valid("b", -2)}, wantBest: "b"},
 		{
 			name:      "invalid proposals are counted and the first is kept",
 			proposals: []proposal{invalid("a"), valid("b", 0), invalid("c"), valid("d", 0)},
@@ -37,6 +39,28 @@ func TestCombineProposals(t *testing.T) {
 			}
 			if inv.count != tc.wantInvalid || inv.first.name != tc.wantFirst {
 				t.Errorf("invalid = %d (first %q), want %d (first %q)", inv.count, inv.first.name, tc.wantInvalid, tc.wantFirst)
+			}
+		})
+	}
+}
+
+func TestAdopt(t *testing.T) {
+	cases := []struct {
+		name     string
+		current  int32
+		best     proposal
+		wantPlan plan
+	}{
+		{name: "a proposal above the current count names its metric", current: 2, best: proposal{name: "qps", replicas: 5}, wantPlan: plan{desired: 5, reason: "qps above target"}},
+		{name: "a proposal below the current count is all metrics below target", current: 4, best: proposal{name: "qps", replicas: 1}, wantPlan: plan{desired: 1, reason: "All metrics below target"}},
+		{name: "a proposal at the current count gives no reason", current: 3, best: proposal{name: "qps", replicas: 3}, wantPlan: plan{desired: 3}},
+		{name: "a negative proposal plans zero replicas, as upstream", current: 3, best: proposal{name: "qps", replicas: -2}, wantPlan: plan{desired: 0, reason: "All metrics below target"}},
+		{name: "a negative proposal at zero replicas plans zero with no reason", current: 0, best: proposal{name: "qps", replicas: -2}, wantPlan: plan{desired: 0}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := adopt(tc.current, tc.best); got != tc.wantPlan {
+				t.Errorf("adopt(%d, %+v) = %+v, want %+v", tc.current, tc.best, got, tc.wantPlan)
 			}
 		})
 	}
