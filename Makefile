@@ -2,8 +2,10 @@
 
 SHELL := /usr/bin/env bash
 GO ?= go
-# Unit tests that need no API server; every package under pkg/ and api/.
-UNIT_PKGS := ./api/... ./pkg/... ./cmd/...
+# Unit tests: every package of the main module but the two that need a control plane (the
+# integration tests and the e2e suite, which have targets of their own), so that a new package is
+# tested without being added here. Expanded only by the targets that use it.
+UNIT_PKGS = $(shell $(GO) list ./... | grep -v -e '/test/integration$$' -e '/test/e2e/autoscaling$$')
 # Modules of their own, kept out of the main module's dependencies.
 SUBMODULES := test/metrics-adapter
 
@@ -18,12 +20,25 @@ build:
 ## against a local control plane built from source (the first build of the upstream binaries takes
 ## several minutes; later runs reuse the Go build cache).
 .PHONY: test
-test: verify unit integration e2e
+test: verify unit fuzz-short differential-ci integration e2e
 
+## unit: the unit tests of every module, and each benchmark run once so that none rots unseen.
 .PHONY: unit
 unit:
-	$(GO) test -race -count=1 $(UNIT_PKGS)
-	for m in $(SUBMODULES); do (cd $$m && $(GO) test -race -count=1 ./...) || exit 1; done
+	@test -n "$(strip $(UNIT_PKGS))" || { echo "go list found no packages" >&2; exit 1; }
+	$(GO) test -race -count=1 -bench . -benchtime 1x $(UNIT_PKGS)
+	for m in $(SUBMODULES); do (cd $$m && $(GO) test -race -count=1 -bench . -benchtime 1x ./...) || exit 1; done
+
+## differential: upstream v1.36.3's HPA code and ours on DIFFERENTIAL_N generated scenarios (and as
+## many reconcile sequences) from DIFFERENTIAL_SEED; fails on a difference outside the allow-list
+## (test/differential/allowlist.go). differential-ci is the seeded subset `make test` runs.
+DIFFERENTIAL_N ?= 100000
+DIFFERENTIAL_SEED ?= $(shell date +%s)
+.PHONY: differential differential-ci
+differential:
+	cd test/differential && DIFFERENTIAL_N=$(DIFFERENTIAL_N) DIFFERENTIAL_SEED=$(DIFFERENTIAL_SEED) $(GO) test -count=1 -timeout 120m .
+differential-ci:
+	cd test/differential && DIFFERENTIAL_N=5000 DIFFERENTIAL_SEED=1 $(GO) test -count=1 -timeout 10m .
 
 ## verify: formatting, vet, generated code and CRD drift, go.mod tidiness.
 .PHONY: verify
@@ -37,6 +52,7 @@ verify-gofmt:
 verify-vet:
 	$(GO) vet ./...
 	for m in $(SUBMODULES); do (cd $$m && $(GO) vet ./...) || exit 1; done
+	cd test/differential && $(GO) vet ./...
 
 .PHONY: verify-codegen
 verify-codegen:
@@ -51,12 +67,44 @@ verify-tidy:
 update:
 	hack/update-codegen.sh
 
-## fuzz: run each fuzz target for a while (FUZZTIME, default 30s).
+## fuzz: run every fuzz target of the repository, in any module (each func Fuzz* of a _test.go file),
+## for FUZZTIME each (default 30s). An input that fails is written to the package's testdata/fuzz:
+## commit it with the fix, and it stays a seed that every `go test` runs.
 FUZZTIME ?= 30s
 .PHONY: fuzz
 fuzz:
-	$(GO) test ./pkg/apis/autoscaling/validation -run '^$$' -fuzz FuzzValidate -fuzztime $(FUZZTIME)
-	$(GO) test ./api/autoscaling/v2 -run '^$$' -fuzz FuzzNativeRoundTrip -fuzztime $(FUZZTIME)
+	@set -o errexit -o nounset -o pipefail; \
+	targets=$$(grep -rE --include='*_test.go' --exclude-dir=_output --exclude-dir=.git \
+		'^func Fuzz[A-Za-z0-9_]*\(' . | sed -E 's/^([^:]*):func (Fuzz[A-Za-z0-9_]*)\(.*/\1 \2/' | sort); \
+	test -n "$$targets" || { echo "no fuzz targets found" >&2; exit 1; }; \
+	while read -r file name; do \
+		dir=$$(dirname "$$file"); \
+		echo "fuzzing $$name in $$dir for $(FUZZTIME)"; \
+		(cd "$$dir" && $(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) .) || exit 1; \
+	done <<< "$$targets"
+
+## fuzz-short: every fuzz target for FUZZ_SHORT_TIME (default 20s), as part of `make test`.
+FUZZ_SHORT_TIME ?= 20s
+.PHONY: fuzz-short
+fuzz-short:
+	$(MAKE) --no-print-directory fuzz FUZZTIME=$(FUZZ_SHORT_TIME)
+
+## fuzz-keep: copy the inputs that the fuzzing runs of this machine found interesting (the Go build
+## cache's corpus) into each package's testdata/fuzz, so that they become seeds for everyone.
+.PHONY: fuzz-keep
+fuzz-keep:
+	@set -o errexit -o nounset -o pipefail; \
+	cache=$$($(GO) env GOCACHE)/fuzz; \
+	grep -rE --include='*_test.go' --exclude-dir=_output --exclude-dir=.git \
+		'^func Fuzz[A-Za-z0-9_]*\(' . | sed -E 's/^([^:]*):func (Fuzz[A-Za-z0-9_]*)\(.*/\1 \2/' | sort | \
+	while read -r file name; do \
+		dir=$$(dirname "$$file"); \
+		pkg=$$(cd "$$dir" && $(GO) list .); \
+		test -d "$$cache/$$pkg/$$name" || continue; \
+		mkdir -p "$$dir/testdata/fuzz/$$name"; \
+		cp -n "$$cache/$$pkg/$$name"/* "$$dir/testdata/fuzz/$$name/"; \
+		echo "$$dir/testdata/fuzz/$$name: $$(ls "$$dir/testdata/fuzz/$$name" | wc -l) seeds"; \
+	done
 
 .PHONY: clean
 clean:
@@ -74,6 +122,24 @@ run: upstream-binaries e2e-controller
 .PHONY: upstream-binaries
 upstream-binaries:
 	hack/build-upstream.sh
+
+## intree: kube-apiserver v1.36.3 patched to serve the KEP-5679 fallback in native autoscaling/v2
+## (hack/intree/patches applied to the pinned modules, regenerated with upstream's generators) into
+## _output/bin/intree; seconds when up to date. intree-verify: the patches apply and the generated code
+## matches hack/intree/generated.sha256. intree-test: upstream's tests of the touched packages in the
+## patched tree. intree-smoke: the patched kube-apiserver with kubectl, gate on and off.
+.PHONY: intree intree-verify intree-test intree-smoke
+intree:
+	hack/build-intree.sh
+
+intree-verify:
+	hack/build-intree.sh --verify
+
+intree-test:
+	hack/build-intree.sh --test
+
+intree-smoke: intree upstream-binaries
+	hack/intree/smoke-test.sh
 
 ## integration: tests against a local control plane of the upstream binaries (test/localcluster).
 INTEGRATION_TIMEOUT ?= 15m

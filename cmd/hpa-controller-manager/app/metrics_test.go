@@ -15,6 +15,8 @@ import (
 	testingclock "k8s.io/utils/clock/testing"
 
 	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/monitor"
+
+	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/monitor/monitortest"
 )
 
 // queueName is the name kube-controller-manager gives its HPA queue.
@@ -56,25 +58,7 @@ func queueSample(name, value string) string {
 // histogram whose observations are all value, in every bucket from
 // firstBucket on.
 func queueHistogram(name string, count int, value float64, firstBucket int) string {
-	return histogramWithBuckets(name, `name="`+queueName+`"`, queueBuckets(), count, value, firstBucket)
-}
-
-// histogramWithBuckets writes the exposition of one series of a histogram
-// whose observations are all equal to value, falling in every bucket from
-// firstBucket on.
-func histogramWithBuckets(name, labels string, buckets []string, count int, value float64, firstBucket int) string {
-	var b strings.Builder
-	for i, le := range buckets {
-		n := 0
-		if i >= firstBucket {
-			n = count
-		}
-		fmt.Fprintf(&b, "%s_bucket{%s,le=%q} %d\n", name, labels, le, n)
-	}
-	fmt.Fprintf(&b, "%s_bucket{%s,le=\"+Inf\"} %d\n", name, labels, count)
-	fmt.Fprintf(&b, "%s_sum{%s} %g\n", name, labels, float64(count)*value)
-	fmt.Fprintf(&b, "%s_count{%s} %d\n", name, labels, count)
-	return b.String()
+	return monitortest.Histogram(name, `name="`+queueName+`"`, queueBuckets(), count, value, firstBucket)
 }
 
 // TestQueueMetrics checks the workqueue_* metrics that /metrics serves for

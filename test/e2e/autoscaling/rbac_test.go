@@ -12,16 +12,11 @@ import (
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/gomega"
 	authorizationv1 "k8s.io/api/authorization/v1"
-	autoscalingv2 "k8s.io/api/autoscaling/v2"
-	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/util/retry"
-	"k8s.io/utils/ptr"
 
-	v2 "github.com/kube-hpa/kube-hpa/api/autoscaling/v2"
 	"github.com/kube-hpa/kube-hpa/test/e2e/framework"
 	"github.com/kube-hpa/kube-hpa/test/localcluster"
 )
@@ -72,7 +67,7 @@ func readDeployRBAC() (*deployRBAC, error) {
 }
 
 // ruleKey names a rule by its groups and resources; deploy/rbac.yaml has
-// one rule per key, and rbacProbes is keyed the same way.
+// one rule per key.
 func ruleKey(r rbacv1.PolicyRule) string {
 	groups := slices.Clone(r.APIGroups)
 	for i, g := range groups {
@@ -82,6 +77,9 @@ func ruleKey(r rbacv1.PolicyRule) string {
 	}
 	return strings.Join(groups, ",") + " " + strings.Join(r.Resources, ",")
 }
+
+// verbKey names one verb of a rule; rbacProbes is keyed by it.
+func verbKey(r rbacv1.PolicyRule, verb string) string { return ruleKey(r) + " " + verb }
 
 var _ = sigDescribe([]string{featureHPA, serial, disruptive}, "hpa-controller-manager RBAC (deploy/rbac.yaml)", func() {
 	f := newFramework("rbac")
@@ -93,37 +91,43 @@ var _ = sigDescribe([]string{featureHPA, serial, disruptive}, "hpa-controller-ma
 	}
 	var entries []ginkgo.TableEntry
 	for i, r := range rbac.clusterRules {
-		entries = append(entries, ginkgo.Entry(fmt.Sprintf("ClusterRole rule %d: %s %v", i, ruleKey(r), r.Verbs), false, i))
+		for _, verb := range r.Verbs {
+			entries = append(entries, ginkgo.Entry(fmt.Sprintf("ClusterRole rule %d (%s) without %s", i, ruleKey(r), verb), rbacSpecTimeout, false, i, verb))
+		}
 	}
 	for i, r := range rbac.roleRules {
-		entries = append(entries, ginkgo.Entry(fmt.Sprintf("Role rule %d: %s %v", i, ruleKey(r), r.Verbs), true, i))
+		for _, verb := range r.Verbs {
+			entries = append(entries, ginkgo.Entry(fmt.Sprintf("Role rule %d (%s) without %s", i, ruleKey(r), verb), rbacSpecTimeout, true, i, verb))
+		}
 	}
 
-	// Each rule is taken out of the live role alone, the symptom its
-	// absence must cause is observed within a bounded time, and the rule
-	// is put back, after which the symptom must go away: that the rule
-	// was the cause, not a slow controller.
-	ginkgo.DescribeTable("should break the controller without each rule, and recover with it",
-		func(ctx context.Context, inRole bool, index int) {
+	// Each verb is taken out of its rule in the live role, alone, the
+	// symptom its absence must cause is observed within a bounded time, and
+	// the verb is put back, after which the symptom must go away: that the
+	// verb was the cause, not a slow controller. A verb whose absence
+	// shows nothing is one deploy/rbac.yaml must not grant, but for list
+	// on the informers' resources, their fallback (informerListProbe).
+	ginkgo.DescribeTable("should show what each verb of each rule is for, without it and with it back",
+		func(ctx context.Context, inRole bool, index int, verb string) {
 			requireLocal()
-			rules := rbac.clusterRules
-			if inRole {
-				rules = rbac.roleRules
-			}
-			rule := rules[index]
-			probe, ok := rbacProbes()[ruleKey(rule)]
+			rule := rbac.rules(inRole)[index]
+			probe, ok := rbacProbes()[verbKey(rule, verb)]
 			if !ok {
-				ginkgo.Fail(fmt.Sprintf("no symptom is known for the rule %s: add one to rbacProbes, or drop the rule from deploy/rbac.yaml if nothing needs it", ruleKey(rule)))
+				ginkgo.Fail(fmt.Sprintf("no symptom is known for %q: add one to rbacProbes, or drop the verb from deploy/rbac.yaml if nothing needs it", verbKey(rule, verb)))
 			}
 			rc := &rbacCase{f: f, c: suite.Controllers, rbac: rbac}
 			gomega.Expect(rc.c.WaitAllRunning(ctx)).To(gomega.Succeed())
+			// The leader of the previous case may still be syncing.
+			leader, err := rc.c.WaitForLeader(ctx, -1)
+			gomega.Expect(err).NotTo(gomega.HaveOccurred())
+			gomega.Expect(rc.c.WaitReady(ctx, leader)).To(gomega.Succeed())
 			if probe.setup != nil {
 				probe.setup(ctx, rc)
 			}
 			rc.markLogs()
 
-			ginkgo.By("removing the rule " + ruleKey(rule))
-			restore := rc.removeRule(ctx, inRole, index)
+			ginkgo.By(fmt.Sprintf("removing %s from the rule %s", verb, ruleKey(rule)))
+			restore := rc.removeVerb(ctx, inRole, index, verb)
 			recovered := false
 			ginkgo.DeferCleanup(func(ctx context.Context) {
 				restore(ctx)
@@ -140,30 +144,49 @@ var _ = sigDescribe([]string{featureHPA, serial, disruptive}, "hpa-controller-ma
 			}
 			removed := time.Now()
 			probe.broken(ctx, rc)
+			if probe.forbidden != "" {
+				rc.waitForbiddenInLogs(ctx, probe.forbidden)
+			}
 			ginkgo.AddReportEntry("symptom after removal", time.Since(removed).Round(10*time.Millisecond).String())
 
-			ginkgo.By("putting the rule back")
+			ginkgo.By(fmt.Sprintf("putting %s back", verb))
 			restore(ctx)
 			rc.waitAccess(ctx, probe.access, true)
-			if probe.restart {
-				rc.restartLeader(ctx, true)
-			}
-			recovered = true
+			// Let an answer refused just before reach the logs, so that
+			// what is logged from here on was asked with the verb back.
+			time.Sleep(time.Second)
+			rc.markLogs()
 			restored := time.Now()
 			probe.restored(ctx, rc)
+			recovered = true
+			if probe.forbidden != "" {
+				rc.expectNoForbiddenInLogs(probe.forbidden)
+			}
 			ginkgo.AddReportEntry("recovery after restore", time.Since(restored).Round(10*time.Millisecond).String())
 		},
 		entries,
 	)
 })
 
-// rbacCase is the state of one rule's spec.
+// rbacSpecTimeout bounds one verb's case: a few reactions and leader
+// restarts, so that a case that hangs does not eat the suite's time.
+var rbacSpecTimeout = ginkgo.SpecTimeout(5 * time.Minute)
+
+func (d *deployRBAC) rules(inRole bool) []rbacv1.PolicyRule {
+	if inRole {
+		return d.roleRules
+	}
+	return d.clusterRules
+}
+
+// rbacCase is the state of one verb's spec.
 type rbacCase struct {
 	f    *framework.Framework
 	c    *framework.Controllers
 	rbac *deployRBAC
-	// logOffsets are the sizes of the replicas' logs before the rule was
-	// removed; evidence is looked for after them.
+	// logOffsets are the sizes of the replicas' logs at the last
+	// markLogs (before the verb is removed, then before it is put back);
+	// evidence is looked for after them.
 	logOffsets []int64
 }
 
@@ -188,26 +211,51 @@ func (rc *rbacCase) logsSince() string {
 	return b.String()
 }
 
-// waitForbiddenInLogs waits until a replica logs a Forbidden error that
-// contains what, which names the API group and resource.
-func (rc *rbacCase) waitForbiddenInLogs(ctx context.Context, what string) {
-	ginkgo.GinkgoHelper()
+// forbiddenLogged tells whether a replica logged, since markLogs, a
+// Forbidden error that contains what.
+func (rc *rbacCase) forbiddenLogged(what string) bool { return forbiddenIn(rc.logsSince(), what) }
+
+// forbiddenIn tells whether a line of log is a Forbidden error that
+// contains what.
+func forbiddenIn(log, what string) bool {
 	// klog quotes the error, escaping its own quotes.
 	escaped := strings.ReplaceAll(what, `"`, `\"`)
-	gomega.Eventually(ctx, func() bool {
-		for _, line := range strings.Split(rc.logsSince(), "\n") {
-			if strings.Contains(line, "forbidden") && (strings.Contains(line, what) || strings.Contains(line, escaped)) {
-				return true
-			}
+	for _, line := range strings.Split(log, "\n") {
+		if strings.Contains(line, "forbidden") && (strings.Contains(line, what) || strings.Contains(line, escaped)) {
+			return true
 		}
-		return false
-	}).WithTimeout(reaction()).WithPolling(500*time.Millisecond).Should(gomega.BeTrue(),
+	}
+	return false
+}
+
+// waitForbiddenInLogs waits until a replica logs a Forbidden error that
+// contains what: the API server's "cannot VERB resource ..." names the
+// verb, so the log says which permission was missing.
+func (rc *rbacCase) waitForbiddenInLogs(ctx context.Context, what string) {
+	ginkgo.GinkgoHelper()
+	gomega.Eventually(ctx, func() bool { return rc.forbiddenLogged(what) }).
+		WithTimeout(reaction()).WithPolling(500*time.Millisecond).Should(gomega.BeTrue(),
 		"a controller replica to log a Forbidden error naming %s", what)
 }
 
-// removeRule updates the live role without rule index and returns what
-// puts the original back (idempotent).
-func (rc *rbacCase) removeRule(ctx context.Context, inRole bool, index int) func(context.Context) {
+// expectNoForbiddenInLogs checks that no replica logged a Forbidden error
+// containing what since markLogs.
+func (rc *rbacCase) expectNoForbiddenInLogs(what string) {
+	ginkgo.GinkgoHelper()
+	gomega.Expect(rc.forbiddenLogged(what)).To(gomega.BeFalse(),
+		"a controller replica logged a Forbidden error naming %s", what)
+}
+
+// cannot is how the API server's Forbidden error names a request: verb,
+// resource (with its subresource) and group.
+func cannot(verb, resource, group string) string {
+	return fmt.Sprintf("cannot %s resource %q in API group %q", verb, resource, group)
+}
+
+// removeVerb updates the live role without verb in rule index (without
+// the rule when it was its only verb) and returns what puts the original
+// back (idempotent).
+func (rc *rbacCase) removeVerb(ctx context.Context, inRole bool, index int, verb string) func(context.Context) {
 	ginkgo.GinkgoHelper()
 	rbacClient := suite.Kube.RbacV1()
 	update := func(ctx context.Context, rules []rbacv1.PolicyRule) error {
@@ -230,19 +278,33 @@ func (rc *rbacCase) removeRule(ctx context.Context, inRole bool, index int) func
 			return err
 		})
 	}
-	original := rc.rbac.clusterRules
-	if inRole {
-		original = rc.rbac.roleRules
-	}
-	gomega.Expect(update(ctx, slices.Delete(slices.Clone(original), index, index+1))).To(gomega.Succeed())
+	original := rc.rbac.rules(inRole)
+	gomega.Expect(update(ctx, withoutVerb(original, index, verb))).To(gomega.Succeed())
 	restored := false
 	return func(ctx context.Context) {
 		if restored {
 			return
 		}
 		restored = true
-		gomega.Expect(update(ctx, original)).To(gomega.Succeed(), "restoring the rule")
+		gomega.Expect(update(ctx, original)).To(gomega.Succeed(), "restoring the verb")
 	}
+}
+
+// withoutVerb copies rules without verb in rule index; a rule left
+// without verbs is dropped, as RBAC refuses an empty one.
+func withoutVerb(rules []rbacv1.PolicyRule, index int, verb string) []rbacv1.PolicyRule {
+	out := make([]rbacv1.PolicyRule, 0, len(rules))
+	for i, r := range rules {
+		r = *r.DeepCopy()
+		if i == index {
+			r.Verbs = slices.DeleteFunc(r.Verbs, func(v string) bool { return v == verb })
+			if len(r.Verbs) == 0 {
+				continue
+			}
+		}
+		out = append(out, r)
+	}
+	return out
 }
 
 // waitAccess waits until the authorizer answers allowed for the
@@ -321,253 +383,4 @@ func (rc *rbacCase) noStatus(ctx context.Context, kind framework.HPAKind, name s
 		return fmt.Errorf("the %s HPA %s has a status: %v", kind, name, hpa.Status.Conditions)
 	}
 	return nil
-}
-
-// The objects every probe works with.
-const (
-	rbacTarget = "target"
-	rbacHPA    = "probe"
-)
-
-// externalProbeHPA is an HPA on an External metric that asks for replicas
-// replicas of rbacTarget.
-func (rc *rbacCase) externalProbeHPA(ctx context.Context, kind framework.HPAKind, name string, replicas int) {
-	ginkgo.GinkgoHelper()
-	metric := rc.f.UniqueName(name)
-	rc.f.SetExternalMetric(ctx, metric, fmt.Sprint(10*replicas))
-	rc.f.CreateHPA(ctx, kind, framework.NoScaleDownStabilization(
-		framework.ExternalHPA(name, rbacTarget, metric, autoscalingv2.AverageValueMetricType, "10", 1, 5)))
-}
-
-// conditionMentions matches a condition whose message contains every part.
-func conditionMentions(t autoscalingv2.HorizontalPodAutoscalerConditionType, status corev1.ConditionStatus, reason string, parts ...string) func(*v2.HorizontalPodAutoscaler) bool {
-	return func(h *v2.HorizontalPodAutoscaler) bool {
-		c := framework.FindCondition(h, t)
-		if c == nil || c.Status != status || c.Reason != reason {
-			return false
-		}
-		for _, p := range parts {
-			if !strings.Contains(c.Message, p) {
-				return false
-			}
-		}
-		return true
-	}
-}
-
-func createTarget(ctx context.Context, rc *rbacCase) {
-	ginkgo.GinkgoHelper()
-	rc.f.CreateDeployment(ctx, rbacTarget, 1)
-}
-
-// rbacProbe says how the absence of one rule shows.
-type rbacProbe struct {
-	// access is a request the rule allows; the spec waits for the
-	// authorizer to deny it before looking for the symptom.
-	access authorizationv1.ResourceAttributes
-	// restart is set for rules used when informers start (list, watch):
-	// a running informer keeps its watch, so the leader is restarted.
-	restart bool
-	// setup runs before the rule is removed.
-	setup func(context.Context, *rbacCase)
-	// broken observes the symptom; restored observes its end.
-	broken, restored func(context.Context, *rbacCase)
-}
-
-// rbacProbes are keyed by ruleKey.
-func rbacProbes() map[string]rbacProbe {
-	return map[string]rbacProbe{
-		"autoscaling.kube-hpa.io horizontalpodautoscalers": {
-			access:  authorizationv1.ResourceAttributes{Verb: "list", Group: v2.GroupName, Resource: "horizontalpodautoscalers"},
-			restart: true,
-			setup:   createTarget,
-			broken: func(ctx context.Context, rc *rbacCase) {
-				rc.externalProbeHPA(ctx, framework.Extended, rbacHPA, 2)
-				rc.waitForbiddenInLogs(ctx, `resource "horizontalpodautoscalers" in API group "autoscaling.kube-hpa.io"`)
-				rc.expectStalled(ctx, framework.Extended, rbacHPA)
-			},
-			restored: func(ctx context.Context, rc *rbacCase) {
-				rc.f.WaitForReplicas(ctx, rbacTarget, 2, reaction())
-			},
-		},
-		"autoscaling.kube-hpa.io horizontalpodautoscalers/status": {
-			access: authorizationv1.ResourceAttributes{Verb: "update", Group: v2.GroupName, Resource: "horizontalpodautoscalers", Subresource: "status"},
-			setup:  createTarget,
-			broken: func(ctx context.Context, rc *rbacCase) {
-				rc.externalProbeHPA(ctx, framework.Extended, rbacHPA, 1)
-				rc.f.WaitForEvent(ctx, rbacHPA, "FailedUpdateStatus", "forbidden", reaction())
-				rc.expectNoStatus(ctx, framework.Extended, rbacHPA)
-			},
-			restored: func(ctx context.Context, rc *rbacCase) {
-				rc.f.WaitForCondition(ctx, framework.Extended, rbacHPA, autoscalingv2.ScalingActive, corev1.ConditionTrue, "ValidMetricFound", reaction())
-			},
-		},
-		"autoscaling horizontalpodautoscalers": {
-			access:  authorizationv1.ResourceAttributes{Verb: "list", Group: "autoscaling", Resource: "horizontalpodautoscalers"},
-			restart: true,
-			setup:   createTarget,
-			broken: func(ctx context.Context, rc *rbacCase) {
-				rc.externalProbeHPA(ctx, framework.Native, rbacHPA, 2)
-				rc.waitForbiddenInLogs(ctx, `resource "horizontalpodautoscalers" in API group "autoscaling"`)
-				rc.expectStalled(ctx, framework.Native, rbacHPA)
-			},
-			restored: func(ctx context.Context, rc *rbacCase) {
-				rc.f.WaitForReplicas(ctx, rbacTarget, 2, reaction())
-			},
-		},
-		"autoscaling horizontalpodautoscalers/status": {
-			access: authorizationv1.ResourceAttributes{Verb: "update", Group: "autoscaling", Resource: "horizontalpodautoscalers", Subresource: "status"},
-			setup:  createTarget,
-			broken: func(ctx context.Context, rc *rbacCase) {
-				rc.externalProbeHPA(ctx, framework.Native, rbacHPA, 1)
-				rc.f.WaitForEvent(ctx, rbacHPA, "FailedUpdateStatus", "forbidden", reaction())
-				rc.expectNoStatus(ctx, framework.Native, rbacHPA)
-			},
-			restored: func(ctx context.Context, rc *rbacCase) {
-				rc.f.WaitForCondition(ctx, framework.Native, rbacHPA, autoscalingv2.ScalingActive, corev1.ConditionTrue, "ValidMetricFound", reaction())
-			},
-		},
-		"* */scale": {
-			access: authorizationv1.ResourceAttributes{Verb: "get", Group: "apps", Resource: "deployments", Subresource: "scale"},
-			setup:  createTarget,
-			broken: func(ctx context.Context, rc *rbacCase) {
-				rc.externalProbeHPA(ctx, framework.Extended, rbacHPA, 2)
-				rc.f.WaitForHPA(ctx, framework.Extended, rbacHPA, reaction(), "AbleToScale=False FailedGetScale, forbidden",
-					conditionMentions(autoscalingv2.AbleToScale, corev1.ConditionFalse, "FailedGetScale", "forbidden", `"deployments/scale"`))
-				rc.f.WaitForEvent(ctx, rbacHPA, "FailedGetScale", "forbidden", reaction())
-				rc.f.EnsureScaleStays(ctx, rbacTarget, 1, time.Second)
-			},
-			restored: func(ctx context.Context, rc *rbacCase) {
-				rc.f.WaitForReplicas(ctx, rbacTarget, 2, reaction())
-			},
-		},
-		"core pods": {
-			access:  authorizationv1.ResourceAttributes{Verb: "list", Resource: "pods"},
-			restart: true,
-			setup:   createTarget,
-			broken: func(ctx context.Context, rc *rbacCase) {
-				rc.externalProbeHPA(ctx, framework.Extended, rbacHPA, 2)
-				rc.waitForbiddenInLogs(ctx, `resource "pods" in API group ""`)
-				rc.expectStalled(ctx, framework.Extended, rbacHPA)
-			},
-			restored: func(ctx context.Context, rc *rbacCase) {
-				rc.f.WaitForReplicas(ctx, rbacTarget, 2, reaction())
-			},
-		},
-		"core events": {
-			access: authorizationv1.ResourceAttributes{Verb: "create", Resource: "events"},
-			setup:  createTarget,
-			broken: func(ctx context.Context, rc *rbacCase) {
-				rc.externalProbeHPA(ctx, framework.Extended, rbacHPA, 2)
-				// The controller scales and says so in status, but its event
-				// is refused.
-				rc.f.WaitForReplicas(ctx, rbacTarget, 2, reaction())
-				rc.f.WaitForCondition(ctx, framework.Extended, rbacHPA, autoscalingv2.AbleToScale, corev1.ConditionTrue, "", reaction())
-				rc.waitForbiddenInLogs(ctx, `resource "events" in API group ""`)
-				gomega.Consistently(ctx, func(ctx context.Context) []string {
-					var reasons []string
-					for _, e := range rc.f.Events(ctx, rbacHPA) {
-						reasons = append(reasons, e.Reason)
-					}
-					return reasons
-				}).WithTimeout(2*time.Second).Should(gomega.BeEmpty(), "events about the HPA")
-			},
-			restored: func(ctx context.Context, rc *rbacCase) {
-				rc.f.SetExternalMetric(ctx, rc.f.UniqueName(rbacHPA), "30")
-				rc.f.WaitForEvent(ctx, rbacHPA, "SuccessfulRescale", "New size: 3", reaction())
-			},
-		},
-		"metrics.k8s.io pods": {
-			access: authorizationv1.ResourceAttributes{Verb: "list", Group: "metrics.k8s.io", Resource: "pods"},
-			setup:  createTarget,
-			broken: func(ctx context.Context, rc *rbacCase) {
-				rc.f.CreateHPA(ctx, framework.Extended, cpuHPA(rbacHPA, rbacTarget))
-				rc.f.WaitForHPA(ctx, framework.Extended, rbacHPA, reaction(), "ScalingActive=False FailedGetResourceMetric, forbidden",
-					conditionMentions(autoscalingv2.ScalingActive, corev1.ConditionFalse, "FailedGetResourceMetric", "forbidden", `API group "metrics.k8s.io"`))
-			},
-			// The local cluster serves no resource metrics API: with the rule,
-			// the request gets as far as "not found", which is what the
-			// controller reports; without it, the API server refuses it first.
-			restored: func(ctx context.Context, rc *rbacCase) {
-				rc.f.WaitForHPA(ctx, framework.Extended, rbacHPA, reaction(), "ScalingActive=False FailedGetResourceMetric, not forbidden",
-					func(h *v2.HorizontalPodAutoscaler) bool {
-						c := framework.FindCondition(h, autoscalingv2.ScalingActive)
-						return c != nil && c.Reason == "FailedGetResourceMetric" && !strings.Contains(c.Message, "forbidden")
-					})
-			},
-		},
-		"custom.metrics.k8s.io *": {
-			access: authorizationv1.ResourceAttributes{Verb: "get", Group: "custom.metrics.k8s.io", Resource: "deployments.apps"},
-			setup:  createTarget,
-			broken: func(ctx context.Context, rc *rbacCase) {
-				rc.f.SetObjectMetric(ctx, "Deployment", rbacTarget, "rbac_probe", "20")
-				rc.f.CreateHPA(ctx, framework.Extended, objectHPA(rbacHPA, rbacTarget, "rbac_probe"))
-				rc.f.WaitForHPA(ctx, framework.Extended, rbacHPA, reaction(), "ScalingActive=False FailedGetObjectMetric, forbidden",
-					conditionMentions(autoscalingv2.ScalingActive, corev1.ConditionFalse, "FailedGetObjectMetric", "forbidden", `API group "custom.metrics.k8s.io"`))
-			},
-			restored: func(ctx context.Context, rc *rbacCase) {
-				rc.f.WaitForReplicas(ctx, rbacTarget, 2, reaction())
-			},
-		},
-		"external.metrics.k8s.io *": {
-			access: authorizationv1.ResourceAttributes{Verb: "list", Group: "external.metrics.k8s.io", Resource: "probe"},
-			setup:  createTarget,
-			broken: func(ctx context.Context, rc *rbacCase) {
-				rc.externalProbeHPA(ctx, framework.Extended, rbacHPA, 2)
-				rc.f.WaitForHPA(ctx, framework.Extended, rbacHPA, reaction(), "ScalingActive=False FailedGetExternalMetric, forbidden",
-					conditionMentions(autoscalingv2.ScalingActive, corev1.ConditionFalse, "FailedGetExternalMetric", "forbidden", `API group "external.metrics.k8s.io"`))
-			},
-			restored: func(ctx context.Context, rc *rbacCase) {
-				rc.f.WaitForReplicas(ctx, rbacTarget, 2, reaction())
-			},
-		},
-		"coordination.k8s.io leases": {
-			access: authorizationv1.ResourceAttributes{Verb: "update", Group: "coordination.k8s.io", Resource: "leases", Namespace: "kube-hpa-system"},
-			setup:  createTarget,
-			broken: func(ctx context.Context, rc *rbacCase) {
-				// The leader cannot renew: it gives up after its renew deadline
-				// and exits, and no replica can take the Lease.
-				rc.waitForbiddenInLogs(ctx, `resource "leases" in API group "coordination.k8s.io"`)
-				gomega.Eventually(ctx, rc.c.Leaders).WithTimeout(suite.Config.LeaseDuration.Duration+takeoverSlack()).
-					WithPolling(500*time.Millisecond).Should(gomega.BeEmpty(), "no replica leading")
-				rc.externalProbeHPA(ctx, framework.Extended, rbacHPA, 2)
-				gomega.Consistently(ctx, rc.c.Leaders).WithTimeout(suite.Config.SyncPeriod.Duration).Should(gomega.BeEmpty())
-				rc.expectNoStatus(ctx, framework.Extended, rbacHPA)
-			},
-			restored: func(ctx context.Context, rc *rbacCase) {
-				leader, err := rc.c.WaitForLeader(ctx, -1)
-				gomega.Expect(err).NotTo(gomega.HaveOccurred())
-				gomega.Expect(rc.c.WaitReady(ctx, leader)).To(gomega.Succeed())
-				rc.f.WaitForReplicas(ctx, rbacTarget, 2, reaction())
-			},
-		},
-	}
-}
-
-// cpuHPA scales on CPU utilization, which needs the resource metrics API.
-func cpuHPA(name, target string) *v2.HorizontalPodAutoscaler {
-	hpa := framework.ExternalHPA(name, target, "unused", autoscalingv2.ValueMetricType, "1", 1, 5)
-	hpa.Spec.Metrics = []v2.MetricSpec{{
-		Type: autoscalingv2.ResourceMetricSourceType,
-		Resource: &autoscalingv2.ResourceMetricSource{
-			Name:   corev1.ResourceCPU,
-			Target: autoscalingv2.MetricTarget{Type: autoscalingv2.UtilizationMetricType, AverageUtilization: ptr.To[int32](50)},
-		},
-	}}
-	return hpa
-}
-
-// objectHPA scales on a custom metric of the target Deployment itself:
-// Value 10, so a metric of 20 asks for twice the current replicas.
-func objectHPA(name, target, metric string) *v2.HorizontalPodAutoscaler {
-	hpa := framework.ExternalHPA(name, target, "unused", autoscalingv2.ValueMetricType, "1", 1, 2)
-	hpa.Spec.Metrics = []v2.MetricSpec{{
-		Type: autoscalingv2.ObjectMetricSourceType,
-		Object: &autoscalingv2.ObjectMetricSource{
-			DescribedObject: autoscalingv2.CrossVersionObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Name: target},
-			Metric:          autoscalingv2.MetricIdentifier{Name: metric},
-			Target:          autoscalingv2.MetricTarget{Type: autoscalingv2.ValueMetricType, Value: ptr.To(resource.MustParse("10"))},
-		},
-	}}
-	return framework.NoScaleDownStabilization(hpa)
 }

@@ -247,11 +247,27 @@ func TestRunRefreshesEveryInterval(t *testing.T) {
 func TestRunWithNothingToRefreshWaitsForTheContext(t *testing.T) {
 	f := newFakes()
 	c := f.client(t, 0)
+	if len(c.refreshers) != 0 {
+		t.Fatalf("given clients got %d refreshers, the case needs none", len(c.refreshers))
+	}
 	ctx, cancel := context.WithCancel(testContext(t))
+	defer cancel()
 	done := make(chan struct{})
 	go func() { c.Run(ctx); close(done) }()
+
+	// A Run that does not wait returns at once, so a short wait catches it;
+	// a correct Run cannot fail this, however slow the machine.
+	select {
+	case <-done:
+		t.Fatal("Run returned before its context was cancelled")
+	case <-time.After(200 * time.Millisecond):
+	}
 	cancel()
-	<-done
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Run did not return after its context was cancelled")
+	}
 }
 
 func TestNewRESTClientOptions(t *testing.T) {

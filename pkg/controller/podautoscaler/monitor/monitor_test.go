@@ -9,6 +9,8 @@ import (
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	"k8s.io/component-base/metrics"
 	"k8s.io/component-base/metrics/testutil"
+
+	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/monitor/monitortest"
 )
 
 const prefix = "horizontal_pod_autoscaler_controller_"
@@ -23,23 +25,7 @@ func upstreamBuckets() []string {
 // histogram whose observations are all equal to value, falling in every
 // bucket from firstBucket on.
 func histogram(name, labels string, count int, value float64, firstBucket int) string {
-	return histogramWithBuckets(name, labels, upstreamBuckets(), count, value, firstBucket)
-}
-
-// histogramWithBuckets is histogram with the given upper bounds.
-func histogramWithBuckets(name, labels string, buckets []string, count int, value float64, firstBucket int) string {
-	var b strings.Builder
-	for i, le := range buckets {
-		n := 0
-		if i >= firstBucket {
-			n = count
-		}
-		fmt.Fprintf(&b, "%s_bucket{%s,le=%q} %d\n", name, labels, le, n)
-	}
-	fmt.Fprintf(&b, "%s_bucket{%s,le=\"+Inf\"} %d\n", name, labels, count)
-	fmt.Fprintf(&b, "%s_sum{%s} %g\n", name, labels, float64(count)*value)
-	fmt.Fprintf(&b, "%s_count{%s} %d\n", name, labels, count)
-	return b.String()
+	return monitortest.Histogram(name, labels, upstreamBuckets(), count, value, firstBucket)
 }
 
 func TestReconciliationMetrics(t *testing.T) {

@@ -1,0 +1,20 @@
+//go:build tools
+
+// Package intree pins what hack/build-intree.sh runs and builds against the
+// patched copies of k8s.io/kubernetes and k8s.io/api: upstream's own code
+// generators at the versions Kubernetes v1.36.3 uses, and kube-apiserver.
+package intree
+
+import (
+	_ "golang.org/x/tools/cmd/goimports"
+	_ "k8s.io/code-generator/cmd/applyconfiguration-gen"
+	_ "k8s.io/code-generator/cmd/conversion-gen"
+	_ "k8s.io/code-generator/cmd/deepcopy-gen"
+	_ "k8s.io/code-generator/cmd/defaulter-gen"
+	_ "k8s.io/code-generator/cmd/go-to-protobuf"
+	_ "k8s.io/code-generator/cmd/go-to-protobuf/protoc-gen-gogo"
+	_ "k8s.io/kube-openapi/cmd/openapi-gen"
+	_ "k8s.io/kubernetes/cmd/genswaggertypedocs"
+	_ "k8s.io/kubernetes/cmd/kube-apiserver"
+	_ "k8s.io/kubernetes/pkg/generated/openapi/cmd/models-schema"
+)

@@ -1,0 +1,218 @@
+package differential
+
+import (
+	"math"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// allowed is a known, accepted difference between upstream and kube-hpa: the
+// class of scenario it shows in, what a user sees differ, and why kube-hpa
+// differs. Every permanent entry is also in the README's "Differences from
+// upstream".
+type allowed struct {
+	Class   string
+	Visible string
+	Why     string
+	// calc returns the fields of a calculator result whose difference the
+	// entry accepts for this scenario (none when it does not apply).
+	calc func(s calcScenario, up, ours calcResult) []string
+	// from returns the first step of a sequence from which the entry
+	// accepts any difference, or -1; up is upstream's run.
+	from func(s seqScenario, up []observation) int
+	// rewrite changes an observation of kube-hpa's to what upstream would
+	// show if only the entry's difference were gone.
+	rewrite func(s seqScenario, up, ours *observation)
+	// rerun tells, by running the scenario again with a change, whether a
+	// difference first seen at step is the entry's.
+	rerun func(s seqScenario, step int, run runner) bool
+}
+
+// runner plays a scenario against both controllers.
+type runner func(s seqScenario) (up, ours []observation)
+
+// allowList is every accepted difference.
+var allowList = []allowed{
+	{
+		Class:   "Object and External metrics with a Value target",
+		Visible: "none: upstream's calculator returns no timestamp, kube-hpa the reading's; the controller only logs it",
+		Why:     "the timestamp of the reading is the one to log",
+		calc: func(s calcScenario, _, _ calcResult) []string {
+			return when(s.Method == methodObject || s.Method == methodExternal, "timestamp")
+		},
+	},
+	{
+		Class:   "AverageValue Object or External metric at 0 replicas",
+		Visible: "status averageValue: upstream divides by 0 replicas and reports -9223372036854775808m; kube-hpa reports the total",
+		Why:     "division by zero (DESIGN.md); the total is what one replica would carry",
+		calc: func(s calcScenario, _, _ calcResult) []string {
+			return when((s.Method == methodObjectPerPod || s.Method == methodExternalPerPod) && s.Current == 0, "raw")
+		},
+	},
+	{
+		Class:   "huge or negative readings whose replica proposal does not fit an int32",
+		Visible: "upstream's float-to-int32 conversion wraps (a huge reading proposes -2147483648 replicas, a negative one -1); kube-hpa proposes maxInt32 or 0",
+		Why:     "huge values saturate (a safety fix): a huge reading must ask for the most replicas, never scale down",
+		calc: func(_ calcScenario, up, ours calcResult) []string {
+			return when(up.Replicas < 0 && (ours.Replicas == 0 || ours.Replicas == math.MaxInt32), "replicas")
+		},
+	},
+	{
+		Class:   "readings whose replica proposal overflows an int32 (a huge reading, or a large ratio times the pod count)",
+		Visible: "upstream's wrapped conversion makes it keep the current replicas (or the tolerance holds); kube-hpa proposes maxInt32, so the workload goes to maxReplicas",
+		Why:     "huge values saturate (a safety fix): a huge reading must ask for the most replicas",
+		calc: func(_ calcScenario, up, ours calcResult) []string {
+			return when(ours.Replicas == math.MaxInt32 && up.Replicas != math.MaxInt32, "replicas")
+		},
+	},
+	{
+		Class:   "a sequence in which a reading over its target overflows an int32 proposal",
+		Visible: "from that step on, anything: upstream's wrapped proposal scales down or holds where kube-hpa's saturated one scales to maxReplicas, and the recommendations and conditions that follow differ",
+		Why:     "huge values saturate (a safety fix); the calculator comparison checks the proposals themselves",
+		from:    func(s seqScenario, _ []observation) int { return s.firstOverflowStep() },
+	},
+	{
+		Class:   "an error about one pod's requests while several pods have such a problem",
+		Visible: "the pod (and problem) named in the message: both report the first pod the informer cache lists, which is in no set order",
+		Why:     "not a difference of kube-hpa: the cache's order is random on both sides",
+		calc: func(_ calcScenario, up, ours calcResult) []string {
+			return when(requestError.MatchString(up.Err) && requestError.MatchString(ours.Err), "errtext")
+		},
+	},
+	{
+		Class:   "AverageValue Object or External metric beyond float64 precision (|total| > 2^53 milli-units)",
+		Visible: "status averageValue: upstream rounds through float64 (or reports the saturated total undivided); kube-hpa divides exactly",
+		Why:     "huge values saturate (a safety fix); integer division keeps the exact average",
+		calc: func(s calcScenario, up, ours calcResult) []string {
+			perPod := s.Method == methodObjectPerPod || s.Method == methodExternalPerPod
+			return when(perPod && (beyondFloat(s.Value) && s.Method == methodObjectPerPod || anyBeyondFloat(s.Values) && s.Method == methodExternalPerPod), "raw")
+		},
+	},
+	// TEMPORARY: being fixed on branch leaf/ctrl
+	{
+		Class:   "AverageValue External metric whose running sum goes negative",
+		Visible: "upstream takes a negative running sum for an overflow and scales to maxReplicas; kube-hpa scales down",
+		Why:     "TEMPORARY: being fixed on branch leaf/ctrl (match upstream)",
+		calc: func(s calcScenario, _, _ calcResult) []string {
+			return when(s.Method == methodExternalPerPod && runningSumGoesNegative(s.Values), "replicas", "raw")
+		},
+	},
+	// TEMPORARY: being fixed on branch leaf/ctrl
+	{
+		Class:   "External metric whose series sum overflows int64",
+		Visible: "upstream stops summing at the first positive overflow (and wraps on a negative one); kube-hpa saturates both ways and keeps adding, so a later negative value lowers the total",
+		Why:     "TEMPORARY: being fixed on branch leaf/ctrl (huge values saturating)",
+		calc: func(s calcScenario, _, _ calcResult) []string {
+			return when((s.Method == methodExternal || s.Method == methodExternalPerPod) && sumOverflows(s.Values), "replicas", "raw")
+		},
+	},
+	// TEMPORARY: being fixed on branch leaf/ctrl
+	{
+		Class:   "Object metric fetch error",
+		Visible: "condition and event message: upstream \"unable to get metric m: Service on ns svc/<error>\", kube-hpa \"unable to get metric m on Service ns/svc: <error>\"",
+		Why:     "TEMPORARY: being fixed on branch leaf/ctrl (match upstream's text)",
+		calc: func(s calcScenario, up, ours calcResult) []string {
+			return when((s.Method == methodObject || s.Method == methodObjectPerPod) && strings.HasPrefix(up.Err, "unable to get metric "), "errtext")
+		},
+	},
+}
+
+// requestError matches the errors about one pod's requests.
+var requestError = regexp.MustCompile(`^(missing request for \w+ in container \w+|container \w+ not found|missing pod-level request for \w+) (of |in )?Pod p[0-9]+$`)
+
+func when(cond bool, fields ...string) []string {
+	if cond {
+		return fields
+	}
+	return nil
+}
+
+// float64 holds integers exactly up to 2^53.
+const floatExact = 1 << 53
+
+func beyondFloat(v int64) bool { return v > floatExact || v < -floatExact }
+
+func anyBeyondFloat(vs []int64) bool { return slices.ContainsFunc(vs, beyondFloat) }
+
+func runningSumGoesNegative(vs []int64) bool {
+	var sum int64
+	for _, v := range vs {
+		sum += v
+		if sum < 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func sumOverflows(vs []int64) bool {
+	var sum int64
+	for _, v := range vs {
+		if (v > 0 && sum > math.MaxInt64-v) || (v < 0 && sum < math.MinInt64-v) {
+			return true
+		}
+		sum += v
+	}
+	return false
+}
+
+// classifyCalc returns the allow-list entries that together accept every
+// differing field, or nil when some difference is not accepted.
+func classifyCalc(s calcScenario, up, ours calcResult, diff []string) []*allowed {
+	remaining := slices.Clone(diff)
+	var by []*allowed
+	for i := range allowList {
+		a := &allowList[i]
+		if a.calc == nil {
+			continue
+		}
+		accepted := a.calc(s, up, ours)
+		before := len(remaining)
+		remaining = slices.DeleteFunc(remaining, func(f string) bool { return slices.Contains(accepted, f) })
+		if len(remaining) < before {
+			by = append(by, a)
+		}
+	}
+	if len(remaining) > 0 {
+		return nil
+	}
+	return by
+}
+
+// firstOverflowStep returns the first step at which a reading of the
+// scenario, over its metric's target, is so large that a replica proposal
+// from it can overflow an int32 (with up to 16 pods), or -1. From that step
+// on, upstream's proposals wrap where kube-hpa's saturate, and so does
+// everything built on them (recommendations, stabilization).
+func (s seqScenario) firstOverflowStep() int {
+	const limit = math.MaxInt32 / 16
+	for i, st := range s.Steps {
+		for j, m := range s.Metrics {
+			target := float64(m.Value)
+			if m.Target == "Utilization" {
+				// Utilization is relative to the request: 1m at least.
+				target = float64(m.Value) / 100
+			}
+			var readings []int64
+			switch m.Type {
+			case "Object", "External":
+				readings = []int64{st.Values[j]}
+			default:
+				for _, p := range st.Pods {
+					if p.HasMetric {
+						readings = append(readings, p.Metric)
+					}
+				}
+			}
+			var total float64
+			for _, r := range readings {
+				total += math.Abs(float64(r))
+			}
+			if total/target > limit || slices.ContainsFunc(readings, beyondFloat) {
+				return i
+			}
+		}
+	}
+	return -1
+}

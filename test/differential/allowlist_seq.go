@@ -1,0 +1,385 @@
+package differential
+
+import (
+	"fmt"
+	"math"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/resource"
+)
+
+// The allow-list entries that only sequences show.
+var seqAllowList = []allowed{
+	{
+		Class:   "AverageValue Object or External metric at 0 replicas (reconcile)",
+		Visible: "status currentMetrics averageValue: upstream divides by 0 replicas and writes -9223372036854775808m; kube-hpa writes the total",
+		Why:     "division by zero (DESIGN.md)",
+		rewrite: func(_ seqScenario, up, ours *observation) {
+			for i := range min(len(up.Status.CurrentMetrics), len(ours.Status.CurrentMetrics)) {
+				u, o := averageOf(&up.Status.CurrentMetrics[i]), averageOf(&ours.Status.CurrentMetrics[i])
+				if u != nil && o != nil && *u != nil && (*u).MilliValue() == math.MinInt64 {
+					q := (*u).DeepCopy()
+					*o = &q
+				}
+			}
+		},
+	},
+	// FOUND by this harness, not yet fixed: remove with the fix.
+	{
+		Class:   "FOUND: legacy downscale stabilization (no spec.behavior) at exactly the window's age",
+		Visible: "a recommendation made exactly --horizontal-pod-autoscaler-downscale-stabilization ago still holds the scale upstream (it drops it when older), and is dropped by kube-hpa: a scale-down (and AbleToScale ScaleDownStabilized) comes one sync period earlier",
+		Why:     "FOUND by this harness, not yet fixed: upstream's stabilizeRecommendation keeps samples not Before the cutoff, kube-hpa's highestSince only those After it; remove this entry once kube-hpa matches upstream",
+		rerun: func(s seqScenario, step int, run runner) bool {
+			if s.Up != nil || s.Down != nil {
+				return false
+			}
+			s.windowNudge = time.Nanosecond
+			up, ours := run(s)
+			// The other entries still apply to the second run.
+			_, d := classifySeq(s, up, ours, nil)
+			return d == nil || d.Step > step
+		},
+	},
+	{
+		Class:   "errors about pods' requests while several pods have such a problem (reconcile)",
+		Visible: "which pod (and problem) the ScalingActive message and FailedGetResourceMetric events name, and so how the events count: both name the first pod the informer cache lists, in no set order",
+		Why:     "not a difference of kube-hpa: the cache's order is random on both sides",
+		rewrite: func(_ seqScenario, up, ours *observation) {
+			for _, o := range []*observation{up, ours} {
+				rewriteTexts(o, func(m string) string { return podRequestError.ReplaceAllString(m, "<a pod's requests>") })
+				o.Events = mergeEvents(o.Events)
+			}
+		},
+	},
+	// UNTRIAGED: found by this harness, cause not pinned down yet.
+	{
+		Class:   "UNTRIAGED: more than 25 warning events, so client-go's spam filter drops some",
+		Visible: "the counts of warning events (the same messages on both sides): the filter lets 25 through and then one per 5 minutes, so which events it drops depends on the order of the events within a pass",
+		Why:     "UNTRIAGED: seen with pods whose requests are missing (random cache order decides the message) and with several failing metrics; check the order of events within one reconcile against upstream's",
+		rewrite: func(_ seqScenario, up, ours *observation) {
+			if warnings(up.Events) < 25 || warnings(ours.Events) < 25 || !slices.Equal(eventTexts(up.Events), eventTexts(ours.Events)) {
+				return
+			}
+			ours.Events = slices.Clone(up.Events)
+		},
+	},
+	// TEMPORARY: being fixed on branch leaf/ctrl
+	{
+		Class:   "Object metric fetch error (reconcile)",
+		Visible: "ScalingActive message and FailedGet*Metric event: upstream \"unable to get metric m: Service on ns svc/<error>\", kube-hpa \"unable to get metric m on Service ns/svc: <error>\"",
+		Why:     "TEMPORARY: being fixed on branch leaf/ctrl (match upstream's text)",
+		rewrite: func(_ seqScenario, _, ours *observation) {
+			rewriteTexts(ours, func(m string) string {
+				return objectErrorText.ReplaceAllString(m, "unable to get metric $1: $2 on $3 $4/")
+			})
+		},
+	},
+	// TEMPORARY: being fixed on branch leaf/ctrl
+	{
+		Class:   "every valid metric proposes the same lowest count",
+		Visible: "ScalingActive ValidMetricFound message: upstream names the last such metric, kube-hpa the first",
+		Why:     "TEMPORARY: being fixed on branch leaf/ctrl (match upstream)",
+		rewrite: func(s seqScenario, up, ours *observation) {
+			u, o := condition(up, autoscalingv2.ScalingActive), condition(ours, autoscalingv2.ScalingActive)
+			if u == nil || o == nil || u.Reason != "ValidMetricFound" || o.Reason != "ValidMetricFound" || u.Message == o.Message {
+				return
+			}
+			if iu, io := s.metricNamed(u.Message), s.metricNamed(o.Message); io >= 0 && iu > io {
+				o.Message = u.Message
+			}
+		},
+	},
+	// TEMPORARY: being fixed on branch leaf/ctrl
+	{
+		Class:   "AverageValue External metric with a negative value (reconcile)",
+		Visible: "upstream takes the negative sum for an overflow: averageValue 9223372036854775807m, and a scale to maxReplicas; kube-hpa reports the negative average and scales down",
+		Why:     "TEMPORARY: being fixed on branch leaf/ctrl (match upstream)",
+		from: func(s seqScenario, _ []observation) int {
+			for i, st := range s.Steps {
+				for j, m := range s.Metrics {
+					if m.Type == "External" && m.Target == "AverageValue" && st.Values[j] < 0 {
+						return i
+					}
+				}
+			}
+			return -1
+		},
+	},
+	// TEMPORARY: being fixed on branch leaf/ctrl
+	{
+		Class:   "behavior whose scale-up and scale-down policies have different longest periods, once the scale turns around",
+		Visible: "the scale-down (or scale-up) limit: upstream prunes each direction's scale events after that direction's longest period, kube-hpa keeps both for the longest of either, so a change in the other direction still counts toward the limit",
+		Why:     "TEMPORARY: being fixed on branch leaf/ctrl (prune per direction, as upstream)",
+		from: func(s seqScenario, up []observation) int {
+			if s.Up == nil && s.Down == nil || longestPeriod(s.Up.spec(true)) == longestPeriod(s.Down.spec(false)) {
+				return -1
+			}
+			return firstTurnaround(s, up)
+		},
+	},
+	// TEMPORARY: being fixed on branch leaf/ctrl
+	{
+		Class:   "a Percent policy limits a scale",
+		Visible: "the limit: upstream computes a Percent policy in float64, kube-hpa in integers, and they round differently (20 replicas at 80%: upstream allows 3, kube-hpa 4)",
+		Why:     "TEMPORARY: being fixed on branch leaf/ctrl (float arithmetic, as upstream)",
+		from: func(s seqScenario, up []observation) int {
+			percentUp, percentDown := hasPercent(s.Up.spec(true)), hasPercent(s.Down.spec(false))
+			if s.Up == nil && s.Down == nil || !percentUp && !percentDown {
+				return -1
+			}
+			last := s.Start
+			for i, o := range up {
+				if o.Scale > last && percentUp || o.Scale < last && percentDown {
+					return i
+				}
+				if c := condition(&o, autoscalingv2.ScalingLimited); c != nil && (c.Reason == "ScaleDownLimit" || c.Reason == "ScaleUpLimit") {
+					return i
+				}
+				last = o.Scale
+			}
+			return -1
+		},
+	},
+}
+
+func init() { allowList = append(allowList, seqAllowList...) }
+
+func longestPeriod(r *autoscalingv2.HPAScalingRules) int32 {
+	var longest int32
+	for _, p := range r.Policies {
+		longest = max(longest, p.PeriodSeconds)
+	}
+	return longest
+}
+
+func hasPercent(r *autoscalingv2.HPAScalingRules) bool {
+	return slices.ContainsFunc(r.Policies, func(p autoscalingv2.HPAScalingPolicy) bool { return p.Type == autoscalingv2.PercentScalingPolicy })
+}
+
+// firstTurnaround returns the first step at which upstream's scale moved the
+// other way than it last moved, or -1.
+func firstTurnaround(s seqScenario, up []observation) int {
+	last, dir := s.Start, 0
+	for i, o := range up {
+		d := 0
+		switch {
+		case o.Scale > last:
+			d = 1
+		case o.Scale < last:
+			d = -1
+		}
+		if d != 0 && dir != 0 && d != dir {
+			return i
+		}
+		if d != 0 {
+			dir = d
+		}
+		last = o.Scale
+	}
+	return -1
+}
+
+// objectErrorText is kube-hpa's text for a failed Object metric fetch.
+var objectErrorText = regexp.MustCompile(`unable to get metric (\S+) on (\S+) ([^/\s]+)/([^:\s]+): `)
+
+// podRequestError matches an error about one pod's requests, inside a
+// longer message.
+var podRequestError = regexp.MustCompile(`(missing request for \w+ in container \w+ of|container \w+ not found in|missing pod-level request for \w+ in) Pod p[0-9]+`)
+
+// eventCount splits an event line into its text and count.
+var eventCount = regexp.MustCompile(`^(.*) x([0-9]+)$`)
+
+// mergeEvents adds up the counts of event lines whose text became the same.
+func mergeEvents(events []string) []string {
+	counts := map[string]int{}
+	var order []string
+	for _, e := range events {
+		m := eventCount.FindStringSubmatch(e)
+		if m == nil {
+			m = []string{e, e, "1"}
+		}
+		if _, seen := counts[m[1]]; !seen {
+			order = append(order, m[1])
+		}
+		n, _ := strconv.Atoi(m[2])
+		counts[m[1]] += n
+	}
+	out := make([]string, 0, len(order))
+	for _, text := range order {
+		out = append(out, fmt.Sprintf("%s x%d", text, counts[text]))
+	}
+	sort.Strings(out)
+	return out
+}
+
+// warnings counts the warning events of a list of event lines.
+func warnings(events []string) int {
+	n := 0
+	for _, e := range events {
+		if m := eventCount.FindStringSubmatch(e); m != nil && strings.HasPrefix(e, "Warning ") {
+			c, _ := strconv.Atoi(m[2])
+			n += c
+		}
+	}
+	return n
+}
+
+// eventTexts returns the texts of event lines, without their counts.
+func eventTexts(events []string) []string {
+	out := make([]string, 0, len(events))
+	for _, e := range events {
+		if m := eventCount.FindStringSubmatch(e); m != nil {
+			e = m[1]
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// rewriteTexts applies f to every condition message and event of o.
+func rewriteTexts(o *observation, f func(string) string) {
+	for i := range o.Status.Conditions {
+		o.Status.Conditions[i].Message = f(o.Status.Conditions[i].Message)
+	}
+	for i := range o.Events {
+		o.Events[i] = f(o.Events[i])
+	}
+	sort.Strings(o.Events)
+}
+
+func condition(o *observation, t autoscalingv2.HorizontalPodAutoscalerConditionType) *autoscalingv2.HorizontalPodAutoscalerCondition {
+	for i := range o.Status.Conditions {
+		if o.Status.Conditions[i].Type == t {
+			return &o.Status.Conditions[i]
+		}
+	}
+	return nil
+}
+
+// metricNamed returns the index of the metric a ValidMetricFound message
+// names, or -1.
+func (s seqScenario) metricNamed(message string) int {
+	for i, m := range s.Metrics {
+		switch m.Type {
+		case "Object", "External", "Pods":
+			// Upstream names an AverageValue Object metric "external
+			// metric m(nil)".
+			if strings.Contains(message, " metric "+m.Name+"(") || strings.HasSuffix(message, " metric "+m.Name) {
+				return i
+			}
+		case "ContainerResource":
+			if strings.Contains(message, m.Name+" container resource") {
+				return i
+			}
+		default:
+			utilization := strings.Contains(message, "from "+m.Name+" resource utilization")
+			if m.Target == "Utilization" && utilization || m.Target != "Utilization" && strings.HasSuffix(message, "from "+m.Name+" resource") {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+// averageOf returns where a metric status keeps its average value.
+func averageOf(m *autoscalingv2.MetricStatus) **resource.Quantity {
+	switch {
+	case m.Object != nil:
+		return &m.Object.Current.AverageValue
+	case m.External != nil:
+		return &m.External.Current.AverageValue
+	}
+	return nil
+}
+
+// classifySeq returns the allow-list entries that together accept every
+// difference between the two runs, or nil and the first difference that no
+// entry accepts. Rewrites apply to every step, so a difference accepted at
+// one step cannot hide another later. Without run, the entries that need
+// another run do not apply.
+func classifySeq(s seqScenario, up, ours []observation, run runner) ([]*allowed, *seqDiff) {
+	up, ours = cloneObservations(up), cloneObservations(ours)
+	var by []*allowed
+	var applied []string
+	for range 4 * len(allowList) {
+		d := diffObservations(up, ours)
+		if d == nil {
+			return by, nil
+		}
+		if a := acceptFrom(s, up, d.Step); a != nil {
+			return append(by, a), nil
+		}
+		a := rewriteAway(s, up, ours, d.Step)
+		if a == nil {
+			if run != nil {
+				a = acceptByRerun(s, d.Step, run)
+			}
+			if a == nil {
+				return nil, d
+			}
+			return append(by, a), nil
+		}
+		applied = append(applied, fmt.Sprintf("%s at %d: %v", a.Class, d.Step, d.Fields))
+		if !slices.Contains(by, a) {
+			by = append(by, a)
+		}
+	}
+	panic(fmt.Sprintf("the allow-list's rewrites do not settle (%s) on scenario %s", strings.Join(applied, "; "), s.row()))
+}
+
+func acceptFrom(s seqScenario, up []observation, step int) *allowed {
+	for i := range allowList {
+		if a := &allowList[i]; a.from != nil {
+			if at := a.from(s, up); at >= 0 && at <= step {
+				return a
+			}
+		}
+	}
+	return nil
+}
+
+// rewriteAway applies the first rewrite that changes the observations at
+// step (to every step), and returns its entry.
+func rewriteAway(s seqScenario, up, ours []observation, step int) *allowed {
+	for i := range allowList {
+		a := &allowList[i]
+		if a.rewrite == nil {
+			continue
+		}
+		u, o := cloneObservations(up), cloneObservations(ours)
+		for k := range u {
+			a.rewrite(s, &u[k], &o[k])
+		}
+		if equality.Semantic.DeepEqual(u[step], up[step]) && equality.Semantic.DeepEqual(o[step], ours[step]) {
+			continue
+		}
+		copy(up, u)
+		copy(ours, o)
+		return a
+	}
+	return nil
+}
+
+func acceptByRerun(s seqScenario, step int, run runner) *allowed {
+	for i := range allowList {
+		if a := &allowList[i]; a.rerun != nil && a.rerun(s, step, run) {
+			return a
+		}
+	}
+	return nil
+}
+
+func cloneObservations(in []observation) []observation {
+	out := make([]observation, len(in))
+	for i, o := range in {
+		out[i] = observation{Scale: o.Scale, Status: *o.Status.DeepCopy(), Events: slices.Clone(o.Events)}
+	}
+	return out
+}

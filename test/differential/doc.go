@@ -1,0 +1,20 @@
+// Package differential drives upstream Kubernetes v1.36.3's HPA code and
+// kube-hpa's on the same generated scenarios and fails on every difference a
+// user could see that the allow-list (allowlist.go, allowlist_seq.go) does
+// not accept.
+//
+//   - TestCalculator calls upstream's ReplicaCalculator and kube-hpa's
+//     Calculator, one method call per scenario, and compares replicas,
+//     utilization, raw value, timestamp and error.
+//   - TestReconcile plays sequences of steps (pods, readings, fetch errors,
+//     a person's scale change, time passing) against upstream's
+//     HorizontalController and kube-hpa's Controller, each with fake API
+//     clients in a testing/synctest bubble, so that both reconcile at the
+//     same instants of a fake clock, and compares after every step the scale,
+//     status (replicas, currentMetrics, conditions) and events.
+//
+// Both are seeded: go test . -args -seed 7 -scenarios 20000 (or
+// DIFFERENTIAL_SEED and DIFFERENTIAL_N). A difference prints with
+// "-seed S -case I" and as a Go literal to paste into calcRegressions or
+// seqRegressions; -trace -case I -seed S prints a sequence step by step.
+package differential

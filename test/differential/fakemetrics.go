@@ -1,0 +1,193 @@
+package differential
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	upstreammetrics "k8s.io/kubernetes/pkg/controller/podautoscaler/metrics"
+
+	ourmetrics "github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/metrics"
+)
+
+// errAdapter is the failure of a metrics API, the same for both sides.
+var errAdapter = errors.New("the server is currently unable to handle the request")
+
+// The errors upstream's REST metrics client returns on an empty answer; the
+// fake returns them to both sides, so that the comparison covers what the
+// controllers make of them.
+var (
+	errNoResourceMetrics = errors.New("no metrics returned from resource metrics API")
+	errNoCustomMetrics   = errors.New("no metrics returned from custom metrics API")
+	errNoExternalMetrics = errors.New("no metrics returned from external metrics API")
+)
+
+type podReading struct {
+	value     int64
+	timestamp time.Time
+	window    time.Duration
+}
+
+type podAnswer struct {
+	readings map[string]podReading
+	err      error
+}
+
+type objectAnswer struct {
+	value     int64
+	timestamp time.Time
+	err       error
+}
+
+type externalAnswer struct {
+	values    []int64
+	timestamp time.Time
+	err       error
+}
+
+// fakeMetrics answers every metric query from what the scenario set, with
+// the same data for upstream's and our metrics client interfaces. An unset
+// metric answers as an empty list does.
+type fakeMetrics struct {
+	mu       sync.Mutex
+	resource map[corev1.ResourceName]podAnswer
+	pods     map[string]podAnswer
+	object   map[string]objectAnswer
+	external map[string]externalAnswer
+}
+
+func newFakeMetrics() *fakeMetrics {
+	return &fakeMetrics{
+		resource: map[corev1.ResourceName]podAnswer{},
+		pods:     map[string]podAnswer{},
+		object:   map[string]objectAnswer{},
+		external: map[string]externalAnswer{},
+	}
+}
+
+func (f *fakeMetrics) podMetrics(a podAnswer, found bool, empty error) (map[string]podReading, time.Time, error) {
+	if a.err != nil {
+		return nil, time.Time{}, a.err
+	}
+	if !found || len(a.readings) == 0 {
+		return nil, time.Time{}, empty
+	}
+	out := make(map[string]podReading, len(a.readings))
+	var oldest time.Time
+	for name, r := range a.readings {
+		out[name] = r
+		if oldest.IsZero() || r.timestamp.Before(oldest) {
+			oldest = r.timestamp
+		}
+	}
+	return out, oldest, nil
+}
+
+func (f *fakeMetrics) resourceMetric(resource corev1.ResourceName) (map[string]podReading, time.Time, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	a, found := f.resource[resource]
+	return f.podMetrics(a, found, errNoResourceMetrics)
+}
+
+func (f *fakeMetrics) rawMetric(name string) (map[string]podReading, time.Time, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	a, found := f.pods[name]
+	return f.podMetrics(a, found, errNoCustomMetrics)
+}
+
+func (f *fakeMetrics) objectMetric(name string) (int64, time.Time, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	a, found := f.object[name]
+	if !found {
+		return 0, time.Time{}, errNoCustomMetrics
+	}
+	return a.value, a.timestamp, a.err
+}
+
+func (f *fakeMetrics) externalMetric(name string) ([]int64, time.Time, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	a, found := f.external[name]
+	if a.err != nil {
+		return nil, time.Time{}, a.err
+	}
+	if !found || len(a.values) == 0 {
+		return nil, time.Time{}, errNoExternalMetrics
+	}
+	return append([]int64(nil), a.values...), a.timestamp, nil
+}
+
+// upstreamClient is fakeMetrics as upstream's metrics.MetricsClient.
+type upstreamClient struct{ f *fakeMetrics }
+
+var _ upstreammetrics.MetricsClient = upstreamClient{}
+
+func toUpstream(in map[string]podReading) upstreammetrics.PodMetricsInfo {
+	if in == nil {
+		return nil
+	}
+	out := make(upstreammetrics.PodMetricsInfo, len(in))
+	for name, r := range in {
+		out[name] = upstreammetrics.PodMetric{Value: r.value, Timestamp: r.timestamp, Window: r.window}
+	}
+	return out
+}
+
+func (c upstreamClient) GetResourceMetric(_ context.Context, resource corev1.ResourceName, _ string, _ labels.Selector, _ string) (upstreammetrics.PodMetricsInfo, time.Time, error) {
+	r, ts, err := c.f.resourceMetric(resource)
+	return toUpstream(r), ts, err
+}
+
+func (c upstreamClient) GetRawMetric(name, _ string, _, _ labels.Selector) (upstreammetrics.PodMetricsInfo, time.Time, error) {
+	r, ts, err := c.f.rawMetric(name)
+	return toUpstream(r), ts, err
+}
+
+func (c upstreamClient) GetObjectMetric(name, _ string, _ *autoscalingv2.CrossVersionObjectReference, _ labels.Selector) (int64, time.Time, error) {
+	return c.f.objectMetric(name)
+}
+
+func (c upstreamClient) GetExternalMetric(name, _ string, _ labels.Selector) ([]int64, time.Time, error) {
+	return c.f.externalMetric(name)
+}
+
+// ourClient is fakeMetrics as kube-hpa's metrics.Client.
+type ourClient struct{ f *fakeMetrics }
+
+var _ ourmetrics.Client = ourClient{}
+
+func toOurs(in map[string]podReading) ourmetrics.PodMetricsInfo {
+	if in == nil {
+		return nil
+	}
+	out := make(ourmetrics.PodMetricsInfo, len(in))
+	for name, r := range in {
+		out[name] = ourmetrics.PodMetric{Value: r.value, Timestamp: r.timestamp, Window: r.window}
+	}
+	return out
+}
+
+func (c ourClient) GetResourceMetric(_ context.Context, resource corev1.ResourceName, _ string, _ labels.Selector, _ string) (ourmetrics.PodMetricsInfo, time.Time, error) {
+	r, ts, err := c.f.resourceMetric(resource)
+	return toOurs(r), ts, err
+}
+
+func (c ourClient) GetRawMetric(_ context.Context, name, _ string, _, _ labels.Selector) (ourmetrics.PodMetricsInfo, time.Time, error) {
+	r, ts, err := c.f.rawMetric(name)
+	return toOurs(r), ts, err
+}
+
+func (c ourClient) GetObjectMetric(_ context.Context, name, _ string, _ *autoscalingv2.CrossVersionObjectReference, _ labels.Selector) (int64, time.Time, error) {
+	return c.f.objectMetric(name)
+}
+
+func (c ourClient) GetExternalMetric(_ context.Context, name, _ string, _ labels.Selector) ([]int64, time.Time, error) {
+	return c.f.externalMetric(name)
+}

@@ -1,0 +1,34 @@
+package differential
+
+import (
+	"flag"
+	"os"
+	"strconv"
+)
+
+// The run's size and seed, from flags or (for make) the environment.
+var (
+	seedFlag = flag.Int64("seed", envInt("DIFFERENTIAL_SEED", 1), "seed of the scenario generator")
+	nFlag    = flag.Int("scenarios", int(envInt("DIFFERENTIAL_N", 2000)), "number of scenarios (sequences for the reconcile test)")
+	caseFlag = flag.Int("case", -1, "run only this scenario index (with -seed) to reproduce it")
+	showFlag = flag.Int("show", 5, "failing rows printed per class")
+)
+
+func envInt(name string, def int64) int64 {
+	if v, err := strconv.ParseInt(os.Getenv(name), 10, 64); err == nil {
+		return v
+	}
+	return def
+}
+
+// indexes returns the scenario indexes the run covers.
+func indexes() []int {
+	if *caseFlag >= 0 {
+		return []int{*caseFlag}
+	}
+	out := make([]int, *nFlag)
+	for i := range out {
+		out[i] = i
+	}
+	return out
+}

@@ -1,0 +1,94 @@
+package differential
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// report counts the differences of a run by class and keeps a few rows of
+// each to print.
+type report struct {
+	mu        sync.Mutex
+	allowed   map[string]int
+	divergent map[string]int
+	rows      map[string][]string
+	scenarios int
+	// flaky counts the differences a second run did not show again.
+	flaky      int
+	flakyRows  []string
+	seed       int64
+	suiteLabel string
+}
+
+func newReport(label string, seed int64) *report {
+	return &report{allowed: map[string]int{}, divergent: map[string]int{}, rows: map[string][]string{}, seed: seed, suiteLabel: label}
+}
+
+func (r *report) count() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.scenarios++
+}
+
+func (r *report) addFlaky(where string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.flaky++
+	r.flakyRows = append(r.flakyRows, where)
+}
+
+func (r *report) add(class string, by []*allowed, row string) {
+	if class == "" && len(by) == 0 {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(by) > 0 {
+		for _, a := range by {
+			r.allowed[a.Class]++
+		}
+		return
+	}
+	r.divergent[class]++
+	if len(r.rows[class]) < *showFlag {
+		r.rows[class] = append(r.rows[class], row)
+	}
+}
+
+func sortedKeys(m map[string]int) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// finish logs the counts and fails the test on any divergence outside the
+// allow-list, printing its rows.
+func (r *report) finish(t *testing.T) {
+	t.Helper()
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %d scenarios (seed %d)\n", r.suiteLabel, r.scenarios, r.seed)
+	for _, k := range sortedKeys(r.allowed) {
+		fmt.Fprintf(&b, "  allowed    %6d  %s\n", r.allowed[k], k)
+	}
+	for _, k := range sortedKeys(r.divergent) {
+		fmt.Fprintf(&b, "  DIVERGENT  %6d  %s\n", r.divergent[k], k)
+	}
+	if r.flaky > 0 {
+		fmt.Fprintf(&b, "  not reproduced on a second run: %d (%s)\n", r.flaky, strings.Join(r.flakyRows[:min(len(r.flakyRows), 10)], "; "))
+	}
+	t.Log(b.String())
+	for _, k := range sortedKeys(r.divergent) {
+		for _, row := range r.rows[k] {
+			t.Errorf("divergence %s:\n%s", k, row)
+		}
+	}
+	if len(r.divergent) > 0 && *showFlag <= 0 {
+		t.Errorf("%d classes of divergence (run with -show to print them)", len(r.divergent))
+	}
+}

@@ -1,0 +1,448 @@
+package autoscaling
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/gomega"
+	authorizationv1 "k8s.io/api/authorization/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	v2 "github.com/kube-hpa/kube-hpa/api/autoscaling/v2"
+	"github.com/kube-hpa/kube-hpa/test/e2e/framework"
+)
+
+// The objects every probe works with.
+const (
+	rbacTarget = "target"
+	rbacHPA    = "probe"
+)
+
+// rbacProbe says how the absence of one verb of one rule shows.
+type rbacProbe struct {
+	// access is the request the verb allows; the spec waits for the
+	// authorizer to deny it before looking for the symptom.
+	access authorizationv1.ResourceAttributes
+	// restart is set for verbs used when informers start (list, watch):
+	// a running informer keeps its watch, so the leader is restarted after
+	// the verb is removed, and restored restarts it again.
+	restart bool
+	// forbidden, when set, is what a replica's log must show after broken
+	// (a Forbidden error naming the verb), and must no longer show once
+	// the verb is back.
+	forbidden string
+	// setup runs before the verb is removed.
+	setup func(context.Context, *rbacCase)
+	// broken observes the symptom; restored observes its end.
+	broken, restored func(context.Context, *rbacCase)
+}
+
+// rbacProbes are keyed by verbKey.
+func rbacProbes() map[string]rbacProbe {
+	return map[string]rbacProbe{
+		"autoscaling.kube-hpa.io horizontalpodautoscalers list":          informerListProbe(framework.Extended, v2.GroupName, "horizontalpodautoscalers"),
+		"autoscaling.kube-hpa.io horizontalpodautoscalers watch":         informerWatchProbe(framework.Extended, v2.GroupName, "horizontalpodautoscalers"),
+		"autoscaling.kube-hpa.io horizontalpodautoscalers/status update": statusProbe(framework.Extended, v2.GroupName),
+		"autoscaling horizontalpodautoscalers list":                      informerListProbe(framework.Native, "autoscaling", "horizontalpodautoscalers"),
+		"autoscaling horizontalpodautoscalers watch":                     informerWatchProbe(framework.Native, "autoscaling", "horizontalpodautoscalers"),
+		"autoscaling horizontalpodautoscalers/status update":             statusProbe(framework.Native, "autoscaling"),
+		"core pods list":                    informerListProbe(framework.Extended, "", "pods"),
+		"core pods watch":                   informerWatchProbe(framework.Extended, "", "pods"),
+		"* */scale get":                     scaleGetProbe(),
+		"* */scale update":                  scaleUpdateProbe(),
+		"core events create":                eventCreateProbe(),
+		"core events patch":                 eventPatchProbe(),
+		"metrics.k8s.io pods list":          resourceMetricsProbe(),
+		"custom.metrics.k8s.io * get":       customMetricsProbe(),
+		"external.metrics.k8s.io * list":    externalMetricsProbe(),
+		"coordination.k8s.io leases get":    leaseGetProbe(),
+		"coordination.k8s.io leases create": leaseCreateProbe(),
+		"coordination.k8s.io leases update": leaseUpdateProbe(),
+	}
+}
+
+// informerListProbe shows what list is for. The informers fill their
+// caches with a watch that streams the existing objects first (watch-list:
+// the WatchListClient gate of client-go and the WatchList gate of
+// kube-apiserver, both on by default since 1.34), so on this cluster they
+// never list, and without list the new leader syncs and scales (the audit
+// log shows watches with sendInitialEvents=true and no list). list is their
+// fallback where watch-list is not served (the API server's gate off, as by
+// default in 1.33, or the client's): the case then runs a replica with the
+// client's gate off, which cannot sync its caches without list.
+func informerListProbe(kind framework.HPAKind, group, resource string) rbacProbe {
+	forbidden := cannot("list", resource, group)
+	var own *ownReplica
+	return rbacProbe{
+		access:  authorizationv1.ResourceAttributes{Verb: "list", Group: group, Resource: resource},
+		restart: true,
+		setup:   createTarget,
+		broken: func(ctx context.Context, rc *rbacCase) {
+			rc.externalProbeHPA(ctx, kind, rbacHPA, 2)
+			rc.f.WaitForReplicas(ctx, rbacTarget, 2, reaction())
+			rc.expectNoForbiddenInLogs(forbidden)
+
+			ginkgo.By("running the controller without watch-list")
+			own = rc.startOwnReplica(ctx, "KUBE_FEATURE_WatchListClient=false")
+			own.waitLeading(ctx)
+			rc.f.SetExternalMetric(ctx, rc.f.UniqueName(rbacHPA), "30")
+			gomega.Eventually(ctx, func() bool { return forbiddenIn(own.log(), forbidden) }).
+				WithTimeout(reaction()).WithPolling(500*time.Millisecond).Should(gomega.BeTrue(),
+				"the replica without watch-list to log a Forbidden error naming %s", forbidden)
+			gomega.Consistently(ctx, own.ready).WithTimeout(suite.Config.SyncPeriod.Duration+2*time.Second).
+				WithPolling(500*time.Millisecond).Should(gomega.BeFalse(), "the leader without watch-list to stay not ready (caches not synced)")
+			rc.f.EnsureScaleStays(ctx, rbacTarget, 2, time.Second)
+		},
+		restored: func(ctx context.Context, rc *rbacCase) {
+			// The informer lists again after its back-off, which grows to
+			// 30 s (and up to twice that with jitter) while list is refused.
+			gomega.Eventually(ctx, own.ready).WithTimeout(reaction()+time.Minute).WithPolling(500*time.Millisecond).
+				Should(gomega.BeTrue(), "the leader without watch-list to get ready once list is back")
+			rc.f.WaitForReplicas(ctx, rbacTarget, 3, reaction())
+		},
+	}
+}
+
+// informerWatchProbe: without watch, the new leader's informer fills its
+// cache by a list, and then every watch it opens is refused: it lists
+// everything again after a back-off that grows to 30 s, so that changes
+// reach the controller late, at the cost of a full list each time.
+func informerWatchProbe(kind framework.HPAKind, group, resource string) rbacProbe {
+	return rbacProbe{
+		access:    authorizationv1.ResourceAttributes{Verb: "watch", Group: group, Resource: resource},
+		restart:   true,
+		forbidden: cannot("watch", resource, group),
+		setup:     createTarget,
+		broken: func(ctx context.Context, rc *rbacCase) {
+			rc.externalProbeHPA(ctx, kind, rbacHPA, 2)
+		},
+		restored: func(ctx context.Context, rc *rbacCase) {
+			rc.restartLeader(ctx, true)
+			rc.f.WaitForReplicas(ctx, rbacTarget, 2, reaction())
+		},
+	}
+}
+
+// statusProbe: without update on the status subresource, the controller
+// scales nothing (it scales only after writing status) and says why in
+// an event.
+func statusProbe(kind framework.HPAKind, group string) rbacProbe {
+	return rbacProbe{
+		access: authorizationv1.ResourceAttributes{Verb: "update", Group: group, Resource: "horizontalpodautoscalers", Subresource: "status"},
+		setup:  createTarget,
+		broken: func(ctx context.Context, rc *rbacCase) {
+			rc.externalProbeHPA(ctx, kind, rbacHPA, 1)
+			rc.f.WaitForEvent(ctx, rbacHPA, "FailedUpdateStatus", cannot("update", "horizontalpodautoscalers/status", group), reaction())
+			rc.expectNoStatus(ctx, kind, rbacHPA)
+		},
+		restored: func(ctx context.Context, rc *rbacCase) {
+			rc.f.WaitForCondition(ctx, kind, rbacHPA, autoscalingv2.ScalingActive, corev1.ConditionTrue, "ValidMetricFound", reaction())
+		},
+	}
+}
+
+func scaleGetProbe() rbacProbe {
+	return rbacProbe{
+		access: authorizationv1.ResourceAttributes{Verb: "get", Group: "apps", Resource: "deployments", Subresource: "scale"},
+		setup:  createTarget,
+		broken: func(ctx context.Context, rc *rbacCase) {
+			forbidden := cannot("get", "deployments/scale", "apps")
+			rc.externalProbeHPA(ctx, framework.Extended, rbacHPA, 2)
+			rc.f.WaitForHPA(ctx, framework.Extended, rbacHPA, reaction(), "AbleToScale=False FailedGetScale, forbidden",
+				conditionMentions(autoscalingv2.AbleToScale, corev1.ConditionFalse, "FailedGetScale", forbidden))
+			rc.f.WaitForEvent(ctx, rbacHPA, "FailedGetScale", forbidden, reaction())
+			rc.f.EnsureScaleStays(ctx, rbacTarget, 1, time.Second)
+		},
+		restored: func(ctx context.Context, rc *rbacCase) {
+			rc.f.WaitForReplicas(ctx, rbacTarget, 2, reaction())
+		},
+	}
+}
+
+// scaleUpdateProbe: the controller reads the scale and computes a new
+// size, but cannot write it.
+func scaleUpdateProbe() rbacProbe {
+	return rbacProbe{
+		access: authorizationv1.ResourceAttributes{Verb: "update", Group: "apps", Resource: "deployments", Subresource: "scale"},
+		setup:  createTarget,
+		broken: func(ctx context.Context, rc *rbacCase) {
+			forbidden := cannot("update", "deployments/scale", "apps")
+			rc.externalProbeHPA(ctx, framework.Extended, rbacHPA, 2)
+			rc.f.WaitForHPA(ctx, framework.Extended, rbacHPA, reaction(), "AbleToScale=False FailedUpdateScale, forbidden",
+				conditionMentions(autoscalingv2.AbleToScale, corev1.ConditionFalse, "FailedUpdateScale", forbidden))
+			rc.f.WaitForEvent(ctx, rbacHPA, "FailedRescale", forbidden, reaction())
+			rc.f.EnsureScaleStays(ctx, rbacTarget, 1, suite.Config.SyncPeriod.Duration)
+		},
+		restored: func(ctx context.Context, rc *rbacCase) {
+			rc.f.WaitForReplicas(ctx, rbacTarget, 2, reaction())
+		},
+	}
+}
+
+// eventCreateProbe: the controller scales and says so in status, but no
+// event about the HPA appears.
+func eventCreateProbe() rbacProbe {
+	return rbacProbe{
+		access:    authorizationv1.ResourceAttributes{Verb: "create", Resource: "events"},
+		forbidden: cannot("create", "events", ""),
+		setup:     createTarget,
+		broken: func(ctx context.Context, rc *rbacCase) {
+			rc.externalProbeHPA(ctx, framework.Extended, rbacHPA, 2)
+			rc.f.WaitForReplicas(ctx, rbacTarget, 2, reaction())
+			rc.f.WaitForCondition(ctx, framework.Extended, rbacHPA, autoscalingv2.AbleToScale, corev1.ConditionTrue, "", reaction())
+			rc.waitForbiddenInLogs(ctx, cannot("create", "events", ""))
+			gomega.Consistently(ctx, func(ctx context.Context) []string {
+				var reasons []string
+				for _, e := range rc.f.Events(ctx, rbacHPA) {
+					reasons = append(reasons, e.Reason)
+				}
+				return reasons
+			}).WithTimeout(2*time.Second).Should(gomega.BeEmpty(), "events about the HPA")
+		},
+		restored: func(ctx context.Context, rc *rbacCase) {
+			rc.f.SetExternalMetric(ctx, rc.f.UniqueName(rbacHPA), "30")
+			rc.f.WaitForEvent(ctx, rbacHPA, "SuccessfulRescale", "New size: 3", reaction())
+		},
+	}
+}
+
+// eventPatchProbe: an event that repeats is counted by patching the
+// first one; without patch, its count stops.
+func eventPatchProbe() rbacProbe {
+	// Each pass over an HPA whose target does not exist repeats one event
+	// (FailedGetScale, same message), once per sync period: well within
+	// the recorder's spam filter (25 events per object, then one per 5
+	// minutes) for the length of the case.
+	count := func(ctx context.Context, rc *rbacCase) int32 {
+		var n int32
+		for _, e := range rc.f.Events(ctx, rbacHPA) {
+			if e.Reason == "FailedGetScale" {
+				n = max(n, e.Count)
+			}
+		}
+		return n
+	}
+	var before int32
+	return rbacProbe{
+		access:    authorizationv1.ResourceAttributes{Verb: "patch", Resource: "events"},
+		forbidden: cannot("patch", "events", ""),
+		setup: func(ctx context.Context, rc *rbacCase) {
+			rc.f.CreateHPA(ctx, framework.Extended, framework.ExternalHPA(rbacHPA, "missing", rc.f.UniqueName(rbacHPA),
+				autoscalingv2.AverageValueMetricType, "10", 1, 5))
+			gomega.Eventually(ctx, func(ctx context.Context) int32 { return count(ctx, rc) }).
+				WithTimeout(reaction()).WithPolling(500*time.Millisecond).Should(gomega.BeNumerically(">=", 2),
+				"the FailedGetScale event to be counted twice (patched once)")
+		},
+		broken: func(ctx context.Context, rc *rbacCase) {
+			rc.waitForbiddenInLogs(ctx, cannot("patch", "events", ""))
+			before = count(ctx, rc)
+			gomega.Consistently(ctx, func(ctx context.Context) int32 { return count(ctx, rc) }).
+				WithTimeout(2*suite.Config.SyncPeriod.Duration+2*time.Second).WithPolling(500*time.Millisecond).Should(gomega.Equal(before),
+				"the count of the repeated FailedGetScale event while patch is refused")
+		},
+		restored: func(ctx context.Context, rc *rbacCase) {
+			gomega.Eventually(ctx, func(ctx context.Context) int32 { return count(ctx, rc) }).
+				WithTimeout(reaction()).WithPolling(500*time.Millisecond).Should(gomega.BeNumerically(">", before),
+				"the count of the repeated FailedGetScale event once patch is back")
+		},
+	}
+}
+
+func resourceMetricsProbe() rbacProbe {
+	return rbacProbe{
+		access: authorizationv1.ResourceAttributes{Verb: "list", Group: "metrics.k8s.io", Resource: "pods"},
+		setup:  createTarget,
+		broken: func(ctx context.Context, rc *rbacCase) {
+			rc.f.CreateHPA(ctx, framework.Extended, cpuHPA(rbacHPA, rbacTarget))
+			rc.f.WaitForHPA(ctx, framework.Extended, rbacHPA, reaction(), "ScalingActive=False FailedGetResourceMetric, forbidden",
+				conditionMentions(autoscalingv2.ScalingActive, corev1.ConditionFalse, "FailedGetResourceMetric", cannot("list", "pods", "metrics.k8s.io")))
+		},
+		// The local cluster serves no resource metrics API: with the verb,
+		// the request gets as far as "not found", which is what the
+		// controller reports; without it, the API server refuses it first.
+		restored: func(ctx context.Context, rc *rbacCase) {
+			rc.f.WaitForHPA(ctx, framework.Extended, rbacHPA, reaction(), "ScalingActive=False FailedGetResourceMetric, not forbidden",
+				func(h *v2.HorizontalPodAutoscaler) bool {
+					c := framework.FindCondition(h, autoscalingv2.ScalingActive)
+					return c != nil && c.Reason == "FailedGetResourceMetric" && !strings.Contains(c.Message, "forbidden")
+				})
+		},
+	}
+}
+
+// customMetricsProbe: every request of the custom metrics client names an
+// object (or "*" for the pods of a selector), which the API server
+// authorizes as get; no request of the controller is a list.
+func customMetricsProbe() rbacProbe {
+	return rbacProbe{
+		access: authorizationv1.ResourceAttributes{Verb: "get", Group: "custom.metrics.k8s.io", Resource: "deployments.apps"},
+		setup:  createTarget,
+		broken: func(ctx context.Context, rc *rbacCase) {
+			rc.f.SetObjectMetric(ctx, "Deployment", rbacTarget, "rbac_probe", "20")
+			rc.f.CreateHPA(ctx, framework.Extended, objectHPA(rbacHPA, rbacTarget, "rbac_probe"))
+			rc.f.WaitForHPA(ctx, framework.Extended, rbacHPA, reaction(), "ScalingActive=False FailedGetObjectMetric, forbidden",
+				conditionMentions(autoscalingv2.ScalingActive, corev1.ConditionFalse, "FailedGetObjectMetric",
+					`cannot get resource "deployments.apps/rbac_probe"`, `API group "custom.metrics.k8s.io"`))
+		},
+		restored: func(ctx context.Context, rc *rbacCase) {
+			rc.f.WaitForReplicas(ctx, rbacTarget, 2, reaction())
+		},
+	}
+}
+
+func externalMetricsProbe() rbacProbe {
+	return rbacProbe{
+		access: authorizationv1.ResourceAttributes{Verb: "list", Group: "external.metrics.k8s.io", Resource: "probe"},
+		setup:  createTarget,
+		broken: func(ctx context.Context, rc *rbacCase) {
+			rc.externalProbeHPA(ctx, framework.Extended, rbacHPA, 2)
+			rc.f.WaitForHPA(ctx, framework.Extended, rbacHPA, reaction(), "ScalingActive=False FailedGetExternalMetric, forbidden",
+				conditionMentions(autoscalingv2.ScalingActive, corev1.ConditionFalse, "FailedGetExternalMetric",
+					"cannot list resource", `API group "external.metrics.k8s.io"`))
+		},
+		restored: func(ctx context.Context, rc *rbacCase) {
+			rc.f.WaitForReplicas(ctx, rbacTarget, 2, reaction())
+		},
+	}
+}
+
+func leaseAccess(verb string) authorizationv1.ResourceAttributes {
+	return authorizationv1.ResourceAttributes{Verb: verb, Group: "coordination.k8s.io", Resource: "leases", Namespace: suite.Config.ControllerNamespace}
+}
+
+// leaseGetProbe: the leader renews by updating the Lease it holds, without
+// reading it, so it keeps leading; but an election needs get: once the
+// leader stops (gracefully, releasing the Lease), no replica can read the
+// Lease to take it.
+func leaseGetProbe() rbacProbe {
+	return rbacProbe{
+		access:    leaseAccess("get"),
+		forbidden: cannot("get", "leases", "coordination.k8s.io"),
+		setup:     createTarget,
+		broken: func(ctx context.Context, rc *rbacCase) {
+			old, pid, err := rc.c.KillLeader(ctx, "TERM")
+			gomega.Expect(err).NotTo(gomega.HaveOccurred())
+			_, err = rc.c.Control().WaitRunning(ctx, old, pid)
+			gomega.Expect(err).NotTo(gomega.HaveOccurred())
+			rc.expectNoLeader(ctx)
+		},
+		restored: expectLeaderScales,
+	}
+}
+
+// leaseCreateProbe: the Lease exists while a replica runs, so create is
+// needed when it does not: deleted (by a person, a namespace re-created,
+// a first install). Without create the leader cannot renew a deleted
+// Lease, gives up after its renew deadline and exits, and no replica can
+// lead again.
+func leaseCreateProbe() rbacProbe {
+	return rbacProbe{
+		access:    leaseAccess("create"),
+		forbidden: cannot("create", "leases", "coordination.k8s.io"),
+		setup:     createTarget,
+		broken: func(ctx context.Context, rc *rbacCase) {
+			err := suite.Kube.CoordinationV1().Leases(suite.Config.ControllerNamespace).Delete(ctx, suite.Config.LeaseName, metav1.DeleteOptions{})
+			gomega.Expect(err).NotTo(gomega.HaveOccurred(), "deleting the Lease")
+			rc.expectNoLeader(ctx)
+		},
+		restored: expectLeaderScales,
+	}
+}
+
+// leaseUpdateProbe: the leader cannot renew; it gives up after its renew
+// deadline and exits, and no replica can take the Lease.
+func leaseUpdateProbe() rbacProbe {
+	return rbacProbe{
+		access:    leaseAccess("update"),
+		forbidden: cannot("update", "leases", "coordination.k8s.io"),
+		setup:     createTarget,
+		broken:    func(ctx context.Context, rc *rbacCase) { rc.expectNoLeader(ctx) },
+		restored:  expectLeaderScales,
+	}
+}
+
+// expectNoLeader waits until no replica leads (within a lease duration),
+// checks that none does for a sync period more, and that an HPA created
+// meanwhile is not reconciled.
+func (rc *rbacCase) expectNoLeader(ctx context.Context) {
+	ginkgo.GinkgoHelper()
+	gomega.Eventually(ctx, rc.c.Leaders).WithTimeout(suite.Config.LeaseDuration.Duration+takeoverSlack()).
+		WithPolling(500*time.Millisecond).Should(gomega.BeEmpty(), "no replica leading")
+	rc.externalProbeHPA(ctx, framework.Extended, rbacHPA, 2)
+	gomega.Consistently(ctx, rc.c.Leaders).WithTimeout(suite.Config.SyncPeriod.Duration).Should(gomega.BeEmpty())
+	rc.expectNoStatus(ctx, framework.Extended, rbacHPA)
+}
+
+func expectLeaderScales(ctx context.Context, rc *rbacCase) {
+	ginkgo.GinkgoHelper()
+	leader, err := rc.c.WaitForLeader(ctx, -1)
+	gomega.Expect(err).NotTo(gomega.HaveOccurred())
+	gomega.Expect(rc.c.WaitReady(ctx, leader)).To(gomega.Succeed())
+	rc.f.WaitForReplicas(ctx, rbacTarget, 2, reaction())
+}
+
+// externalProbeHPA is an HPA on an External metric that asks for replicas
+// replicas of rbacTarget.
+func (rc *rbacCase) externalProbeHPA(ctx context.Context, kind framework.HPAKind, name string, replicas int) {
+	ginkgo.GinkgoHelper()
+	metric := rc.f.UniqueName(name)
+	rc.f.SetExternalMetric(ctx, metric, fmt.Sprint(10*replicas))
+	rc.f.CreateHPA(ctx, kind, framework.NoScaleDownStabilization(
+		framework.ExternalHPA(name, rbacTarget, metric, autoscalingv2.AverageValueMetricType, "10", 1, 5)))
+}
+
+// conditionMentions matches a condition whose message contains every part.
+func conditionMentions(t autoscalingv2.HorizontalPodAutoscalerConditionType, status corev1.ConditionStatus, reason string, parts ...string) func(*v2.HorizontalPodAutoscaler) bool {
+	return func(h *v2.HorizontalPodAutoscaler) bool {
+		c := framework.FindCondition(h, t)
+		if c == nil || c.Status != status || c.Reason != reason {
+			return false
+		}
+		for _, p := range parts {
+			if !strings.Contains(c.Message, p) {
+				return false
+			}
+		}
+		return true
+	}
+}
+
+func createTarget(ctx context.Context, rc *rbacCase) {
+	ginkgo.GinkgoHelper()
+	rc.f.CreateDeployment(ctx, rbacTarget, 1)
+}
+
+// cpuHPA scales on CPU utilization, which needs the resource metrics API.
+func cpuHPA(name, target string) *v2.HorizontalPodAutoscaler {
+	hpa := framework.ExternalHPA(name, target, "unused", autoscalingv2.ValueMetricType, "1", 1, 5)
+	hpa.Spec.Metrics = []v2.MetricSpec{{
+		Type: autoscalingv2.ResourceMetricSourceType,
+		Resource: &autoscalingv2.ResourceMetricSource{
+			Name:   corev1.ResourceCPU,
+			Target: autoscalingv2.MetricTarget{Type: autoscalingv2.UtilizationMetricType, AverageUtilization: ptr.To[int32](50)},
+		},
+	}}
+	return hpa
+}
+
+// objectHPA scales on a custom metric of the target Deployment itself:
+// Value 10, so a metric of 20 asks for twice the current replicas.
+func objectHPA(name, target, metric string) *v2.HorizontalPodAutoscaler {
+	hpa := framework.ExternalHPA(name, target, "unused", autoscalingv2.ValueMetricType, "1", 1, 2)
+	hpa.Spec.Metrics = []v2.MetricSpec{{
+		Type: autoscalingv2.ObjectMetricSourceType,
+		Object: &autoscalingv2.ObjectMetricSource{
+			DescribedObject: autoscalingv2.CrossVersionObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Name: target},
+			Metric:          autoscalingv2.MetricIdentifier{Name: metric},
+			Target:          autoscalingv2.MetricTarget{Type: autoscalingv2.ValueMetricType, Value: ptr.To(resource.MustParse("10"))},
+		},
+	}}
+	return framework.NoScaleDownStabilization(hpa)
+}
