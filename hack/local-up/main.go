@@ -52,8 +52,9 @@ func run(ctx context.Context, syncPeriod time.Duration) error {
 		Replicas:   2,
 		SyncPeriod: syncPeriod,
 		FeatureGates: map[string]bool{
-			"HPAExternalMetricFallback": true,
-			"HPAScaleToZero":            true,
+			"HPAExternalMetricFallback":         true,
+			"HPAExternalMetricFallbackStrategy": true,
+			"HPAScaleToZero":                    true,
 		},
 	})
 	if err != nil {

@@ -13,6 +13,12 @@ const (
 	// KEP-5679: https://kep.k8s.io/5679
 	HPAExternalMetricFallback featuregate.Feature = "HPAExternalMetricFallback"
 
+	// HPAExternalMetricFallbackStrategy enables fallback.strategy UseMax and
+	// UseMin (a proposed revision of KEP-5679). It has no effect unless
+	// HPAExternalMetricFallback is on too. A gate of its own, so that the
+	// base KEP can graduate without it.
+	HPAExternalMetricFallbackStrategy featuregate.Feature = "HPAExternalMetricFallbackStrategy"
+
 	// HPAScaleToZero allows minReplicas: 0 with Object or External metrics.
 	// KEP-2021: https://kep.k8s.io/2021
 	HPAScaleToZero featuregate.Feature = "HPAScaleToZero"
@@ -33,10 +39,11 @@ const (
 // on every call so that no caller can change another's view.
 func Specs() map[featuregate.Feature]featuregate.FeatureSpec {
 	return map[featuregate.Feature]featuregate.FeatureSpec{
-		HPAExternalMetricFallback: {Default: false, PreRelease: featuregate.Alpha},
-		HPAScaleToZero:            {Default: true, PreRelease: featuregate.Beta},
-		HPAConfigurableTolerance:  {Default: true, PreRelease: featuregate.Beta},
-		PodLevelResources:         {Default: true, PreRelease: featuregate.Beta},
+		HPAExternalMetricFallback:         {Default: false, PreRelease: featuregate.Alpha},
+		HPAExternalMetricFallbackStrategy: {Default: false, PreRelease: featuregate.Alpha},
+		HPAScaleToZero:                    {Default: true, PreRelease: featuregate.Beta},
+		HPAConfigurableTolerance:          {Default: true, PreRelease: featuregate.Beta},
+		PodLevelResources:                 {Default: true, PreRelease: featuregate.Beta},
 	}
 }
 

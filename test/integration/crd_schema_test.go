@@ -41,6 +41,9 @@ var gateDependent = map[string]struct {
 	"accept-fallback-default-duration.yaml": {features.HPAExternalMetricFallback, "a fallback needs HPAExternalMetricFallback (alpha)"},
 	"accept-fallback-minimum-duration.yaml": {features.HPAExternalMetricFallback, "a fallback needs HPAExternalMetricFallback (alpha)"},
 	"accept-fallback-maximum-duration.yaml": {features.HPAExternalMetricFallback, "a fallback needs HPAExternalMetricFallback (alpha)"},
+	"accept-fallback-strategy-usemax.yaml":  {features.HPAExternalMetricFallbackStrategy, "fallback.strategy UseMax needs HPAExternalMetricFallbackStrategy (alpha)"},
+	"accept-fallback-strategy-usemin.yaml":  {features.HPAExternalMetricFallbackStrategy, "fallback.strategy UseMin needs HPAExternalMetricFallbackStrategy (alpha)"},
+	"accept-fallback-strategy-static.yaml":  {features.HPAExternalMetricFallback, "a fallback needs HPAExternalMetricFallback (alpha)"},
 	"accept-scale-to-zero-external.yaml":    {features.HPAScaleToZero, "minReplicas 0 needs HPAScaleToZero (beta)"},
 	"accept-scale-to-zero-object.yaml":      {features.HPAScaleToZero, "minReplicas 0 needs HPAScaleToZero (beta)"},
 	"accept-scale-to-zero-mixed.yaml":       {features.HPAScaleToZero, "minReplicas 0 needs HPAScaleToZero (beta)"},
@@ -153,7 +156,7 @@ func TestGateDependentRowsAreExactlyThoseAGateDecides(t *testing.T) {
 	for _, c := range table.Cases {
 		hpa := decodeManifest(t, table.Path(c))
 		base := len(validation.ValidateHorizontalPodAutoscaler(hpa, tableGate(t, table, "", false))) == 0
-		for _, gate := range []featuregate.Feature{features.HPAExternalMetricFallback, features.HPAScaleToZero, features.HPAConfigurableTolerance} {
+		for _, gate := range []featuregate.Feature{features.HPAExternalMetricFallback, features.HPAScaleToZero, features.HPAConfigurableTolerance, features.HPAExternalMetricFallbackStrategy} {
 			flipped := len(validation.ValidateHorizontalPodAutoscaler(hpa, tableGate(t, table, gate, false))) == 0
 			if flipped != base {
 				decidedBy[c.Manifest] = append(decidedBy[c.Manifest], gate)

@@ -64,6 +64,9 @@ func setFallbackDefaults(external *ExternalMetricSource) {
 	if external.Fallback.FailureDurationSeconds == nil {
 		external.Fallback.FailureDurationSeconds = ptr.To(DefaultFailureDurationSeconds)
 	}
+	if external.Fallback.Strategy == "" {
+		external.Fallback.Strategy = FallbackStrategyStatic
+	}
 }
 
 // ScaleUpRules returns rules with every unset field taken from upstream's

@@ -85,13 +85,23 @@ func TestSetDefaults(t *testing.T) {
 			name: "fallback failureDurationSeconds unset becomes 180",
 			in:   HorizontalPodAutoscalerSpec{MinReplicas: ptr.To[int32](1), MaxReplicas: 5, Metrics: []MetricSpec{cpu80(), queue(&ExternalMetricFallback{Replicas: 3})}},
 			want: HorizontalPodAutoscalerSpec{MinReplicas: ptr.To[int32](1), MaxReplicas: 5, Metrics: []MetricSpec{
-				cpu80(), queue(&ExternalMetricFallback{Replicas: 3, FailureDurationSeconds: ptr.To[int64](180)}),
+				cpu80(), queue(&ExternalMetricFallback{Replicas: 3, FailureDurationSeconds: ptr.To[int64](180), Strategy: FallbackStrategyStatic}),
 			}},
 		},
 		{
 			name: "fallback failureDurationSeconds set is kept, even when invalid",
 			in:   HorizontalPodAutoscalerSpec{MinReplicas: ptr.To[int32](1), MaxReplicas: 5, Metrics: []MetricSpec{queue(&ExternalMetricFallback{Replicas: 3, FailureDurationSeconds: ptr.To[int64](10)})}},
-			want: HorizontalPodAutoscalerSpec{MinReplicas: ptr.To[int32](1), MaxReplicas: 5, Metrics: []MetricSpec{queue(&ExternalMetricFallback{Replicas: 3, FailureDurationSeconds: ptr.To[int64](10)})}},
+			want: HorizontalPodAutoscalerSpec{MinReplicas: ptr.To[int32](1), MaxReplicas: 5, Metrics: []MetricSpec{queue(&ExternalMetricFallback{Replicas: 3, FailureDurationSeconds: ptr.To[int64](10), Strategy: FallbackStrategyStatic})}},
+		},
+		{
+			name: "fallback strategy unset becomes Static",
+			in:   HorizontalPodAutoscalerSpec{MinReplicas: ptr.To[int32](1), MaxReplicas: 5, Metrics: []MetricSpec{queue(&ExternalMetricFallback{Replicas: 3, FailureDurationSeconds: ptr.To[int64](180)})}},
+			want: HorizontalPodAutoscalerSpec{MinReplicas: ptr.To[int32](1), MaxReplicas: 5, Metrics: []MetricSpec{queue(&ExternalMetricFallback{Replicas: 3, FailureDurationSeconds: ptr.To[int64](180), Strategy: FallbackStrategyStatic})}},
+		},
+		{
+			name: "fallback strategy set is kept",
+			in:   HorizontalPodAutoscalerSpec{MinReplicas: ptr.To[int32](1), MaxReplicas: 5, Metrics: []MetricSpec{queue(&ExternalMetricFallback{Replicas: 3, Strategy: FallbackStrategyUseMax})}},
+			want: HorizontalPodAutoscalerSpec{MinReplicas: ptr.To[int32](1), MaxReplicas: 5, Metrics: []MetricSpec{queue(&ExternalMetricFallback{Replicas: 3, FailureDurationSeconds: ptr.To[int64](180), Strategy: FallbackStrategyUseMax})}},
 		},
 		{
 			name: "an empty behavior gets upstream's rules in both directions",

@@ -220,7 +220,31 @@ type ExternalMetricFallback struct {
 	// minReplicas and maxReplicas.
 	// +kubebuilder:validation:Minimum=1
 	Replicas int32 `json:"replicas"`
+
+	// strategy says how replicas becomes the metric's proposal while in
+	// fallback: Static proposes replicas; UseMax proposes the larger of
+	// replicas and the current replica count, so that an outage of the
+	// provider never scales the workload down; UseMin proposes the
+	// smaller, so that an outage never scales it up. Defaults to Static.
+	// A strategy other than Static requires the
+	// HPAExternalMetricFallbackStrategy feature gate.
+	// +optional
+	// +kubebuilder:default=Static
+	Strategy FallbackStrategy `json:"strategy,omitempty"`
 }
+
+// FallbackStrategy is how a fallback's replicas becomes its proposal.
+// +kubebuilder:validation:Enum=Static;UseMax;UseMin
+type FallbackStrategy string
+
+const (
+	// FallbackStrategyStatic proposes replicas, whatever the current count.
+	FallbackStrategyStatic FallbackStrategy = "Static"
+	// FallbackStrategyUseMax proposes max(replicas, current replicas).
+	FallbackStrategyUseMax FallbackStrategy = "UseMax"
+	// FallbackStrategyUseMin proposes min(replicas, current replicas).
+	FallbackStrategyUseMin FallbackStrategy = "UseMin"
+)
 
 // HorizontalPodAutoscalerStatus is autoscaling/v2's status with MetricStatus
 // extended.

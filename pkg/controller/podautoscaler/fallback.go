@@ -19,39 +19,45 @@ func (p *pass) fallbackEnabled(src *v2.ExternalMetricSource) bool {
 // External metric's computation means, and returns the deadline at which
 // its fallback comes due, if any. A metric in fallback keeps the reason and
 // cause of its failure, which are still reported.
-func (p *pass) applyFallback(src *v2.ExternalMetricSource, pr proposal) (proposal, time.Time) {
+func (p *pass) applyFallback(src *v2.ExternalMetricSource, pr proposal, current int32) (proposal, time.Time) {
 	previous := fallback.Find(p.hpa.Status.CurrentMetrics, src.Metric)
-	d := fallback.Decide(previous, src, p.now.Time, fallback.Computed{Status: pr.status, Err: pr.err})
+	d := fallback.Decide(previous, src, p.now.Time, fallback.Computed{Status: pr.status, Err: pr.err}, p.fallbackTarget(current))
 	pr.status = d.Status
 	switch d.Outcome {
 	case fallback.NotCounted:
 		pr.note = fallback.NotCountedNote
 	case fallback.Active:
 		p.logger.V(2).Info("External metric in fallback", "metric", src.Metric.Name,
-			"firstFailureTime", d.Status.External.FirstFailureTime.Time, "replicas", d.Replicas, "cause", pr.err)
+			"firstFailureTime", d.Status.External.FirstFailureTime.Time, "replicas", d.Replicas, "strategy", d.Strategy, "cause", pr.err)
 		return proposal{replicas: d.Replicas, name: d.Name, timestamp: p.now.Time, status: d.Status, fallback: true,
-			reason: pr.reason, cause: pr.cause}, time.Time{}
+			fallbackStrategy: d.Strategy, reason: pr.reason, cause: pr.cause}, time.Time{}
 	}
 	return pr, d.WakeAt
 }
 
+// fallbackTarget is what the fallback strategies read, with the target at
+// current replicas.
+func (p *pass) fallbackTarget(current int32) fallback.Target {
+	return fallback.Target{Current: current, StrategyEnabled: p.c.opts.Gates.Enabled(features.HPAExternalMetricFallbackStrategy)}
+}
+
 // keepFallbackHistory returns the fallback state of the External metrics
 // that a pass asking no metric carries over (fallback.Carry), and the
-// condition that follows from it.
-func (p *pass) keepFallbackHistory() ([]v2.MetricStatus, conditionEdit) {
+// condition that follows from it, with the target at current replicas.
+func (p *pass) keepFallbackHistory(current int32) ([]v2.MetricStatus, conditionEdit) {
 	if !p.c.opts.Gates.Enabled(features.HPAExternalMetricFallback) {
 		return nil, remove(v2.ExternalMetricFallbackActive)
 	}
-	kept, active := fallback.Carry(p.hpa.Spec.Metrics, p.hpa.Status.CurrentMetrics)
+	kept, active := fallback.Carry(p.hpa.Spec.Metrics, p.hpa.Status.CurrentMetrics, p.fallbackTarget(current))
 	return kept, p.fallbackCondition(active)
 }
 
-// activeFallbacks names the metrics whose proposal is their fallback.
-func activeFallbacks(proposals []proposal) []string {
-	var active []string
+// activeFallbacks are the metrics whose proposal is their fallback.
+func activeFallbacks(proposals []proposal) []fallback.InFallback {
+	var active []fallback.InFallback
 	for _, pr := range proposals {
 		if pr.fallback {
-			active = append(active, pr.status.External.Metric.Name)
+			active = append(active, fallback.InFallback{Name: pr.status.External.Metric.Name, Strategy: pr.fallbackStrategy, Replicas: pr.replicas})
 		}
 	}
 	return active
@@ -60,7 +66,7 @@ func activeFallbacks(proposals []proposal) []string {
 // fallbackCondition is ExternalMetricFallbackActive for the metrics named
 // active. HPAs without a fallback, or with the gate off, carry no such
 // condition, so nothing stale is left for a later re-enable.
-func (p *pass) fallbackCondition(active []string) conditionEdit {
+func (p *pass) fallbackCondition(active []fallback.InFallback) conditionEdit {
 	if !p.c.opts.Gates.Enabled(features.HPAExternalMetricFallback) || !p.hpa.Spec.HasFallback() {
 		return remove(v2.ExternalMetricFallbackActive)
 	}
@@ -68,9 +74,11 @@ func (p *pass) fallbackCondition(active []string) conditionEdit {
 }
 
 // emitFallbackTransitions records the events of the fallback transitions
-// between the status stored before (before) and the one just written.
+// between the status stored before (before) and the one just written,
+// whose currentReplicas is the count the fallback strategies read.
 func (p *pass) emitFallbackTransitions(before []v2.MetricStatus) {
-	for _, e := range fallback.Transitions(p.hpa.Spec.Metrics, before, p.hpa.Status.CurrentMetrics) {
+	tgt := p.fallbackTarget(p.hpa.Status.CurrentReplicas)
+	for _, e := range fallback.Transitions(p.hpa.Spec.Metrics, before, p.hpa.Status.CurrentMetrics, tgt) {
 		p.event(corev1.EventTypeNormal, e.Reason, "%s", e.Message)
 	}
 }

@@ -27,8 +27,10 @@ type proposal struct {
 	err    error
 	// note ends the message of the failure condition.
 	note string
-	// fallback marks a proposal made by an External metric's fallback.
-	fallback bool
+	// fallback marks a proposal made by an External metric's fallback,
+	// and fallbackStrategy is the strategy that made it.
+	fallback         bool
+	fallbackStrategy v2.FallbackStrategy
 }
 
 // failed is the proposal of a metric that could not be computed. As

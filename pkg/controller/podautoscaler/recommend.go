@@ -36,7 +36,7 @@ type recommendation struct {
 func (p *pass) recommend(tgt target) recommendation {
 	selector, conds, err := p.targetSelector(tgt)
 	if err != nil {
-		kept, cond := p.keepFallbackHistory()
+		kept, cond := p.keepFallbackHistory(tgt.current)
 		return p.metricsFailed(tgt, recommendation{statuses: kept, conds: append(conds, cond)}, err)
 	}
 	proposals, wakeAt := p.proposeAll(tgt, selector)
@@ -115,7 +115,7 @@ func (p *pass) proposeAll(tgt target, selector labels.Selector) ([]proposal, tim
 		pr := ev.evaluate(&metrics[i])
 		if src := metrics[i].External; src != nil && p.fallbackEnabled(src) {
 			var due time.Time
-			pr, due = p.applyFallback(src, pr)
+			pr, due = p.applyFallback(src, pr, tgt.current)
 			// The pass wakes at the first deadline; a zero due is none.
 			if !due.IsZero() && (wakeAt.IsZero() || due.Before(wakeAt)) {
 				wakeAt = due

@@ -36,13 +36,13 @@ func (p *pass) startingPoint(tgt target) start {
 		s.needsMetrics = true
 		return s
 	}
-	return p.keepHistory(s)
+	return p.keepHistory(s, tgt.current)
 }
 
 // keepHistory adds to s the fallback history that a pass asking no metric
-// carries over.
-func (p *pass) keepHistory(s start) start {
-	kept, cond := p.keepFallbackHistory()
+// carries over, with the target at current replicas.
+func (p *pass) keepHistory(s start, current int32) start {
+	kept, cond := p.keepFallbackHistory(current)
 	s.metrics = kept
 	s.conds = append(s.conds, cond)
 	return s

@@ -31,7 +31,7 @@ func (p *pass) atZero(s start) start {
 	}
 	// A paused HPA asks no metric and, as upstream, reports no value; the
 	// failure history of the External metrics is kept for when it resumes.
-	return p.keepHistory(s)
+	return p.keepHistory(s, 0)
 }
 
 // scaledToZeroByUs reads the stored status: no step of a pass changes

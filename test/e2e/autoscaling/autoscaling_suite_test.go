@@ -61,9 +61,9 @@ var _ = ginkgo.SynchronizedBeforeSuite(func(ctx context.Context) []byte {
 			Replicas:            controllerReplicas,
 			SyncPeriod:          syncPeriod,
 			MetricSharingWindow: metricSharingWindow,
-			// The fallback specs need the alpha gate; HPAScaleToZero is on
+			// The fallback specs need the alpha gates; HPAScaleToZero is on
 			// by default.
-			FeatureGates:     map[string]bool{"HPAExternalMetricFallback": true},
+			FeatureGates:     map[string]bool{"HPAExternalMetricFallback": true, "HPAExternalMetricFallbackStrategy": true},
 			ManageNativeHPAs: true,
 			Verbosity:        2,
 			// Tells which permissions of deploy/rbac.yaml the controllers

@@ -12,11 +12,12 @@ import (
 // Tags of spec names, which are also their labels (ginkgo --label-filter),
 // as upstream's e2e framework does.
 const (
-	featureHPA      = "Feature:HPA"
-	featureFallback = "Feature:HPAExternalMetricFallback"
-	featureZero     = "Feature:HPAScaleToZero"
-	serial          = "Serial"
-	disruptive      = "Disruptive"
+	featureHPA              = "Feature:HPA"
+	featureFallback         = "Feature:HPAExternalMetricFallback"
+	featureFallbackStrategy = "Feature:HPAExternalMetricFallbackStrategy"
+	featureZero             = "Feature:HPAScaleToZero"
+	serial                  = "Serial"
+	disruptive              = "Disruptive"
 )
 
 // sigDescribe is upstream's SIGDescribe with tags: the container's text is

@@ -15,7 +15,8 @@ const (
 	// set the suite starts nothing. The cluster must have:
 	//   - the CRD of deploy/crd and the admission webhook of deploy/webhook.yaml,
 	//   - hpa-controller-manager running with
-	//     --feature-gates=HPAExternalMetricFallback=true (and, for the specs
+	//     --feature-gates=HPAExternalMetricFallback=true,HPAExternalMetricFallbackStrategy=true
+	//     (and, for the specs
 	//     on native HPAs, --manage-native-hpas),
 	//   - the test metrics adapter of test/metrics-adapter registered for
 	//     external.metrics.k8s.io/v1beta1 and custom.metrics.k8s.io/v1beta2,
@@ -129,7 +130,7 @@ func ExternalConfig(repoRoot string) (Config, error) {
 		SyncPeriod:          Duration{upstreamSyncPeriod},
 		MetricSharingWindow: Duration{upstreamSyncPeriod},
 		LeaseDuration:       Duration{defaultLeaseDuration},
-		FeatureGates:        map[string]bool{"HPAExternalMetricFallback": true},
+		FeatureGates:        map[string]bool{"HPAExternalMetricFallback": true, "HPAExternalMetricFallbackStrategy": true},
 	}
 	for env, d := range map[string]*time.Duration{EnvSyncPeriod: &cfg.SyncPeriod.Duration, EnvMetricSharingWindow: &cfg.MetricSharingWindow.Duration} {
 		if v := os.Getenv(env); v != "" {

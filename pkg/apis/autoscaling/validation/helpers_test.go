@@ -57,9 +57,10 @@ var gatedFeatures = []featuregate.Feature{
 	features.HPAExternalMetricFallback,
 	features.HPAScaleToZero,
 	features.HPAConfigurableTolerance,
+	features.HPAExternalMetricFallbackStrategy,
 }
 
-// allGateSettings lists the eight combinations of the three gates.
+// allGateSettings lists the sixteen combinations of the four gates.
 func allGateSettings() []gateSetting {
 	var out []gateSetting
 	for bits := 0; bits < 1<<len(gatedFeatures); bits++ {

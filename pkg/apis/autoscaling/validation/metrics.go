@@ -166,7 +166,30 @@ func validateFallback(fallback *v2.ExternalMetricFallback, fldPath *field.Path, 
 	if fallback.Replicas < 1 {
 		allErrs = append(allErrs, field.Invalid(fldPath.Child("replicas"), fallback.Replicas, "must be greater than or equal to 1"))
 	}
+	allErrs = append(allErrs, validateFallbackStrategy(fallback.Strategy, fldPath.Child("strategy"), opts)...)
 	return allErrs
+}
+
+// fallbackStrategies are the values of fallback.strategy, in the order
+// messages list them.
+var fallbackStrategies = []string{string(v2.FallbackStrategyStatic), string(v2.FallbackStrategyUseMax), string(v2.FallbackStrategyUseMin)}
+
+// validateFallbackStrategy accepts Static (or unset, which defaults to it)
+// whatever the gates say, since it is the behavior without a strategy; the
+// others need HPAExternalMetricFallbackStrategy, unless the old object
+// already used one (an object stored while the gate was on stays
+// updatable after it is turned off).
+func validateFallbackStrategy(s v2.FallbackStrategy, fldPath *field.Path, opts options) field.ErrorList {
+	switch s {
+	case "", v2.FallbackStrategyStatic:
+		return nil
+	case v2.FallbackStrategyUseMax, v2.FallbackStrategyUseMin:
+		if !opts.allowFallbackStrategy {
+			return field.ErrorList{field.Forbidden(fldPath, "requires the HPAExternalMetricFallbackStrategy feature gate to be enabled")}
+		}
+		return nil
+	}
+	return field.ErrorList{field.NotSupported(fldPath, s, fallbackStrategies)}
 }
 
 // validateFailureDuration bounds failureDurationSeconds on both sides. The

@@ -13,6 +13,7 @@ import (
 type options struct {
 	minReplicasLowerBound int32
 	allowFallback         bool
+	allowFallbackStrategy bool
 	allowTolerance        bool
 	// storedLongFailureDurations are the failureDurationSeconds above the
 	// maximum that the old object carried.
@@ -33,6 +34,7 @@ func optionsFor(newHPA, oldHPA *v2.HorizontalPodAutoscaler, gates featuregate.Fe
 	opts := options{
 		minReplicasLowerBound:      1,
 		allowFallback:              gates.Enabled(features.HPAExternalMetricFallback) || usesFallback(oldHPA),
+		allowFallbackStrategy:      gates.Enabled(features.HPAExternalMetricFallbackStrategy) || usesFallbackStrategy(oldHPA),
 		allowTolerance:             gates.Enabled(features.HPAConfigurableTolerance) || usesTolerance(oldHPA),
 		storedLongFailureDurations: longFailureDurations(oldHPA),
 		describedObject:            referenceOptions{allowEmptyAPIGroup: true},
@@ -65,6 +67,23 @@ func hasZeroMinReplicas(hpa *v2.HorizontalPodAutoscaler) bool {
 
 func usesFallback(hpa *v2.HorizontalPodAutoscaler) bool {
 	return hpa != nil && hpa.Spec.HasFallback()
+}
+
+// usesFallbackStrategy reports whether hpa has a fallback whose strategy
+// needs HPAExternalMetricFallbackStrategy.
+func usesFallbackStrategy(hpa *v2.HorizontalPodAutoscaler) bool {
+	if hpa == nil {
+		return false
+	}
+	for _, m := range hpa.Spec.Metrics {
+		if m.External == nil || m.External.Fallback == nil {
+			continue
+		}
+		if s := m.External.Fallback.Strategy; s != "" && s != v2.FallbackStrategyStatic {
+			return true
+		}
+	}
+	return false
 }
 
 func longFailureDurations(hpa *v2.HorizontalPodAutoscaler) []int64 {

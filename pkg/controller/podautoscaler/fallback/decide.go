@@ -46,6 +46,8 @@ type Decision struct {
 	Status v2.MetricStatus
 	// Replicas, when Active, is the metric's proposal.
 	Replicas int32
+	// Strategy, when Active, is the strategy that made Replicas.
+	Strategy v2.FallbackStrategy
 	// Name, when Active, names the proposal in messages and rescale reasons.
 	Name string
 	// WakeAt, when Failing, is the moment the fallback comes due: the
@@ -57,15 +59,16 @@ type Decision struct {
 // previous is the entry the last stored status holds for the metric (nil
 // if none). The first failure's time is kept in status so that it survives
 // a restart; an answer from the provider ends the run of failures; once
-// the run has lasted failureDurationSeconds the metric is in fallback.
-func Decide(previous *v2.ExternalMetricStatus, src *v2.ExternalMetricSource, now time.Time, c Computed) Decision {
+// the run has lasted failureDurationSeconds the metric is in fallback, and
+// proposes what its strategy makes of replicas with the target at tgt.
+func Decide(previous *v2.ExternalMetricStatus, src *v2.ExternalMetricSource, now time.Time, c Computed, tgt Target) Decision {
 	switch {
 	case c.Err == nil:
 		status := *c.Status.DeepCopy()
 		status.External.FallbackStatus = v2.FallbackStatusNormal
 		return Decision{Outcome: Normal, Status: status}
 	case IsProviderFailure(c.Err):
-		return decideFailure(previous, src, now)
+		return decideFailure(previous, src, now, tgt)
 	}
 	d := Decision{Outcome: NotCounted, Status: failureStatus(src.Metric, nil)}
 	if _, err := metav1.LabelSelectorAsSelector(src.Metric.Selector); err != nil && previous != nil {
@@ -77,7 +80,7 @@ func Decide(previous *v2.ExternalMetricStatus, src *v2.ExternalMetricSource, now
 	return d
 }
 
-func decideFailure(previous *v2.ExternalMetricStatus, src *v2.ExternalMetricSource, now time.Time) Decision {
+func decideFailure(previous *v2.ExternalMetricStatus, src *v2.ExternalMetricSource, now time.Time, tgt Target) Decision {
 	firstFailure := metav1.NewTime(now)
 	// A first failure recorded ahead of this controller's clock (by a
 	// replica whose clock ran ahead) counts from now, or it would put the
@@ -94,7 +97,8 @@ func decideFailure(previous *v2.ExternalMetricStatus, src *v2.ExternalMetricSour
 	return Decision{
 		Outcome:  Active,
 		Status:   status,
-		Replicas: src.Fallback.Replicas,
+		Replicas: tgt.Propose(src.Fallback),
+		Strategy: tgt.Strategy(src.Fallback),
 		Name:     fmt.Sprintf("external metric %s fallback", src.Metric.Name),
 	}
 }

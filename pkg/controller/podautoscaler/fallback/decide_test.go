@@ -98,7 +98,7 @@ func TestDecide(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			in := Computed{Status: *computed.DeepCopy(), Err: tc.err}
-			d := Decide(tc.previous, tc.src, tc.now, in)
+			d := Decide(tc.previous, tc.src, tc.now, in, Target{Current: 3, StrategyEnabled: true})
 			if d.Outcome != tc.want {
 				t.Fatalf("outcome = %v, want %v", d.Outcome, tc.want)
 			}

@@ -18,8 +18,8 @@ import (
 // that cannot be used). Only an answer from the provider ends a run of
 // failures, so such a pass must not restart a failing metric's clock, nor
 // take a metric out of fallback. It returns the entries to store and the
-// names of the metrics still in fallback.
-func Carry(specs []v2.MetricSpec, stored []v2.MetricStatus) (kept []v2.MetricStatus, active []string) {
+// metrics still in fallback, with what they would propose at tgt.
+func Carry(specs []v2.MetricSpec, stored []v2.MetricStatus, tgt Target) (kept []v2.MetricStatus, active []InFallback) {
 	for i := range specs {
 		src := specs[i].External
 		if src == nil || src.Fallback == nil {
@@ -31,7 +31,7 @@ func Carry(specs []v2.MetricSpec, stored []v2.MetricStatus) (kept []v2.MetricSta
 		}
 		kept = append(kept, v2.MetricStatus{Type: autoscalingv2.ExternalMetricSourceType, External: previous.DeepCopy()})
 		if previous.FallbackStatus == v2.FallbackStatusFallback {
-			active = append(active, previous.Metric.Name)
+			active = append(active, InFallback{Name: previous.Metric.Name, Strategy: tgt.Strategy(src.Fallback), Replicas: tgt.Propose(src.Fallback)})
 		}
 	}
 	return kept, active
@@ -46,15 +46,20 @@ const (
 	conditionNoneActive = "no external metric is using its fallback"
 )
 
-// Condition is ExternalMetricFallbackActive for the metrics named active
-// (those whose decision was Active), in the order of the spec.
-func Condition(active []string) behavior.Condition {
+// Condition is ExternalMetricFallbackActive for the metrics active (those
+// whose decision was Active), in the order of the spec. A metric whose
+// strategy is not Static is named with its strategy and proposal.
+func Condition(active []InFallback) behavior.Condition {
 	if len(active) == 0 {
 		return behavior.Condition{Type: v2.ExternalMetricFallbackActive, Status: corev1.ConditionFalse,
 			Reason: ReasonNotActive, Message: conditionNoneActive}
 	}
+	names := make([]string, len(active))
+	for i, a := range active {
+		names[i] = a.String()
+	}
 	return behavior.Condition{Type: v2.ExternalMetricFallbackActive, Status: corev1.ConditionTrue, Reason: ReasonActive,
-		Message: "external metrics using their fallback replica count: " + strings.Join(active, ", ")}
+		Message: "external metrics using their fallback replica count: " + strings.Join(names, ", ")}
 }
 
 // Event is an event (of type Normal) that a stored change warrants.
@@ -70,8 +75,10 @@ type Event struct {
 // recovering, its fallback removed from the spec, the gate turned off) and
 // never a second one: a pass whose status write fails emits nothing, and
 // the next pass compares against the same stored status, so the transition
-// is reported once, when it is stored.
-func Transitions(specs []v2.MetricSpec, before, after []v2.MetricStatus) []Event {
+// is reported once, when it is stored. tgt is the target as the pass that
+// stored after saw it, so an activation names the count its strategy
+// proposed.
+func Transitions(specs []v2.MetricSpec, before, after []v2.MetricStatus, tgt Target) []Event {
 	var events []Event
 	for i := range after {
 		ext := after[i].External
@@ -82,9 +89,7 @@ func Transitions(specs []v2.MetricSpec, before, after []v2.MetricStatus) []Event
 		if src == nil || src.Fallback == nil {
 			continue
 		}
-		events = append(events, Event{Reason: EventActivated, Message: fmt.Sprintf(
-			"Fallback activated for external metric '%s' after %v of consecutive failures, using fallback replica count: %d",
-			ext.Metric.Name, Duration(src.Fallback), src.Fallback.Replicas)})
+		events = append(events, Event{Reason: EventActivated, Message: activationMessage(ext.Metric.Name, src.Fallback, tgt)})
 	}
 	for i := range before {
 		ext := before[i].External
@@ -128,4 +133,16 @@ func Find(statuses []v2.MetricStatus, id autoscalingv2.MetricIdentifier) *v2.Ext
 
 func sameMetric(a, b autoscalingv2.MetricIdentifier) bool {
 	return a.Name == b.Name && equality.Semantic.DeepEqual(a.Selector, b.Selector)
+}
+
+// activationMessage keeps KEP-5679's text for a Static fallback; another
+// strategy says which, and the count it proposed.
+func activationMessage(name string, f *v2.ExternalMetricFallback, tgt Target) string {
+	strategy := tgt.Strategy(f)
+	if strategy == v2.FallbackStrategyStatic {
+		return fmt.Sprintf("Fallback activated for external metric '%s' after %v of consecutive failures, using fallback replica count: %d",
+			name, Duration(f), f.Replicas)
+	}
+	return fmt.Sprintf("Fallback activated for external metric '%s' after %v of consecutive failures, using fallback strategy %s: proposing %d replicas (fallback replica count %d, current replicas %d)",
+		name, Duration(f), strategy, tgt.Propose(f), f.Replicas, tgt.Current)
 }

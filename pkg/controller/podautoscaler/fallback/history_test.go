@@ -59,7 +59,11 @@ func TestCarry(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			kept, active := Carry(specs, tc.stored)
+			kept, inFallback := Carry(specs, tc.stored, Target{Current: 5, StrategyEnabled: true})
+			var active []string
+			for _, a := range inFallback {
+				active = append(active, a.Name)
+			}
 			var names []string
 			for _, k := range kept {
 				names = append(names, k.External.Metric.Name)
@@ -77,16 +81,23 @@ func TestCarry(t *testing.T) {
 func TestCondition(t *testing.T) {
 	cases := []struct {
 		name        string
-		active      []string
+		active      []InFallback
 		wantStatus  corev1.ConditionStatus
 		wantReason  string
 		wantMessage string
 	}{
 		{name: "no metric in fallback is False", wantStatus: corev1.ConditionFalse, wantReason: "NoFallbackActive",
 			wantMessage: "no external metric is using its fallback"},
-		{name: "metrics in fallback are True and named in order", active: []string{"a", "b"},
+		{name: "metrics in fallback are True and named in order", active: []InFallback{{Name: "a", Strategy: v2.FallbackStrategyStatic, Replicas: 3}, {Name: "b", Replicas: 4}},
 			wantStatus: corev1.ConditionTrue, wantReason: "FallbackActive",
 			wantMessage: "external metrics using their fallback replica count: a, b"},
+		{name: "a metric with a strategy is named with the strategy and its proposal",
+			active:     []InFallback{{Name: "a", Strategy: v2.FallbackStrategyStatic, Replicas: 3}, {Name: "b", Strategy: v2.FallbackStrategyUseMax, Replicas: 12}},
+			wantStatus: corev1.ConditionTrue, wantReason: "FallbackActive",
+			wantMessage: "external metrics using their fallback replica count: a, b (strategy UseMax, proposing 12 replicas)"},
+		{name: "UseMin proposing zero says so", active: []InFallback{{Name: "a", Strategy: v2.FallbackStrategyUseMin, Replicas: 0}},
+			wantStatus: corev1.ConditionTrue, wantReason: "FallbackActive",
+			wantMessage: "external metrics using their fallback replica count: a (strategy UseMin, proposing 0 replicas)"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -126,7 +137,7 @@ func TestTransitions(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := Transitions(tc.specs, tc.before, tc.after); !reflect.DeepEqual(got, tc.want) {
+			if got := Transitions(tc.specs, tc.before, tc.after, Target{Current: 12, StrategyEnabled: true}); !reflect.DeepEqual(got, tc.want) {
 				t.Errorf("Transitions = %+v, want %+v", got, tc.want)
 			}
 		})

@@ -1,0 +1,63 @@
+package autoscaling
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/gomega"
+
+	v2 "github.com/kube-hpa/kube-hpa/api/autoscaling/v2"
+	"github.com/kube-hpa/kube-hpa/pkg/features"
+	"github.com/kube-hpa/kube-hpa/test/e2e/framework"
+)
+
+// requireFallbackStrategy skips a spec on a cluster whose controller does
+// not run with the strategy gate: the spec would see Static.
+func requireFallbackStrategy() {
+	if !suite.Config.FeatureGates[string(features.HPAExternalMetricFallbackStrategy)] {
+		ginkgo.Skip(fmt.Sprintf("the controller does not run with %s=true", features.HPAExternalMetricFallbackStrategy))
+	}
+}
+
+var _ = sigDescribe([]string{featureHPA, featureFallback, featureFallbackStrategy}, "Horizontal pod autoscaling (external metric fallback strategy)", func() {
+	f := newFramework("fallback-strategy")
+
+	// Long like every KEP-5679 spec (180 s of failures), so it runs among
+	// them, after the short specs, and tolerates the disruptive ones.
+	ginkgo.It("should keep a current replica count above the fallback replica count with the UseMax strategy", afterShortSpecs, func(ctx context.Context) {
+		requireFallbackStrategy()
+		f.TolerateDisruptions(ctx)
+		const name = "worker"
+		const current, fallbackReplicas = 4, 2
+		metric := f.UniqueName("queue_depth")
+		f.CreateDeployment(ctx, name, current)
+		f.SetExternalMetricFault(ctx, metric, framework.FaultError)
+		m := fallbackMetric(metric, fallbackReplicas)
+		m.External.Fallback.Strategy = v2.FallbackStrategyUseMax
+		// No scale-down stabilization: a Static fallback would take the
+		// Deployment down to 2 at once, which this spec must not see.
+		f.CreateHPA(ctx, framework.Extended, fallbackHPA(name, 1, 6, m))
+
+		firstFailure := waitForFirstFailure(ctx, f, name, metric, tolerantReaction())
+		deadline := firstFailure.Add(failureDuration)
+		ginkgo.By("checking that nothing scales before failureDurationSeconds of failures")
+		consistentlyUntil(ctx, deadline, stillFailing(f, name, metric, firstFailure, current))
+
+		ginkgo.By("waiting for the fallback to activate with its strategy named")
+		cond := waitForFallbackActive(ctx, f, name, deadline, tolerantReaction())
+		expectActivationAtDeadline(cond, deadline)
+		gomega.Expect(cond.Message).To(gomega.Equal(fmt.Sprintf(
+			"external metrics using their fallback replica count: %s (strategy UseMax, proposing %d replicas)", metric, current)))
+		f.WaitForEvent(ctx, name, "ExternalMetricFallbackActivated", fmt.Sprintf(
+			"Fallback activated for external metric '%s' after %v of consecutive failures, using fallback strategy UseMax: proposing %d replicas (fallback replica count %d, current replicas %d)",
+			metric, failureDuration, current, fallbackReplicas, current), reaction())
+
+		ginkgo.By("checking that the outage does not scale the Deployment down")
+		f.EnsureScaleStays(ctx, name, current, 3*suite.Config.SyncPeriod.Duration)
+		h, err := f.GetHPA(ctx, framework.Extended, name)
+		gomega.Expect(err).NotTo(gomega.HaveOccurred())
+		gomega.Expect(framework.ExternalMetricStatus(h, metric).FallbackStatus).To(gomega.Equal(v2.FallbackStatusFallback))
+		gomega.Expect(h.Status.DesiredReplicas).To(gomega.Equal(int32(current)))
+	})
+})
