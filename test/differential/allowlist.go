@@ -15,6 +15,10 @@ type allowed struct {
 	Class   string
 	Visible string
 	Why     string
+	// Readme is the words of the README's "Differences from upstream" that
+	// list this difference; empty only where a user sees nothing of
+	// kube-hpa's doing (Visible says why).
+	Readme string
 	// calc returns the fields of a calculator result whose difference the
 	// entry accepts for this scenario (none when it does not apply).
 	calc func(s calcScenario, up, ours calcResult) []string
@@ -46,6 +50,7 @@ var allowList = []allowed{
 		Class:   "AverageValue Object or External metric at 0 replicas",
 		Visible: "status averageValue: upstream divides by 0 replicas and reports -9223372036854775808m; kube-hpa reports the total",
 		Why:     "division by zero (DESIGN.md); the total is what one replica would carry",
+		Readme:  "Division by zero",
 		calc: func(s calcScenario, _, _ calcResult) []string {
 			return when((s.Method == methodObjectPerPod || s.Method == methodExternalPerPod) && s.Current == 0, "raw")
 		},
@@ -54,6 +59,7 @@ var allowList = []allowed{
 		Class:   "huge or negative readings whose replica proposal does not fit an int32",
 		Visible: "upstream's float-to-int32 conversion wraps (a huge reading proposes -2147483648 replicas, a negative one -1); kube-hpa proposes maxInt32 or 0",
 		Why:     "huge values saturate (a safety fix): a huge reading must ask for the most replicas, never scale down",
+		Readme:  "Huge metric values saturate",
 		calc: func(_ calcScenario, up, ours calcResult) []string {
 			return when(up.Replicas < 0 && (ours.Replicas == 0 || ours.Replicas == math.MaxInt32), "replicas")
 		},
@@ -62,6 +68,7 @@ var allowList = []allowed{
 		Class:   "readings whose utilization does not fit an int32",
 		Visible: "status averageUtilization: upstream's int32 conversion wraps around; kube-hpa reports 2147483647",
 		Why:     "huge values saturate (a safety fix)",
+		Readme:  "Huge metric values saturate",
 		calc: func(_ calcScenario, up, ours calcResult) []string {
 			return when(ours.Utilization == math.MaxInt32 && up.Utilization != math.MaxInt32, "utilization")
 		},
@@ -70,6 +77,7 @@ var allowList = []allowed{
 		Class:   "readings whose replica proposal overflows an int32 (a huge reading, or a large ratio times the pod count)",
 		Visible: "upstream's wrapped conversion makes it keep the current replicas (or the tolerance holds); kube-hpa proposes maxInt32, so the workload goes to maxReplicas",
 		Why:     "huge values saturate (a safety fix): a huge reading must ask for the most replicas",
+		Readme:  "Huge metric values saturate",
 		calc: func(_ calcScenario, up, ours calcResult) []string {
 			return when(ours.Replicas == math.MaxInt32 && up.Replicas != math.MaxInt32, "replicas")
 		},
@@ -78,6 +86,7 @@ var allowList = []allowed{
 		Class:   "a sequence in which a reading over its target overflows an int32 proposal",
 		Visible: "from that step on, anything: upstream's wrapped proposal scales down or holds where kube-hpa's saturated one scales to maxReplicas, and the recommendations and conditions that follow differ",
 		Why:     "huge values saturate (a safety fix); the calculator comparison checks the proposals themselves",
+		Readme:  "Huge metric values saturate",
 		from:    func(s seqScenario, _ []observation) int { return s.firstOverflowStep() },
 	},
 	{
@@ -92,6 +101,7 @@ var allowList = []allowed{
 		Class:   "AverageValue Object or External metric beyond float64 precision (|total| > 2^53 milli-units)",
 		Visible: "status averageValue: upstream rounds through float64 (or reports the saturated total undivided); kube-hpa divides exactly",
 		Why:     "huge values saturate (a safety fix); integer division keeps the exact average",
+		Readme:  "Huge metric values saturate",
 		calc: func(s calcScenario, up, ours calcResult) []string {
 			perPod := s.Method == methodObjectPerPod || s.Method == methodExternalPerPod
 			return when(perPod && (beyondFloat(s.Value) && s.Method == methodObjectPerPod || anyBeyondFloat(s.Values) && s.Method == methodExternalPerPod), "raw")
@@ -101,6 +111,7 @@ var allowList = []allowed{
 		Class:   "External metric whose series sum overflows int64 milli-units",
 		Visible: "replicas and the status value: upstream stops summing at the first positive overflow and wraps around on a negative one; kube-hpa saturates both ways",
 		Why:     "huge values saturate (a safety fix): a sum beyond int64 is the largest value, never a wrapped one",
+		Readme:  "Huge metric values saturate",
 		calc: func(s calcScenario, _, _ calcResult) []string {
 			return when((s.Method == methodExternal || s.Method == methodExternalPerPod) && sumOverflows(s.Values), "replicas", "raw")
 		},
@@ -109,6 +120,7 @@ var allowList = []allowed{
 		Class:   "pod readings (or the target that stands in for a pod without a reading) whose sum overflows int64 milli-units",
 		Visible: "replicas, utilization and the status average: upstream's int64 sum wraps around (a huge reading may ask for 0 or a negative count); kube-hpa saturates, so a huge reading asks for the most replicas and a huge target for the fewest",
 		Why:     "huge values saturate (a safety fix, README \"Differences from upstream\")",
+		Readme:  "Huge metric values saturate",
 		calc: func(s calcScenario, _, _ calcResult) []string {
 			perPod := s.Method == methodResource || s.Method == methodRawResource || s.Method == methodPods
 			return when(perPod && podSumOverflows(s), "replicas", "utilization", "raw")

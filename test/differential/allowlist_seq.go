@@ -20,6 +20,7 @@ var seqAllowList = []allowed{
 		Class:   "AverageValue Object or External metric at 0 replicas (reconcile)",
 		Visible: "status currentMetrics averageValue: upstream divides by 0 replicas and writes -9223372036854775808m; kube-hpa writes the total",
 		Why:     "division by zero (DESIGN.md)",
+		Readme:  "Division by zero",
 		rewrite: func(_ seqScenario, up, ours *observation) {
 			for i := range min(len(up.Status.CurrentMetrics), len(ours.Status.CurrentMetrics)) {
 				u, o := averageOf(&up.Status.CurrentMetrics[i]), averageOf(&ours.Status.CurrentMetrics[i])
@@ -34,6 +35,7 @@ var seqAllowList = []allowed{
 		Class:   "a workload the HPA scaled to zero is seen above zero without a rescale (a person scaled it up)",
 		Visible: "ScaledToZero: upstream keeps it True until its next rescale, kube-hpa turns it False at once; a later zero set by the person is then a pause for kube-hpa, while upstream scales the workload up again",
 		Why:     "a person's zero must never be taken for the HPA's own (README \"Differences from upstream\")",
+		Readme:  "`ScaledToZero` turns `False`",
 		from: func(_ seqScenario, up []observation) int {
 			for i := range up {
 				c := condition(&up[i], autoscalingv2.ScaledToZero)
@@ -48,6 +50,7 @@ var seqAllowList = []allowed{
 		Class:   "a metric target beyond the int64 milli-unit sums (reconcile)",
 		Visible: "from the first step, anything: upstream's sums that stand the target in for pods without readings wrap around, kube-hpa's saturate",
 		Why:     "huge values saturate (a safety fix)",
+		Readme:  "Huge metric values saturate",
 		from: func(s seqScenario, _ []observation) int {
 			for _, m := range s.Metrics {
 				if m.Value > math.MaxInt64/64 {
