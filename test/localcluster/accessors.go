@@ -1,7 +1,6 @@
 package localcluster
 
 import (
-	"path/filepath"
 	"slices"
 
 	"k8s.io/client-go/rest"
@@ -44,4 +43,4 @@ func (c *Cluster) CABundle() []byte { return slices.Clone(c.creds.ca.certPEM) }
 // ConfigMap by themselves; a hand-written one can read it here.
 func (c *Cluster) FrontProxyCAFile() string { return c.layout.frontProxyCACert }
 
-func (c *Cluster) binary(name string) string { return filepath.Join(c.opts.BinDir, name) }
+func (c *Cluster) binary(name string) string { return c.opts.binaryPath(name) }

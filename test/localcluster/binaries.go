@@ -27,6 +27,29 @@ func MissingBinaries(binDir string) []string {
 	return missing
 }
 
+// MissingBinariesOf lists the binaries that a cluster started with opts
+// would need and cannot find, as paths: with Options.InTree, those of
+// InTreeBinDir too.
+func MissingBinariesOf(opts Options) ([]string, error) {
+	opts, err := opts.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	return missingBinaries(opts), nil
+}
+
+func missingBinaries(o Options) []string {
+	var missing []string
+	for _, name := range requiredBinaries() {
+		path := o.binaryPath(name)
+		info, err := os.Stat(path)
+		if err != nil || info.IsDir() || info.Mode()&0o111 == 0 {
+			missing = append(missing, path)
+		}
+	}
+	return missing
+}
+
 // DefaultBinDir is where hack/build-upstream.sh puts the binaries of the
 // checkout that contains the working directory.
 func DefaultBinDir() (string, error) {
@@ -54,9 +77,12 @@ func ensureBinaries(ctx context.Context, o Options) error {
 			return fmt.Errorf("hack/build-upstream.sh: %w\n%s", err, out.String())
 		}
 	}
-	if missing := MissingBinaries(o.BinDir); len(missing) > 0 {
-		return fmt.Errorf("missing %s in %s: run hack/build-upstream.sh (or make upstream-binaries) first",
-			strings.Join(missing, ", "), o.BinDir)
+	if missing := missingBinaries(o); len(missing) > 0 {
+		how := "hack/build-upstream.sh (or make upstream-binaries)"
+		if o.InTree {
+			how = "make upstream-binaries intree"
+		}
+		return fmt.Errorf("missing %s: run %s first", strings.Join(missing, ", "), how)
 	}
 	return nil
 }

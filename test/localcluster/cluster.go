@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -30,10 +31,17 @@ type Cluster struct {
 	dynamic    dynamic.Interface
 
 	spawner *Spawner
+	// mu guards procs, pgids and stopped. A restart holds it while it
+	// replaces a component, so that no wait takes the stopped process for
+	// a component that died.
+	mu sync.Mutex
 	// procs are the components in start order; Stop ends them in reverse.
 	procs []*process
 	// pgids outlive procs' processes, for LeftoverProcesses after Stop.
-	pgids     []int
+	pgids []int
+	// starts counts the processes of each component so far.
+	starts    map[string]int
+	stopped   bool
 	nodeNames []string
 
 	stopOnce sync.Once
@@ -132,6 +140,7 @@ func prepare(ctx context.Context, opts Options, now time.Time) (*Cluster, error)
 		client:     client,
 		dynamic:    dyn,
 		spawner:    NewSpawner(),
+		starts:     map[string]int{},
 	}, nil
 }
 
@@ -145,14 +154,14 @@ func (c *Cluster) start(ctx context.Context) error {
 	if err := c.waitFor(ctx, "etcd to be healthy", c.etcdHealthy); err != nil {
 		return err
 	}
-	if err := c.startComponent(ctx, binAPIServer, append(apiServerFlags(l), c.opts.ExtraAPIServerFlags...)); err != nil {
+	if err := c.startComponent(ctx, binAPIServer, append(apiServerFlags(l, c.opts), c.opts.ExtraAPIServerFlags...)); err != nil {
 		return err
 	}
 	if err := c.waitFor(ctx, "kube-apiserver to be ready", c.apiServerReady); err != nil {
 		return err
 	}
 	if err := c.startComponent(ctx, binControllerManager,
-		append(controllerManagerFlags(l), c.opts.ExtraControllerManagerFlags...)); err != nil {
+		append(controllerManagerFlags(l, c.opts), c.opts.ExtraControllerManagerFlags...)); err != nil {
 		return err
 	}
 	if err := c.startComponent(ctx, binScheduler, append(schedulerFlags(l), c.opts.ExtraSchedulerFlags...)); err != nil {
@@ -191,9 +200,19 @@ func (c *Cluster) startComponent(ctx context.Context, name string, args []string
 	if err != nil {
 		return err
 	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	c.procs = append(c.procs, p)
 	c.pgids = append(c.pgids, p.pid())
+	c.starts[name]++
 	return nil
+}
+
+// components returns the running components, in start order.
+func (c *Cluster) components() []*process {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return slices.Clone(c.procs)
 }
 
 // Stop ends every component, last started first, each with its whole
@@ -207,6 +226,9 @@ func (c *Cluster) Stop() error {
 
 func (c *Cluster) stop() {
 	ctx := klog.NewContext(context.Background(), c.logger)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.stopped = true
 	var errs []error
 	for i := len(c.procs) - 1; i >= 0; i-- {
 		errs = append(errs, c.procs[i].stop(ctx, c.opts.StopGracePeriod))

@@ -10,6 +10,13 @@
 // machine; all certificates are generated at run time; each component's log
 // stays under _output/localcluster/<run>/logs after the cluster stops.
 //
+// With Options.InTree the cluster takes kube-apiserver and
+// kube-controller-manager from _output/bin/intree instead (make intree: the
+// KEP-5679 fields in native autoscaling/v2, this repository's controller as
+// kube-controller-manager's HPA controller), and Options.HPAController,
+// FeatureGates and HPA run that controller with the given gates and flags;
+// RestartControllerManager restarts it in place.
+//
 // Start a cluster with Start (or StartForTest in a test) and always Stop it:
 // Stop ends each component's whole process group. Children are also started
 // with a parent-death signal, so a test binary that panics or times out takes

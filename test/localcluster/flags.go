@@ -2,7 +2,10 @@ package localcluster
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
+	"strings"
 )
 
 // The flags of each component, derived from the layout alone so that a
@@ -26,7 +29,23 @@ func etcdFlags(l layout) []string {
 	}
 }
 
-func apiServerFlags(l layout) []string {
+// defaultFeatureGates are passed to kube-apiserver and
+// kube-controller-manager unless Options.FeatureGates says otherwise.
+func defaultFeatureGates() map[string]bool { return map[string]bool{"HPAScaleToZero": true} }
+
+// featureGatesFlag is --feature-gates of the defaults overlaid with
+// gates, sorted so that a run's command lines are the same every time.
+func featureGatesFlag(gates map[string]bool) string {
+	all := defaultFeatureGates()
+	maps.Copy(all, gates)
+	pairs := make([]string, 0, len(all))
+	for _, name := range slices.Sorted(maps.Keys(all)) {
+		pairs = append(pairs, fmt.Sprintf("%s=%t", name, all[name]))
+	}
+	return "--feature-gates=" + strings.Join(pairs, ",")
+}
+
+func apiServerFlags(l layout, o Options) []string {
 	return []string{
 		"--bind-address=127.0.0.1",
 		"--secure-port=" + strconv.Itoa(l.apiServerPort),
@@ -43,7 +62,7 @@ func apiServerFlags(l layout) []string {
 		// The kubernetes Service would get 127.0.0.1 as its endpoint, which
 		// Endpoints validation rejects; nothing here needs that endpoint.
 		"--endpoint-reconciler-type=none",
-		"--feature-gates=HPAScaleToZero=true",
+		featureGatesFlag(o.FeatureGates),
 		// The aggregator's identity towards extension servers (metrics
 		// adapters), which read these from the
 		// extension-apiserver-authentication ConfigMap.
@@ -58,15 +77,48 @@ func apiServerFlags(l layout) []string {
 	}
 }
 
-func controllerManagerFlags(l layout) []string {
-	return []string{
+// controllersFlag enables every default controller but, unless
+// hpaController, the HPA controller: kube-hpa replaces it, and two would
+// fight. One flag either way, as pflag appends repeated string slices.
+func controllersFlag(hpaController bool) string {
+	if hpaController {
+		return "--controllers=*"
+	}
+	return "--controllers=*,-horizontalpodautoscaling"
+}
+
+// hpaControllerFlags are the flags of the set fields of h.
+func hpaControllerFlags(h HPAControllerFlags) []string {
+	var out []string
+	if h.SyncPeriod > 0 {
+		out = append(out, "--horizontal-pod-autoscaler-sync-period="+h.SyncPeriod.String())
+	}
+	if h.DownscaleStabilization != nil {
+		out = append(out, "--horizontal-pod-autoscaler-downscale-stabilization="+h.DownscaleStabilization.String())
+	}
+	if h.Tolerance != nil {
+		out = append(out, "--horizontal-pod-autoscaler-tolerance="+strconv.FormatFloat(*h.Tolerance, 'f', -1, 64))
+	}
+	if h.CPUInitializationPeriod > 0 {
+		out = append(out, "--horizontal-pod-autoscaler-cpu-initialization-period="+h.CPUInitializationPeriod.String())
+	}
+	if h.InitialReadinessDelay > 0 {
+		out = append(out, "--horizontal-pod-autoscaler-initial-readiness-delay="+h.InitialReadinessDelay.String())
+	}
+	if h.ConcurrentSyncs > 0 {
+		out = append(out, "--concurrent-horizontal-pod-autoscaler-syncs="+strconv.Itoa(h.ConcurrentSyncs))
+	}
+	return out
+}
+
+func controllerManagerFlags(l layout, o Options) []string {
+	flags := []string{
 		"--kubeconfig=" + l.kubeconfig,
 		"--authentication-kubeconfig=" + l.kubeconfig,
 		"--authorization-kubeconfig=" + l.kubeconfig,
 		"--bind-address=127.0.0.1",
 		"--secure-port=" + strconv.Itoa(l.controllerManagerPort),
-		// kube-hpa replaces the in-tree HPA controller; two would fight.
-		"--controllers=*,-horizontalpodautoscaling",
+		controllersFlag(o.HPAController),
 		"--root-ca-file=" + l.caCert,
 		"--service-account-private-key-file=" + l.serviceAccountKey,
 		"--cluster-signing-cert-file=" + l.caCert,
@@ -76,8 +128,9 @@ func controllerManagerFlags(l layout) []string {
 		// default 20 QPS only slows Deployments down in tests.
 		"--kube-api-qps=100",
 		"--kube-api-burst=200",
-		"--feature-gates=HPAScaleToZero=true",
+		featureGatesFlag(o.FeatureGates),
 	}
+	return append(flags, hpaControllerFlags(o.HPA)...)
 }
 
 func schedulerFlags(l layout) []string {

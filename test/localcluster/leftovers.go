@@ -20,6 +20,9 @@ func (c *Cluster) LeftoverProcesses() ([]string, error) {
 		return nil, err
 	}
 	self := os.Getpid()
+	c.mu.Lock()
+	pgids := slices.Clone(c.pgids)
+	c.mu.Unlock()
 	var leftovers []string
 	for _, e := range entries {
 		pid, err := strconv.Atoi(e.Name())
@@ -35,7 +38,7 @@ func (c *Cluster) LeftoverProcesses() ([]string, error) {
 			continue
 		}
 		cmd := strings.TrimSpace(string(bytes.ReplaceAll(cmdline, []byte{0}, []byte{' '})))
-		if slices.Contains(c.pgids, pgid) || strings.Contains(cmd, c.layout.runDir) {
+		if slices.Contains(pgids, pgid) || strings.Contains(cmd, c.layout.runDir) {
 			leftovers = append(leftovers, fmt.Sprintf("pid %d (pgid %d): %s", pid, pgid, cmd))
 		}
 	}

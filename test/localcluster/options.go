@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 )
 
@@ -16,6 +17,28 @@ type Options struct {
 	RepoRoot string
 	// BinDir holds the upstream binaries; by default RepoRoot/_output/bin.
 	BinDir string
+	// InTree takes kube-apiserver and kube-controller-manager from
+	// InTreeBinDir, where hack/build-intree.sh (make intree) puts the
+	// builds that carry KEP-5679 in native autoscaling/v2 and run this
+	// repository's controller as kube-controller-manager's HPA
+	// controller; etcd, kube-scheduler, kubectl and kwok stay from BinDir.
+	// It does not by itself enable the HPA controller: see HPAController.
+	InTree bool
+	// InTreeBinDir holds the in-tree builds; by default BinDir/intree.
+	InTreeBinDir string
+	// HPAController runs kube-controller-manager's horizontalpodautoscaling
+	// controller. Off by default: kube-hpa's hpa-controller-manager
+	// replaces it, and two controllers would fight over every HPA.
+	HPAController bool
+	// HPA sets the HPA controller's flags of kube-controller-manager; an
+	// unset field keeps kube-controller-manager's default.
+	HPA HPAControllerFlags
+	// FeatureGates are passed as --feature-gates to kube-apiserver and
+	// kube-controller-manager alike, over the default HPAScaleToZero=true;
+	// a gate set to false here is passed as false. Both components must
+	// know every gate named (a stock v1.36.3 binary refuses
+	// HPAExternalMetricFallback).
+	FeatureGates map[string]bool
 	// OutputDir is the parent of the run directories; by default
 	// RepoRoot/_output/localcluster.
 	OutputDir string
@@ -64,6 +87,41 @@ func requiredBinaries() []string {
 	return []string{binEtcd, binAPIServer, binControllerManager, binScheduler, binKubectl, binKwok}
 }
 
+// inTreeBinaries are the binaries that Options.InTree takes from
+// InTreeBinDir.
+func inTreeBinaries() []string { return []string{binAPIServer, binControllerManager} }
+
+// binaryPath is where the cluster takes the binary called name from.
+func (o Options) binaryPath(name string) string {
+	if o.InTree && slices.Contains(inTreeBinaries(), name) {
+		return filepath.Join(o.InTreeBinDir, name)
+	}
+	return filepath.Join(o.BinDir, name)
+}
+
+// HPAControllerFlags are kube-controller-manager's flags of its HPA
+// controller, by their meaning; a zero (or nil) field is not passed, so
+// the component's default applies (the pointers are for fields whose zero
+// is a valid setting).
+type HPAControllerFlags struct {
+	// SyncPeriod is --horizontal-pod-autoscaler-sync-period (default 15s).
+	SyncPeriod time.Duration
+	// DownscaleStabilization is
+	// --horizontal-pod-autoscaler-downscale-stabilization (default 5m).
+	DownscaleStabilization *time.Duration
+	// Tolerance is --horizontal-pod-autoscaler-tolerance (default 0.1).
+	Tolerance *float64
+	// CPUInitializationPeriod is
+	// --horizontal-pod-autoscaler-cpu-initialization-period (default 5m).
+	CPUInitializationPeriod time.Duration
+	// InitialReadinessDelay is
+	// --horizontal-pod-autoscaler-initial-readiness-delay (default 30s).
+	InitialReadinessDelay time.Duration
+	// ConcurrentSyncs is --concurrent-horizontal-pod-autoscaler-syncs
+	// (default 5).
+	ConcurrentSyncs int
+}
+
 // withDefaults returns a copy of o with every empty field set.
 func (o Options) withDefaults() (Options, error) {
 	if o.RepoRoot == "" {
@@ -75,6 +133,9 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.BinDir == "" {
 		o.BinDir = filepath.Join(o.RepoRoot, "_output", "bin")
+	}
+	if o.InTreeBinDir == "" {
+		o.InTreeBinDir = filepath.Join(o.BinDir, "intree")
 	}
 	if o.OutputDir == "" {
 		o.OutputDir = filepath.Join(o.RepoRoot, "_output", "localcluster")

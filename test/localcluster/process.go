@@ -17,8 +17,12 @@ import (
 type process struct {
 	name    string
 	logPath string
-	cmd     *exec.Cmd
-	logFile *os.File
+	// binary and args are what it was started with, for a restart.
+	binary    string
+	args      []string
+	startedAt time.Time
+	cmd       *exec.Cmd
+	logFile   *os.File
 	// exited is closed once the process has been waited for; err then holds
 	// how it ended.
 	exited chan struct{}
@@ -43,7 +47,10 @@ func startProcess(ctx context.Context, s *Spawner, name, binary, logPath string,
 		_ = logFile.Close()
 		return nil, fmt.Errorf("starting %s: %w", name, err)
 	}
-	p := &process{name: name, logPath: logPath, cmd: cmd, logFile: logFile, exited: make(chan struct{})}
+	p := &process{
+		name: name, logPath: logPath, binary: binary, args: args, startedAt: time.Now(),
+		cmd: cmd, logFile: logFile, exited: make(chan struct{}),
+	}
 	go func() {
 		p.err = cmd.Wait()
 		_ = logFile.Close()

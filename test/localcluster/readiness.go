@@ -36,7 +36,7 @@ func (c *Cluster) waitFor(ctx context.Context, what string, check func(context.C
 	begin := time.Now()
 	var lastErr error
 	err := wait.PollUntilContextCancel(ctx, pollInterval, true, func(ctx context.Context) (bool, error) {
-		for _, p := range c.procs {
+		for _, p := range c.components() {
 			if err := p.running(); err != nil {
 				return false, err
 			}
