@@ -112,10 +112,14 @@ clean:
 
 ## run: a local control plane of the upstream binaries, the test metrics adapter, two replicas of
 ## hpa-controller-manager and the example HPAs; prints the kubeconfig and what to try. Ctrl-C stops it.
+## INTREE=1: the in-tree mode instead: the kube-apiserver and kube-controller-manager of make intree
+## (kube-hpa's controller inside it, HPAExternalMetricFallback on), no hpa-controller-manager, and the
+## native autoscaling/v2 examples of deploy/examples/native.
+INTREE ?=
 .PHONY: run
-run: upstream-binaries e2e-controller
+run: upstream-binaries $(if $(filter 1,$(INTREE)),intree,e2e-controller)
 	$(GO) build -o _output/bin/local-up ./hack/local-up
-	_output/bin/local-up
+	_output/bin/local-up $(if $(filter 1,$(INTREE)),-intree)
 
 ## upstream-binaries: build etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kubectl and kwok
 ## from source into _output/bin (minutes the first time, a second when up to date).
@@ -159,6 +163,19 @@ e2e: upstream-binaries e2e-controller
 	mkdir -p _output/e2e
 	$(GO) tool ginkgo -procs=$(E2E_PROCS) --timeout=$(E2E_TIMEOUT) --fail-on-empty \
 		--output-dir=_output/e2e --junit-report=junit.xml --json-report=report.json \
+		$(E2E_FLAGS) ./test/e2e/autoscaling
+
+## e2e-intree: the e2e suite in in-tree mode (E2E_MODE=intree, see test/e2e/README.md): the kube-apiserver
+## and kube-controller-manager of make intree with HPAExternalMetricFallback on, kube-hpa's controller as
+## kube-controller-manager's HPA controller, the test metrics adapter, no hpa-controller-manager; the KEP
+## specs create native autoscaling/v2 HPAs with kubectl apply. Specs of hpa-controller-manager itself
+## (label CRDMode) are left out. Reports go to _output/e2e-intree; E2E_PROCS, E2E_TIMEOUT and E2E_FLAGS as
+## for e2e (a --label-filter there replaces '!CRDMode'; those specs then skip).
+.PHONY: e2e-intree
+e2e-intree: intree upstream-binaries
+	mkdir -p _output/e2e-intree
+	E2E_MODE=intree $(GO) tool ginkgo -procs=$(E2E_PROCS) --timeout=$(E2E_TIMEOUT) --fail-on-empty \
+		--label-filter='!CRDMode' --output-dir=_output/e2e-intree --junit-report=junit.xml --json-report=report.json \
 		$(E2E_FLAGS) ./test/e2e/autoscaling
 
 # upstream-binaries builds the test metrics adapter with the control plane; the controller comes from

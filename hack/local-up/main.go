@@ -3,6 +3,13 @@
 // hpa-controller-manager (both new feature gates on), applies the example
 // HPAs of deploy/examples with the Deployments they scale, prints what to
 // try, and stops everything on Ctrl-C.
+//
+// With -intree (`make run INTREE=1`) it starts the in-tree mode instead:
+// the kube-apiserver and kube-controller-manager of `make intree`, which
+// serve the fallback in native autoscaling/v2 and run kube-hpa's controller
+// as kube-controller-manager's HPA controller (HPAExternalMetricFallback
+// on both), the metrics adapter and no hpa-controller-manager; the examples
+// are the native ones of deploy/examples/native.
 package main
 
 import (
@@ -32,23 +39,27 @@ var exampleTargets = []struct{ deployment, metricSelector string }{
 
 func main() {
 	syncPeriod := flag.Duration("sync-period", 15*time.Second, "the controllers' --horizontal-pod-autoscaler-sync-period")
+	inTree := flag.Bool("intree", false, "the in-tree mode: kube-apiserver and kube-controller-manager of make intree, native example HPAs, no hpa-controller-manager")
 	klog.InitFlags(nil)
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, *syncPeriod); err != nil {
+	mode := framework.ModeCRD
+	if *inTree {
+		mode = framework.ModeInTree
+	}
+	if err := run(ctx, mode, *syncPeriod); err != nil {
 		fmt.Fprintln(os.Stderr, "local-up:", err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, syncPeriod time.Duration) error {
-	root, err := localcluster.FindRepoRoot()
-	if err != nil {
-		return err
-	}
-	local, err := framework.StartLocal(ctx, framework.LocalOptions{
+// options are the local environment of mode: every feature gate the
+// components of the mode know, on.
+func options(root string, mode framework.Mode, syncPeriod time.Duration) framework.LocalOptions {
+	opts := framework.LocalOptions{
 		RepoRoot:   root,
+		Mode:       mode,
 		Replicas:   2,
 		SyncPeriod: syncPeriod,
 		FeatureGates: map[string]bool{
@@ -56,7 +67,21 @@ func run(ctx context.Context, syncPeriod time.Duration) error {
 			"HPAExternalMetricFallbackStrategy": true,
 			"HPAScaleToZero":                    true,
 		},
-	})
+	}
+	if mode == framework.ModeInTree {
+		// The in-tree patch has no fallback strategy: kube-apiserver would
+		// refuse the unknown gate.
+		delete(opts.FeatureGates, "HPAExternalMetricFallbackStrategy")
+	}
+	return opts
+}
+
+func run(ctx context.Context, mode framework.Mode, syncPeriod time.Duration) error {
+	root, err := localcluster.FindRepoRoot()
+	if err != nil {
+		return err
+	}
+	local, err := framework.StartLocal(ctx, options(root, mode, syncPeriod))
 	if err != nil {
 		return err
 	}
@@ -90,17 +115,33 @@ func applyExamples(local *framework.Local, root string) error {
 	if out, err := cluster.Kubectl("-n", cfg.MetricsNamespace, "patch", "configmap", cfg.MetricsConfigMap, "--type=merge", "-p", patch); err != nil {
 		return fmt.Errorf("setting example metric values: %w\n%s", err, out)
 	}
-	if out, err := cluster.Kubectl("apply", "-f", filepath.Join(root, "deploy", "examples")); err != nil {
-		return fmt.Errorf("applying deploy/examples: %w\n%s", err, out)
+	dir := examplesDir(cfg.Mode)
+	if out, err := cluster.Kubectl("apply", "-f", filepath.Join(root, filepath.FromSlash(dir))); err != nil {
+		return fmt.Errorf("applying %s: %w\n%s", dir, err, out)
 	}
 	return nil
+}
+
+// examplesDir holds the examples of mode: the extended kind, or native
+// autoscaling/v2 with the fallback, which only the in-tree mode serves.
+// kubectl apply -f of a directory does not descend into the native one.
+func examplesDir(mode framework.Mode) string {
+	if mode == framework.ModeInTree {
+		return "deploy/examples/native"
+	}
+	return "deploy/examples"
 }
 
 func printWhatToTry(local *framework.Local) {
 	cfg := local.Config()
 	kubectl := fmt.Sprintf("%s --kubeconfig=%s", cfg.Kubectl, cfg.Kubeconfig)
+	// The extended kind's short name, or native autoscaling/v2's.
+	hpa, where := "xhpa", "hpa-controller-manager"
+	if cfg.Mode == framework.ModeInTree {
+		hpa, where = "hpa", "kube-controller-manager (in-tree mode)"
+	}
 	fmt.Printf(`
-kube-hpa is running on a local control plane.
+kube-hpa is running in %s on a local control plane.
 
   kubeconfig:  %s
   kubectl:     %s
@@ -108,18 +149,18 @@ kube-hpa is running on a local control plane.
 
 Try:
 
-  # watch the example HPAs (the Fallback and ScaledToZero columns too)
-  %s get xhpa -A -w
+  # watch the example HPAs
+  %s get %s -A -w
 
   # simulate an outage of the metrics provider: every external metric fails
   %s -n %s patch configmap %s --type=merge -p '{"data":{"fault.external":"error"}}'
   #   after failureDurationSeconds the fallbacks engage:
-  %s describe xhpa queue-worker-fallback
+  %s get %s queue-worker-fallback -o yaml   # status.currentMetrics[].external.fallbackStatus
 
   # bring the metric back
   %s -n %s patch configmap %s --type=merge -p '{"data":{"fault.external":null}}'
 
 Press Ctrl-C to stop everything.
-`, cfg.Kubeconfig, cfg.Kubectl, cfg.LogDir,
-		kubectl, kubectl, cfg.MetricsNamespace, cfg.MetricsConfigMap, kubectl, kubectl, cfg.MetricsNamespace, cfg.MetricsConfigMap)
+`, where, cfg.Kubeconfig, cfg.Kubectl, cfg.LogDir,
+		kubectl, hpa, kubectl, cfg.MetricsNamespace, cfg.MetricsConfigMap, kubectl, hpa, kubectl, cfg.MetricsNamespace, cfg.MetricsConfigMap)
 }

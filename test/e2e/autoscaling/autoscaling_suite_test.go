@@ -3,6 +3,7 @@ package autoscaling
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"testing"
 	"time"
@@ -34,6 +35,26 @@ const (
 	controllerReplicas = 2
 )
 
+// inTreeFeatureGates are the gates of kube-apiserver and
+// kube-controller-manager in in-tree mode: KEP-5679's alpha gate, and
+// KEP-2021's, named so that the suite does not depend on its default. The
+// in-tree patch has no fallback strategy, hence no gate for it.
+func inTreeFeatureGates() map[string]bool {
+	return map[string]bool{"HPAExternalMetricFallback": true, "HPAScaleToZero": true}
+}
+
+// inTreeOptions is the local environment of the in-tree mode: the control
+// plane of make intree, kube-controller-manager running kube-hpa's
+// controller with the suite's sync period, the metrics adapter.
+func inTreeOptions(root string) framework.LocalOptions {
+	return framework.LocalOptions{
+		RepoRoot:     root,
+		Mode:         framework.ModeInTree,
+		SyncPeriod:   syncPeriod,
+		FeatureGates: inTreeFeatureGates(),
+	}
+}
+
 // suite is this ginkgo process's view of the environment, set by
 // SynchronizedBeforeSuite on every process.
 var suite *framework.Environment
@@ -51,11 +72,19 @@ var _ = ginkgo.SynchronizedBeforeSuite(func(ctx context.Context) []byte {
 	ctx = klog.NewContext(ctx, ginkgo.GinkgoLogr)
 	root, err := localcluster.FindRepoRoot()
 	gomega.Expect(err).NotTo(gomega.HaveOccurred())
+	mode, err := framework.ModeFromEnv()
+	gomega.Expect(err).NotTo(gomega.HaveOccurred())
 	var cfg framework.Config
-	if os.Getenv(framework.EnvKubeconfig) != "" {
+	switch {
+	case os.Getenv(framework.EnvKubeconfig) != "":
 		cfg, err = framework.ExternalConfig(root)
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())
-	} else {
+	case mode == framework.ModeInTree:
+		local, err = framework.StartLocal(ctx, inTreeOptions(root))
+		gomega.Expect(err).NotTo(gomega.HaveOccurred(), "starting the local in-tree e2e environment")
+		cfg = local.Config()
+		ginkgo.AddReportEntry("logs", cfg.LogDir)
+	default:
 		local, err = framework.StartLocal(ctx, framework.LocalOptions{
 			RepoRoot:            root,
 			Replicas:            controllerReplicas,
@@ -75,6 +104,7 @@ var _ = ginkgo.SynchronizedBeforeSuite(func(ctx context.Context) []byte {
 		cfg = local.Config()
 		ginkgo.AddReportEntry("logs", cfg.LogDir)
 	}
+	ginkgo.AddReportEntry("mode", fmt.Sprintf("%s (the KEP specs create %s HPAs)", cfg.Mode, cfg.HPAKind))
 	data, err := json.Marshal(cfg)
 	gomega.Expect(err).NotTo(gomega.HaveOccurred())
 	return data

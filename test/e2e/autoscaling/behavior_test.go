@@ -45,7 +45,7 @@ func newBehaviorTarget(ctx context.Context, f *framework.Framework, replicas, mi
 	f.SetExternalMetric(ctx, t.metric, metricValue)
 	hpa := framework.ExternalHPA(t.name, t.name, t.metric, autoscalingv2.AverageValueMetricType, "10", minReplicas, maxReplicas)
 	hpa.Spec.Behavior = behavior
-	f.CreateHPA(ctx, framework.Extended, hpa)
+	f.CreateHPA(ctx, hpaKind(), hpa)
 	return t
 }
 
@@ -101,7 +101,7 @@ var _ = sigDescribe([]string{featureHPA}, "Horizontal pod autoscaling (non-defau
 			// every sync period; the last high one may be up to one period
 			// older than the drop.
 			hold := stabilizationWindow - suite.Config.SyncPeriod.Duration - stepSlack
-			f.WaitForCondition(ctx, framework.Extended, t.name, autoscalingv2.AbleToScale, corev1.ConditionTrue, "ScaleDownStabilized", reaction())
+			f.WaitForCondition(ctx, hpaKind(), t.name, autoscalingv2.AbleToScale, corev1.ConditionTrue, "ScaleDownStabilized", reaction())
 			f.EnsureScaleStays(ctx, t.name, 3, max(hold-time.Since(dropped), 0))
 
 			ginkgo.By("waiting for the scale-down once the window has passed")
@@ -123,11 +123,11 @@ var _ = sigDescribe([]string{featureHPA}, "Horizontal pod autoscaling (non-defau
 			t := newBehaviorTarget(ctx, f, 1, 1, 3, "10", &autoscalingv2.HorizontalPodAutoscalerBehavior{
 				ScaleUp: &autoscalingv2.HPAScalingRules{Policies: []autoscalingv2.HPAScalingPolicy{podsPolicy(1)}},
 			})
-			f.WaitForCondition(ctx, framework.Extended, t.name, autoscalingv2.ScalingActive, corev1.ConditionTrue, "ValidMetricFound", reaction())
+			f.WaitForCondition(ctx, hpaKind(), t.name, autoscalingv2.ScalingActive, corev1.ConditionTrue, "ValidMetricFound", reaction())
 			steps := f.RecordScale(ctx, t.name)
 			ginkgo.By("asking for 10 replicas (capped at 3) at once")
 			f.SetExternalMetric(ctx, t.metric, "100")
-			f.WaitForCondition(ctx, framework.Extended, t.name, autoscalingv2.ScalingLimited, corev1.ConditionTrue, "ScaleUpLimit", reaction())
+			f.WaitForCondition(ctx, hpaKind(), t.name, autoscalingv2.ScalingLimited, corev1.ConditionTrue, "ScaleUpLimit", reaction())
 			f.WaitForScale(ctx, t.name, 3, policyPeriod+reaction())
 			expectSteps(ctx, steps, [2]int32{1, 2}, [2]int32{2, 3})
 		})
@@ -139,11 +139,11 @@ var _ = sigDescribe([]string{featureHPA}, "Horizontal pod autoscaling (non-defau
 					Policies:                   []autoscalingv2.HPAScalingPolicy{podsPolicy(1)},
 				},
 			})
-			f.WaitForCondition(ctx, framework.Extended, t.name, autoscalingv2.ScalingActive, corev1.ConditionTrue, "ValidMetricFound", reaction())
+			f.WaitForCondition(ctx, hpaKind(), t.name, autoscalingv2.ScalingActive, corev1.ConditionTrue, "ValidMetricFound", reaction())
 			steps := f.RecordScale(ctx, t.name)
 			ginkgo.By("asking for 0 replicas (minReplicas 1) at once")
 			f.SetExternalMetric(ctx, t.metric, "0")
-			f.WaitForCondition(ctx, framework.Extended, t.name, autoscalingv2.ScalingLimited, corev1.ConditionTrue, "ScaleDownLimit", reaction())
+			f.WaitForCondition(ctx, hpaKind(), t.name, autoscalingv2.ScalingLimited, corev1.ConditionTrue, "ScaleDownLimit", reaction())
 			f.WaitForScale(ctx, t.name, 1, policyPeriod+reaction())
 			expectSteps(ctx, steps, [2]int32{3, 2}, [2]int32{2, 1})
 		})
@@ -154,7 +154,7 @@ var _ = sigDescribe([]string{featureHPA}, "Horizontal pod autoscaling (non-defau
 			t := newBehaviorTarget(ctx, f, 1, 1, 4, "10", &autoscalingv2.HorizontalPodAutoscalerBehavior{
 				ScaleUp: &autoscalingv2.HPAScalingRules{Policies: []autoscalingv2.HPAScalingPolicy{percentPolicy(100)}},
 			})
-			f.WaitForCondition(ctx, framework.Extended, t.name, autoscalingv2.ScalingActive, corev1.ConditionTrue, "ValidMetricFound", reaction())
+			f.WaitForCondition(ctx, hpaKind(), t.name, autoscalingv2.ScalingActive, corev1.ConditionTrue, "ValidMetricFound", reaction())
 			steps := f.RecordScale(ctx, t.name)
 			ginkgo.By("asking for 10 replicas (capped at 4) at once")
 			f.SetExternalMetric(ctx, t.metric, "100")
@@ -170,7 +170,7 @@ var _ = sigDescribe([]string{featureHPA}, "Horizontal pod autoscaling (non-defau
 					Policies:                   []autoscalingv2.HPAScalingPolicy{percentPolicy(50)},
 				},
 			})
-			f.WaitForCondition(ctx, framework.Extended, t.name, autoscalingv2.ScalingActive, corev1.ConditionTrue, "ValidMetricFound", reaction())
+			f.WaitForCondition(ctx, hpaKind(), t.name, autoscalingv2.ScalingActive, corev1.ConditionTrue, "ValidMetricFound", reaction())
 			steps := f.RecordScale(ctx, t.name)
 			ginkgo.By("asking for 0 replicas (minReplicas 1) at once")
 			f.SetExternalMetric(ctx, t.metric, "0")
@@ -186,7 +186,7 @@ var _ = sigDescribe([]string{featureHPA}, "Horizontal pod autoscaling (non-defau
 				ScaleUp: &autoscalingv2.HPAScalingRules{SelectPolicy: ptr.To(autoscalingv2.DisabledPolicySelect)},
 			})
 			ginkgo.By("waiting for the HPA to want 3 replicas and be held at 1")
-			hpa := f.WaitForHPA(ctx, framework.Extended, t.name, reaction(), "metric read and scale-up limited",
+			hpa := f.WaitForHPA(ctx, hpaKind(), t.name, reaction(), "metric read and scale-up limited",
 				func(h *v2.HorizontalPodAutoscaler) bool {
 					return framework.ConditionMatcher(autoscalingv2.ScalingActive, corev1.ConditionTrue, "ValidMetricFound")(h) &&
 						framework.ConditionMatcher(autoscalingv2.ScalingLimited, corev1.ConditionTrue, "ScaleUpLimit")(h)
@@ -206,7 +206,7 @@ var _ = sigDescribe([]string{featureHPA}, "Horizontal pod autoscaling (non-defau
 			f.WaitForReplicas(ctx, t.name, 3, reaction())
 			ginkgo.By("dropping the metric to 0")
 			f.SetExternalMetric(ctx, t.metric, "0")
-			f.WaitForCondition(ctx, framework.Extended, t.name, autoscalingv2.ScalingLimited, corev1.ConditionTrue, "ScaleDownLimit", reaction())
+			f.WaitForCondition(ctx, hpaKind(), t.name, autoscalingv2.ScalingLimited, corev1.ConditionTrue, "ScaleDownLimit", reaction())
 			f.EnsureScaleStays(ctx, t.name, 3, 2*suite.Config.SyncPeriod.Duration)
 		})
 	})

@@ -11,6 +11,7 @@ import (
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	v2 "github.com/kube-hpa/kube-hpa/api/autoscaling/v2"
 	"github.com/kube-hpa/kube-hpa/test/e2e/framework"
@@ -25,7 +26,9 @@ var _ = sigDescribe([]string{featureHPA, featureFallback, featureZero}, "deploy/
 	f := newFramework("examples")
 
 	ginkgo.It("should be accepted by kubectl apply and get conditions from the controller", func(ctx context.Context) {
-		files, err := filepath.Glob(filepath.Join(suite.Config.RepoRoot, "deploy", "examples", "*.yaml"))
+		kind := hpaKind()
+		dir, wantGroupKind := examplesDir(suite.Config.Mode)
+		files, err := filepath.Glob(filepath.Join(suite.Config.RepoRoot, filepath.FromSlash(dir), "*.yaml"))
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())
 		gomega.Expect(files).NotTo(gomega.BeEmpty())
 
@@ -41,8 +44,8 @@ var _ = sigDescribe([]string{featureHPA, featureFallback, featureZero}, "deploy/
 			objs, err := framework.ReadManifests(file)
 			gomega.Expect(err).NotTo(gomega.HaveOccurred())
 			for _, o := range objs {
-				gomega.Expect(o.GetObjectKind().GroupVersionKind().GroupKind()).To(gomega.Equal(v2.SchemeGroupVersion.WithKind("HorizontalPodAutoscaler").GroupKind()),
-					"%s holds something other than an extended HPA", file)
+				gomega.Expect(o.GetObjectKind().GroupVersionKind().GroupKind()).To(gomega.Equal(wantGroupKind),
+					"%s holds something other than a %s HPA", file, kind)
 				examples = append(examples, example{file: filepath.Base(file), hpa: o})
 			}
 		}
@@ -78,7 +81,7 @@ var _ = sigDescribe([]string{featureHPA, featureFallback, featureZero}, "deploy/
 
 		for _, e := range examples {
 			ginkgo.By("waiting for conditions on " + e.hpa.GetName())
-			f.WaitForHPA(ctx, framework.Extended, e.hpa.GetName(), reaction(), "AbleToScale and ScalingActive=True",
+			f.WaitForHPA(ctx, kind, e.hpa.GetName(), reaction(), "AbleToScale and ScalingActive=True",
 				func(h *v2.HorizontalPodAutoscaler) bool {
 					return framework.FindCondition(h, autoscalingv2.AbleToScale) != nil &&
 						framework.ConditionMatcher(autoscalingv2.ScalingActive, corev1.ConditionTrue, "ValidMetricFound")(h)
@@ -86,7 +89,7 @@ var _ = sigDescribe([]string{featureHPA, featureFallback, featureZero}, "deploy/
 			if strings.Contains(e.file, "fallback") {
 				// The gate is on and the metric is healthy: the fallback's
 				// status says so.
-				hpa := f.WaitForHPA(ctx, framework.Extended, e.hpa.GetName(), reaction(), "fallbackStatus Normal",
+				hpa := f.WaitForHPA(ctx, kind, e.hpa.GetName(), reaction(), "fallbackStatus Normal",
 					func(h *v2.HorizontalPodAutoscaler) bool {
 						return len(h.Status.CurrentMetrics) == 1 && h.Status.CurrentMetrics[0].External != nil &&
 							h.Status.CurrentMetrics[0].External.FallbackStatus == v2.FallbackStatusNormal
@@ -100,9 +103,20 @@ var _ = sigDescribe([]string{featureHPA, featureFallback, featureZero}, "deploy/
 		// stabilization (5 minutes, as upstream) holds the current count:
 		// the condition says so, which is what a user sees first.
 		zero := examples[indexOf(examples, func(e example) bool { return e.file == "scale-to-zero.yaml" })]
-		f.WaitForCondition(ctx, framework.Extended, zero.hpa.GetName(), autoscalingv2.AbleToScale, corev1.ConditionTrue, "ScaleDownStabilized", reaction())
+		f.WaitForCondition(ctx, kind, zero.hpa.GetName(), autoscalingv2.AbleToScale, corev1.ConditionTrue, "ScaleDownStabilized", reaction())
 	})
 })
+
+// examplesDir is the directory of the examples of mode and the kind they
+// hold: the extended kind in CRD mode, native autoscaling/v2 with the
+// fallback in in-tree mode (deploy/examples/native, which a stock API
+// server refuses and the CRD mode therefore never applies).
+func examplesDir(mode framework.Mode) (string, schema.GroupKind) {
+	if mode == framework.ModeInTree {
+		return "deploy/examples/native", autoscalingv2.SchemeGroupVersion.WithKind("HorizontalPodAutoscaler").GroupKind()
+	}
+	return "deploy/examples", v2.SchemeGroupVersion.WithKind("HorizontalPodAutoscaler").GroupKind()
+}
 
 func indexOf[T any](s []T, match func(T) bool) int {
 	for i, v := range s {

@@ -17,9 +17,11 @@ var _ = sigDescribe([]string{featureHPA}, "Horizontal pod autoscaling (external 
 	f := newFramework("external-metrics")
 
 	// Upstream's spec of the same name, on the extended kind and, through
-	// --manage-native-hpas, on native autoscaling/v2 HPAs.
+	// --manage-native-hpas, on native autoscaling/v2 HPAs; in in-tree mode
+	// on native HPAs alone, which kube-controller-manager manages.
 	ginkgo.DescribeTable("should scale up and down based on external metric value",
 		func(ctx context.Context, kind framework.HPAKind, targetType autoscalingv2.MetricTargetType) {
+			requireKind(kind)
 			const name = "consumer"
 			metric := f.UniqueName("queue_messages_ready")
 			f.CreateDeployment(ctx, name, 1)

@@ -20,7 +20,7 @@ func requireFallbackStrategy() {
 	}
 }
 
-var _ = sigDescribe([]string{featureHPA, featureFallback, featureFallbackStrategy}, "Horizontal pod autoscaling (external metric fallback strategy)", func() {
+var _ = sigDescribe([]string{featureHPA, featureFallback, featureFallbackStrategy, crdMode}, "Horizontal pod autoscaling (external metric fallback strategy)", func() {
 	f := newFramework("fallback-strategy")
 
 	// Long like every KEP-5679 spec (180 s of failures), so it runs among

@@ -10,8 +10,6 @@ import (
 	"github.com/onsi/gomega"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 
 	v2 "github.com/kube-hpa/kube-hpa/api/autoscaling/v2"
 	"github.com/kube-hpa/kube-hpa/test/e2e/framework"
@@ -74,7 +72,7 @@ func fallbackHPA(name string, minReplicas, maxReplicas int32, metrics ...v2.Metr
 // failure of metric, not yet in fallback, and returns its time.
 func waitForFirstFailure(ctx context.Context, f *framework.Framework, hpa, metric string, timeout time.Duration) time.Time {
 	ginkgo.GinkgoHelper()
-	got := f.WaitForHPA(ctx, framework.Extended, hpa, timeout, "a firstFailureTime for "+metric, func(h *v2.HorizontalPodAutoscaler) bool {
+	got := f.WaitForHPA(ctx, hpaKind(), hpa, timeout, "a firstFailureTime for "+metric, func(h *v2.HorizontalPodAutoscaler) bool {
 		st := framework.ExternalMetricStatus(h, metric)
 		return st != nil && st.FirstFailureTime != nil
 	})
@@ -93,7 +91,7 @@ type check func(ctx context.Context, g gomega.Gomega)
 // replicas: nothing happens before the deadline.
 func stillFailing(f *framework.Framework, hpa, metric string, firstFailure time.Time, replicas int32) check {
 	return func(ctx context.Context, g gomega.Gomega) {
-		h, err := f.GetHPA(ctx, framework.Extended, hpa)
+		h, err := f.GetHPA(ctx, hpaKind(), hpa)
 		g.Expect(err).NotTo(gomega.HaveOccurred())
 		st := framework.ExternalMetricStatus(h, metric)
 		g.Expect(st).NotTo(gomega.BeNil(), "the status of %s", metric)
@@ -141,7 +139,7 @@ func consistentlyUntil(ctx context.Context, until time.Time, checks ...check) {
 // deadline, checks it did not come before, and returns it.
 func waitForFallbackActive(ctx context.Context, f *framework.Framework, hpa string, deadline time.Time, reaction time.Duration) autoscalingv2.HorizontalPodAutoscalerCondition {
 	ginkgo.GinkgoHelper()
-	cond := f.WaitForCondition(ctx, framework.Extended, hpa, v2.ExternalMetricFallbackActive, corev1.ConditionTrue, "FallbackActive",
+	cond := f.WaitForCondition(ctx, hpaKind(), hpa, v2.ExternalMetricFallbackActive, corev1.ConditionTrue, "FallbackActive",
 		max(time.Until(deadline), 0)+reaction)
 	late := cond.LastTransitionTime.Sub(deadline)
 	ginkgo.AddReportEntry(hpa+": fallback activation after its deadline", late.String())
@@ -178,7 +176,7 @@ var _ = sigDescribe([]string{featureHPA, featureFallback}, "Horizontal pod autos
 		metric := f.UniqueName("queue_depth")
 		f.CreateDeployment(ctx, name, 1)
 		f.SetExternalMetricFault(ctx, metric, framework.FaultError)
-		f.CreateHPA(ctx, framework.Extended, fallbackHPA(name, 1, 5, fallbackMetric(metric, 3)))
+		f.CreateHPA(ctx, hpaKind(), fallbackHPA(name, 1, 5, fallbackMetric(metric, 3)))
 
 		firstFailure := waitForFirstFailure(ctx, f, name, metric, tolerantReaction())
 		deadline := firstFailure.Add(failureDuration)
@@ -201,12 +199,12 @@ var _ = sigDescribe([]string{featureHPA, featureFallback}, "Horizontal pod autos
 		// An empty list of series is a failure too (the error fault is the
 		// previous spec's).
 		f.SetExternalMetricFault(ctx, metric, framework.FaultEmpty)
-		f.CreateHPA(ctx, framework.Extended, fallbackHPA(name, 1, 6, fallbackMetric(metric, 4)))
+		f.CreateHPA(ctx, hpaKind(), fallbackHPA(name, 1, 6, fallbackMetric(metric, 4)))
 
 		firstFailure := waitForFirstFailure(ctx, f, name, metric, tolerantReaction())
 		deadline := firstFailure.Add(failureDuration)
 		ginkgo.By("checking the condition is False while the metric fails but is not in fallback")
-		f.WaitForCondition(ctx, framework.Extended, name, v2.ExternalMetricFallbackActive, corev1.ConditionFalse, "NoFallbackActive", reaction())
+		f.WaitForCondition(ctx, hpaKind(), name, v2.ExternalMetricFallbackActive, corev1.ConditionFalse, "NoFallbackActive", reaction())
 		consistentlyUntil(ctx, deadline, stillFailing(f, name, metric, firstFailure, 2))
 
 		ginkgo.By("waiting for the condition to turn True at the deadline")
@@ -217,7 +215,7 @@ var _ = sigDescribe([]string{featureHPA, featureFallback}, "Horizontal pod autos
 
 		ginkgo.By("checking later passes keep the condition and its transition time")
 		gomega.Consistently(ctx, func(g gomega.Gomega) {
-			h, err := f.GetHPA(ctx, framework.Extended, name)
+			h, err := f.GetHPA(ctx, hpaKind(), name)
 			g.Expect(err).NotTo(gomega.HaveOccurred())
 			c := framework.FindCondition(h, v2.ExternalMetricFallbackActive)
 			g.Expect(c).NotTo(gomega.BeNil())
@@ -232,7 +230,7 @@ var _ = sigDescribe([]string{featureHPA, featureFallback}, "Horizontal pod autos
 		metric := f.UniqueName("queue_depth")
 		f.CreateDeployment(ctx, name, 1)
 		f.SetExternalMetricFault(ctx, metric, framework.FaultError)
-		f.CreateHPA(ctx, framework.Extended, fallbackHPA(name, 1, 6, fallbackMetric(metric, 5)))
+		f.CreateHPA(ctx, hpaKind(), fallbackHPA(name, 1, 6, fallbackMetric(metric, 5)))
 
 		firstFailure := waitForFirstFailure(ctx, f, name, metric, tolerantReaction())
 		deadline := firstFailure.Add(failureDuration)
@@ -244,11 +242,11 @@ var _ = sigDescribe([]string{featureHPA, featureFallback}, "Horizontal pod autos
 		ginkgo.By("answering the metric again: 30 asks for 3 replicas")
 		f.SetExternalMetric(ctx, metric, "30")
 		recovered := time.Now()
-		f.WaitForHPA(ctx, framework.Extended, name, tolerantReaction(), "the metric back to Normal without a firstFailureTime", func(h *v2.HorizontalPodAutoscaler) bool {
+		f.WaitForHPA(ctx, hpaKind(), name, tolerantReaction(), "the metric back to Normal without a firstFailureTime", func(h *v2.HorizontalPodAutoscaler) bool {
 			st := framework.ExternalMetricStatus(h, metric)
 			return st != nil && st.FallbackStatus == v2.FallbackStatusNormal && st.FirstFailureTime == nil && st.Current.AverageValue != nil
 		})
-		f.WaitForCondition(ctx, framework.Extended, name, v2.ExternalMetricFallbackActive, corev1.ConditionFalse, "NoFallbackActive", reaction())
+		f.WaitForCondition(ctx, hpaKind(), name, v2.ExternalMetricFallbackActive, corev1.ConditionFalse, "NoFallbackActive", reaction())
 		f.WaitForEvent(ctx, name, "ExternalMetricFallbackDeactivated", deactivatedMessage(metric), reaction())
 		ginkgo.By("waiting for normal scaling: down from the fallback count to what the metric asks")
 		f.WaitForReplicas(ctx, name, 3, tolerantReaction())
@@ -256,7 +254,7 @@ var _ = sigDescribe([]string{featureHPA, featureFallback}, "Horizontal pod autos
 
 		ginkgo.By("failing again: the run of failures starts over")
 		f.SetExternalMetricFault(ctx, metric, framework.FaultEmpty)
-		h := f.WaitForHPA(ctx, framework.Extended, name, tolerantReaction(), "a new firstFailureTime", func(h *v2.HorizontalPodAutoscaler) bool {
+		h := f.WaitForHPA(ctx, hpaKind(), name, tolerantReaction(), "a new firstFailureTime", func(h *v2.HorizontalPodAutoscaler) bool {
 			st := framework.ExternalMetricStatus(h, metric)
 			return st != nil && st.FirstFailureTime != nil
 		})
@@ -276,7 +274,7 @@ var _ = sigDescribe([]string{featureHPA, featureFallback}, "Horizontal pod autos
 		f.CreateDeployment(ctx, name, 1)
 		f.SetExternalMetric(ctx, healthy, "20")
 		f.SetExternalMetricFault(ctx, failing, framework.FaultError)
-		f.CreateHPA(ctx, framework.Extended, fallbackHPA(name, 1, 10, fallbackMetric(healthy, 0), fallbackMetric(failing, 4)))
+		f.CreateHPA(ctx, hpaKind(), fallbackHPA(name, 1, 10, fallbackMetric(healthy, 0), fallbackMetric(failing, 4)))
 
 		ginkgo.By("scaling up to 2 on the healthy metric while the other fails: a failing metric blocks only scale-downs")
 		f.WaitForReplicas(ctx, name, 2, tolerantReaction())
@@ -295,7 +293,7 @@ var _ = sigDescribe([]string{featureHPA, featureFallback}, "Horizontal pod autos
 		ginkgo.By("lowering the healthy metric to ask for 1: the fallback, a valid metric, allows the scale-down and holds it at 4")
 		f.SetExternalMetric(ctx, healthy, "10")
 		f.WaitForReplicas(ctx, name, 4, tolerantReaction())
-		h := f.WaitForHPA(ctx, framework.Extended, name, tolerantReaction(), "the healthy metric read at 4 replicas", func(h *v2.HorizontalPodAutoscaler) bool {
+		h := f.WaitForHPA(ctx, hpaKind(), name, tolerantReaction(), "the healthy metric read at 4 replicas", func(h *v2.HorizontalPodAutoscaler) bool {
 			st := framework.ExternalMetricStatus(h, healthy)
 			// 10 over 4 replicas.
 			return h.Status.CurrentReplicas == 4 && st != nil && quantityIs(st.Current.AverageValue, "2500m")
@@ -316,8 +314,8 @@ var _ = sigDescribe([]string{featureHPA, featureFallback}, "Horizontal pod autos
 		// too. No activationSlack below: at the deadline a pass may be
 		// waiting for a hanging fetch.
 		f.SetExternalMetricFault(ctx, aboveMetric, framework.FaultHang)
-		f.CreateHPA(ctx, framework.Extended, fallbackHPA(above, 1, 3, fallbackMetric(aboveMetric, 6)))
-		f.CreateHPA(ctx, framework.Extended, fallbackHPA(below, 3, 10, fallbackMetric(belowMetric, 1)))
+		f.CreateHPA(ctx, hpaKind(), fallbackHPA(above, 1, 3, fallbackMetric(aboveMetric, 6)))
+		f.CreateHPA(ctx, hpaKind(), fallbackHPA(below, 3, 10, fallbackMetric(belowMetric, 1)))
 
 		aboveFailure := waitForFirstFailure(ctx, f, above, aboveMetric, tolerantReaction())
 		belowFailure := waitForFirstFailure(ctx, f, below, belowMetric, tolerantReaction())
@@ -331,14 +329,14 @@ var _ = sigDescribe([]string{featureHPA, featureFallback}, "Horizontal pod autos
 		ginkgo.By("waiting for fallback 6 to be held at maxReplicas 3")
 		waitForFallbackActive(ctx, f, above, aboveDeadline, tolerantReaction())
 		f.WaitForReplicas(ctx, above, 3, tolerantReaction())
-		f.WaitForCondition(ctx, framework.Extended, above, autoscalingv2.ScalingLimited, corev1.ConditionTrue, "TooManyReplicas", reaction())
+		f.WaitForCondition(ctx, hpaKind(), above, autoscalingv2.ScalingLimited, corev1.ConditionTrue, "TooManyReplicas", reaction())
 
 		ginkgo.By("waiting for fallback 1 to be held at minReplicas 3, scaling down from 5")
 		waitForFallbackActive(ctx, f, below, belowDeadline, tolerantReaction())
 		f.WaitForReplicas(ctx, below, 3, tolerantReaction())
-		f.WaitForCondition(ctx, framework.Extended, below, autoscalingv2.ScalingLimited, corev1.ConditionTrue, "TooFewReplicas", reaction())
+		f.WaitForCondition(ctx, hpaKind(), below, autoscalingv2.ScalingLimited, corev1.ConditionTrue, "TooFewReplicas", reaction())
 		for _, name := range []string{above, below} {
-			h, err := f.GetHPA(ctx, framework.Extended, name)
+			h, err := f.GetHPA(ctx, hpaKind(), name)
 			gomega.Expect(err).NotTo(gomega.HaveOccurred())
 			gomega.Expect(h.Status.DesiredReplicas).To(gomega.Equal(int32(3)), "desiredReplicas of %s", name)
 		}
@@ -353,13 +351,13 @@ var _ = sigDescribe([]string{featureHPA, featureFallback}, "Horizontal pod autos
 		f.SetExternalMetric(ctx, healthy, "20")
 		f.SetExternalMetricFault(ctx, failing, framework.FaultError)
 		f.SetExternalMetric(ctx, plain, "10")
-		f.CreateHPA(ctx, framework.Extended, fallbackHPA(name, 1, 10,
+		f.CreateHPA(ctx, hpaKind(), fallbackHPA(name, 1, 10,
 			fallbackMetric(healthy, 7), fallbackMetric(failing, 3), fallbackMetric(plain, 0)))
 
 		firstFailure := waitForFirstFailure(ctx, f, name, failing, tolerantReaction())
 		deadline := firstFailure.Add(failureDuration)
 		ginkgo.By("checking the status of each metric while one fails")
-		f.WaitForHPA(ctx, framework.Extended, name, tolerantReaction(), "every metric reported", func(h *v2.HorizontalPodAutoscaler) bool {
+		f.WaitForHPA(ctx, hpaKind(), name, tolerantReaction(), "every metric reported", func(h *v2.HorizontalPodAutoscaler) bool {
 			return reportsHealthy(h, healthy, true) && reportsHealthy(h, plain, false) && len(h.Status.CurrentMetrics) == 3
 		})
 		consistentlyUntil(ctx, deadline, stillFailing(f, name, failing, firstFailure, 2))
@@ -369,7 +367,7 @@ var _ = sigDescribe([]string{featureHPA, featureFallback}, "Horizontal pod autos
 		gomega.Expect(cond.Message).To(gomega.ContainSubstring(failing))
 		gomega.Expect(cond.Message).NotTo(gomega.ContainSubstring(healthy))
 		gomega.Expect(cond.Message).NotTo(gomega.ContainSubstring(plain))
-		h := f.WaitForHPA(ctx, framework.Extended, name, tolerantReaction(), "one metric in fallback, two healthy", func(h *v2.HorizontalPodAutoscaler) bool {
+		h := f.WaitForHPA(ctx, hpaKind(), name, tolerantReaction(), "one metric in fallback, two healthy", func(h *v2.HorizontalPodAutoscaler) bool {
 			st := framework.ExternalMetricStatus(h, failing)
 			return st != nil && st.FallbackStatus == v2.FallbackStatusFallback &&
 				reportsHealthy(h, healthy, true) && reportsHealthy(h, plain, false)
@@ -389,7 +387,7 @@ var _ = sigDescribe([]string{featureHPA, featureFallback}, "Horizontal pod autos
 		f.CreateDeployment(ctx, name, 1)
 		f.SetExternalMetricFault(ctx, first, framework.FaultError)
 		f.SetExternalMetricFault(ctx, second, framework.FaultEmpty)
-		f.CreateHPA(ctx, framework.Extended, fallbackHPA(name, 1, 10, fallbackMetric(first, 3), fallbackMetric(second, 5)))
+		f.CreateHPA(ctx, hpaKind(), fallbackHPA(name, 1, 10, fallbackMetric(first, 3), fallbackMetric(second, 5)))
 
 		firstFailure := waitForFirstFailure(ctx, f, name, first, tolerantReaction())
 		secondFailure := waitForFirstFailure(ctx, f, name, second, tolerantReaction())
@@ -401,7 +399,7 @@ var _ = sigDescribe([]string{featureHPA, featureFallback}, "Horizontal pod autos
 
 		ginkgo.By("waiting for both metrics in fallback and max(3, 5)")
 		waitForFallbackActive(ctx, f, name, deadline, tolerantReaction())
-		h := f.WaitForHPA(ctx, framework.Extended, name, tolerantReaction(), "both metrics in fallback", func(h *v2.HorizontalPodAutoscaler) bool {
+		h := f.WaitForHPA(ctx, hpaKind(), name, tolerantReaction(), "both metrics in fallback", func(h *v2.HorizontalPodAutoscaler) bool {
 			a, b := framework.ExternalMetricStatus(h, first), framework.ExternalMetricStatus(h, second)
 			return a != nil && b != nil && a.FallbackStatus == v2.FallbackStatusFallback && b.FallbackStatus == v2.FallbackStatusFallback
 		})
@@ -415,7 +413,7 @@ var _ = sigDescribe([]string{featureHPA, featureFallback}, "Horizontal pod autos
 		f.SetExternalMetric(ctx, second, "10")
 		f.WaitForReplicas(ctx, name, 3, tolerantReaction())
 		f.WaitForEvent(ctx, name, "ExternalMetricFallbackDeactivated", deactivatedMessage(second), reaction())
-		h = f.WaitForHPA(ctx, framework.Extended, name, reaction(), "only the first metric in fallback", func(h *v2.HorizontalPodAutoscaler) bool {
+		h = f.WaitForHPA(ctx, hpaKind(), name, reaction(), "only the first metric in fallback", func(h *v2.HorizontalPodAutoscaler) bool {
 			c := framework.FindCondition(h, v2.ExternalMetricFallbackActive)
 			return conditionIsTrue(c) && reportsHealthy(h, second, true)
 		})
@@ -439,6 +437,35 @@ func reportsHealthy(h *v2.HorizontalPodAutoscaler, metric string, withFallback b
 	return st.FallbackStatus == ""
 }
 
+// restartControllers restarts what runs the controller: every
+// hpa-controller-manager replica, one at a time (CRD mode), or
+// kube-controller-manager (in-tree mode). Each new process started after
+// firstFailure, so it knows of the failure only from status.
+func restartControllers(ctx context.Context, firstFailure time.Time) {
+	ginkgo.GinkgoHelper()
+	begin := time.Now()
+	if kcm := suite.ControllerManager(); kcm != nil {
+		ginkgo.By("restarting kube-controller-manager")
+		status, err := kcm.Restart(ctx)
+		gomega.Expect(err).NotTo(gomega.HaveOccurred())
+		ginkgo.AddReportEntry("restart of kube-controller-manager", time.Since(begin).Round(10*time.Millisecond).String())
+		gomega.Expect(status.StartedAt).To(gomega.BeTemporally(">", firstFailure), "kube-controller-manager started after the first failure")
+		ginkgo.By(fmt.Sprintf("kube-controller-manager runs as pid %d (start %d); it knows of the first failure only from status", status.PID, status.Starts))
+		return
+	}
+	gomega.Expect(suite.Controllers).NotTo(gomega.BeNil(), "the environment has no controls of the controller")
+	ginkgo.By("restarting every controller replica, one at a time")
+	leader, err := suite.Controllers.RestartEachReplica(ctx)
+	gomega.Expect(err).NotTo(gomega.HaveOccurred())
+	ginkgo.AddReportEntry("restart of every replica", time.Since(begin).Round(10*time.Millisecond).String())
+	replicas, err := suite.Controllers.Control().Replicas(ctx)
+	gomega.Expect(err).NotTo(gomega.HaveOccurred())
+	for _, r := range replicas {
+		gomega.Expect(r.StartedAt).To(gomega.BeTemporally(">", firstFailure), "replica %s started after the first failure", r.Name)
+	}
+	ginkgo.By(fmt.Sprintf("replica %d leads; it knows of the first failure only from status", leader))
+}
+
 // restartQuiet is how long a restart of every controller replica may keep
 // the HPAs from being reconciled: the handover, the new leader's caches
 // and its first pass, one sync period after they sync.
@@ -447,18 +474,14 @@ const restartQuiet = 30 * time.Second
 // fallbackDeadlinesWithin lists the fallbacks of other namespaces' HPAs
 // that are due within [from, to]: metrics failing, not yet in fallback.
 func fallbackDeadlinesWithin(ctx context.Context, f *framework.Framework, from, to time.Time) ([]string, error) {
-	list, err := f.Dynamic.Resource(v2.GroupVersionResource()).List(ctx, metav1.ListOptions{})
+	hpas, err := f.ListHPAs(ctx, hpaKind())
 	if err != nil {
 		return nil, err
 	}
 	var due []string
-	for _, item := range list.Items {
-		if item.GetNamespace() == f.Namespace {
+	for _, h := range hpas {
+		if h.Namespace == f.Namespace {
 			continue
-		}
-		h := &v2.HorizontalPodAutoscaler{}
-		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(item.Object, h); err != nil {
-			return nil, err
 		}
 		for _, m := range h.Spec.Metrics {
 			if m.External == nil || m.External.Fallback == nil || m.External.Fallback.FailureDurationSeconds == nil {
@@ -489,14 +512,14 @@ func fallbackDeadlinesWithin(ctx context.Context, f *framework.Framework, from, 
 var _ = sigDescribe([]string{featureHPA, featureFallback, disruptive}, "Horizontal pod autoscaling (external metric fallback, disruptive)", func() {
 	f := newFramework("fallback-disruptive")
 
-	ginkgo.It("should activate fallback at firstFailureTime + failureDurationSeconds across a restart of every controller replica", afterShortSpecs, func(ctx context.Context) {
+	ginkgo.It("should activate fallback at firstFailureTime + failureDurationSeconds across a restart of the controller", afterShortSpecs, func(ctx context.Context) {
 		requireLocal()
 		f.TolerateDisruptions(ctx)
 		const name = "worker"
 		metric := f.UniqueName("queue_depth")
 		f.CreateDeployment(ctx, name, 1)
 		f.SetExternalMetricFault(ctx, metric, framework.FaultError)
-		f.CreateHPA(ctx, framework.Extended, fallbackHPA(name, 1, 5, fallbackMetric(metric, 3)))
+		f.CreateHPA(ctx, hpaKind(), fallbackHPA(name, 1, 5, fallbackMetric(metric, 3)))
 		firstFailure := waitForFirstFailure(ctx, f, name, metric, tolerantReaction())
 		deadline := firstFailure.Add(failureDuration)
 
@@ -514,18 +537,8 @@ var _ = sigDescribe([]string{featureHPA, featureFallback, disruptive}, "Horizont
 		gomega.Eventually(ctx, func(ctx context.Context) ([]string, error) {
 			return fallbackDeadlinesWithin(ctx, f, time.Now().Add(-activationSlack), time.Now().Add(restartQuiet))
 		}).WithTimeout(max(time.Until(restartBy), time.Second)).WithPolling(time.Second).Should(gomega.BeEmpty())
-		ginkgo.By("restarting every controller replica, one at a time")
-		begin := time.Now()
-		leader, err := suite.Controllers.RestartEachReplica(ctx)
-		gomega.Expect(err).NotTo(gomega.HaveOccurred())
-		ginkgo.AddReportEntry("restart of every replica", time.Since(begin).Round(10*time.Millisecond).String())
+		restartControllers(ctx, firstFailure)
 		gomega.Expect(time.Now()).To(gomega.BeTemporally("<", deadline.Add(-30*time.Second)), "the restart ended too close to the deadline to tell anything")
-		replicas, err := suite.Controllers.Control().Replicas(ctx)
-		gomega.Expect(err).NotTo(gomega.HaveOccurred())
-		for _, r := range replicas {
-			gomega.Expect(r.StartedAt).To(gomega.BeTemporally(">", firstFailure), "replica %s started after the first failure", r.Name)
-		}
-		ginkgo.By(fmt.Sprintf("replica %d leads; it knows of the first failure only from status", leader))
 
 		consistentlyUntil(ctx, deadline, stillFailing(f, name, metric, firstFailure, 1))
 		ginkgo.By("waiting for the fallback at the deadline the first failure set, not one counted from the restart")
@@ -546,7 +559,7 @@ var _ = sigDescribe([]string{featureHPA, featureFallback, disruptive}, "Horizont
 		metric := f.UniqueName("queue_depth")
 		f.CreateDeployment(ctx, name, 1)
 		f.SetExternalMetricFault(ctx, metric, framework.FaultError)
-		f.CreateHPA(ctx, framework.Extended, fallbackHPA(name, 1, 5, fallbackMetric(metric, 3)))
+		f.CreateHPA(ctx, hpaKind(), fallbackHPA(name, 1, 5, fallbackMetric(metric, 3)))
 		firstFailure := waitForFirstFailure(ctx, f, name, metric, tolerantReaction())
 		deadline := firstFailure.Add(failureDuration)
 
@@ -568,7 +581,7 @@ var _ = sigDescribe([]string{featureHPA, featureFallback, disruptive}, "Horizont
 		// The controller's own account of the failure, before the deadline:
 		// the aggregator answers 503 for the adapter. (Events would not do:
 		// the recorder drops repeats of a failure event after a burst.)
-		f.WaitForHPA(ctx, framework.Extended, name, max(time.Until(deadline), time.Second), "the metrics API reported unavailable",
+		f.WaitForHPA(ctx, hpaKind(), name, max(time.Until(deadline), time.Second), "the metrics API reported unavailable",
 			func(h *v2.HorizontalPodAutoscaler) bool {
 				c := framework.FindCondition(h, autoscalingv2.ScalingActive)
 				return c != nil && c.Status == corev1.ConditionFalse && c.Reason == "FailedGetExternalMetric" &&
@@ -580,7 +593,7 @@ var _ = sigDescribe([]string{featureHPA, featureFallback, disruptive}, "Horizont
 		running, err := adapter.Running(ctx)
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())
 		gomega.Expect(running).To(gomega.BeFalse(), "the adapter was stopped all along")
-		h, err := f.GetHPA(ctx, framework.Extended, name)
+		h, err := f.GetHPA(ctx, hpaKind(), name)
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())
 		st := framework.ExternalMetricStatus(h, metric)
 		gomega.Expect(st.FallbackStatus).To(gomega.Equal(v2.FallbackStatusFallback))

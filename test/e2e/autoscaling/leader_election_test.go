@@ -38,7 +38,7 @@ func takeoverSlack() time.Duration {
 	return time.Duration(2*float64(leaderElectRetryPeriod)*leaderElectJitter) + apiSlack
 }
 
-var _ = sigDescribe([]string{featureHPA, serial, disruptive}, "hpa-controller-manager leader election", func() {
+var _ = sigDescribe([]string{featureHPA, serial, disruptive, crdMode}, "hpa-controller-manager leader election", func() {
 	f := newFramework("leader-election")
 
 	ginkgo.It("should keep scaling after the leader is killed, within the lease duration and one sync period", func(ctx context.Context) {

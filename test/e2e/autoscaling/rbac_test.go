@@ -81,7 +81,7 @@ func ruleKey(r rbacv1.PolicyRule) string {
 // verbKey names one verb of a rule; rbacProbes is keyed by it.
 func verbKey(r rbacv1.PolicyRule, verb string) string { return ruleKey(r) + " " + verb }
 
-var _ = sigDescribe([]string{featureHPA, serial, disruptive}, "hpa-controller-manager RBAC (deploy/rbac.yaml)", func() {
+var _ = sigDescribe([]string{featureHPA, serial, disruptive, crdMode}, "hpa-controller-manager RBAC (deploy/rbac.yaml)", func() {
 	f := newFramework("rbac")
 
 	rbac, err := readDeployRBAC()

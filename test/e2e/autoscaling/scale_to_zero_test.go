@@ -35,9 +35,11 @@ func pausedFor() time.Duration { return staleness() + 2*suite.Config.SyncPeriod.
 var _ = sigDescribe([]string{featureHPA, featureZero}, "Horizontal pod autoscaling (scale to zero)", func() {
 	f := newFramework("zero")
 
-	// Upstream's spec of the same name (KEP-2021), on both kinds.
+	// Upstream's spec of the same name (KEP-2021), on both kinds (in
+	// in-tree mode on native HPAs alone).
 	ginkgo.DescribeTable("should scale down to zero and back up based on external metric value",
 		func(ctx context.Context, kind framework.HPAKind) {
+			requireKind(kind)
 			const name = "consumer"
 			metric := f.UniqueName("queue_messages_ready")
 			f.CreateDeployment(ctx, name, 2)
@@ -74,15 +76,15 @@ var _ = sigDescribe([]string{featureHPA, featureZero}, "Horizontal pod autoscali
 		metric := f.UniqueName("queue_messages_ready")
 		f.CreateDeployment(ctx, name, 1)
 		f.SetExternalMetric(ctx, metric, "30")
-		f.CreateHPA(ctx, framework.Extended, zeroHPA(name, metric, 5))
+		f.CreateHPA(ctx, hpaKind(), zeroHPA(name, metric, 5))
 		f.WaitForReplicas(ctx, name, 3, reaction())
 
 		ginkgo.By("scaling the Deployment to zero by hand while the metric asks for 3")
 		f.ScaleByHand(ctx, name, 0)
 		f.WaitForReplicas(ctx, name, 0, framework.ReplicasTimeout)
-		f.WaitForCondition(ctx, framework.Extended, name, autoscalingv2.ScalingActive, corev1.ConditionFalse, "ScalingDisabled", reaction())
+		f.WaitForCondition(ctx, hpaKind(), name, autoscalingv2.ScalingActive, corev1.ConditionFalse, "ScalingDisabled", reaction())
 		f.EnsureScaleStays(ctx, name, 0, pausedFor())
-		h, err := f.GetHPA(ctx, framework.Extended, name)
+		h, err := f.GetHPA(ctx, hpaKind(), name)
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())
 		gomega.Expect(h).To(gomega.Satisfy(notScaledToZero), "ScaledToZero is True only when the HPA scaled to zero itself")
 		gomega.Expect(h.Status.DesiredReplicas).To(gomega.Equal(int32(0)))
@@ -90,7 +92,7 @@ var _ = sigDescribe([]string{featureHPA, featureZero}, "Horizontal pod autoscali
 		ginkgo.By("scaling it back to 1 by hand: the HPA resumes")
 		f.ScaleByHand(ctx, name, 1)
 		f.WaitForReplicas(ctx, name, 3, reaction())
-		f.WaitForCondition(ctx, framework.Extended, name, autoscalingv2.ScalingActive, corev1.ConditionTrue, "ValidMetricFound", reaction())
+		f.WaitForCondition(ctx, hpaKind(), name, autoscalingv2.ScalingActive, corev1.ConditionTrue, "ValidMetricFound", reaction())
 	})
 
 	ginkgo.It("should scale back up to minReplicas when minReplicas is raised from 0 while scaled to zero", func(ctx context.Context) {
@@ -98,14 +100,14 @@ var _ = sigDescribe([]string{featureHPA, featureZero}, "Horizontal pod autoscali
 		metric := f.UniqueName("queue_messages_ready")
 		f.CreateDeployment(ctx, name, 1)
 		f.SetExternalMetric(ctx, metric, "0")
-		f.CreateHPA(ctx, framework.Extended, zeroHPA(name, metric, 5))
+		f.CreateHPA(ctx, hpaKind(), zeroHPA(name, metric, 5))
 		f.WaitForReplicas(ctx, name, 0, reaction())
-		f.WaitForCondition(ctx, framework.Extended, name, v2.ScaledToZero, corev1.ConditionTrue, "ScaledToZero", reaction())
+		f.WaitForCondition(ctx, hpaKind(), name, v2.ScaledToZero, corev1.ConditionTrue, "ScaledToZero", reaction())
 
 		ginkgo.By("raising minReplicas to 1, the metric still asking for none")
-		f.UpdateHPA(ctx, framework.Extended, name, func(h *v2.HorizontalPodAutoscaler) { h.Spec.MinReplicas = ptr.To[int32](1) })
+		f.UpdateHPA(ctx, hpaKind(), name, func(h *v2.HorizontalPodAutoscaler) { h.Spec.MinReplicas = ptr.To[int32](1) })
 		f.WaitForReplicas(ctx, name, 1, reaction())
-		f.WaitForCondition(ctx, framework.Extended, name, v2.ScaledToZero, corev1.ConditionFalse, "NotScaledToZero", reaction())
+		f.WaitForCondition(ctx, hpaKind(), name, v2.ScaledToZero, corev1.ConditionFalse, "NotScaledToZero", reaction())
 		f.WaitForEvent(ctx, name, "SuccessfulRescale", "New size: 1; reason: Current number of replicas below Spec.MinReplicas", reaction())
 		f.EnsureScaleStays(ctx, name, 1, 2*suite.Config.SyncPeriod.Duration)
 	})
@@ -113,6 +115,9 @@ var _ = sigDescribe([]string{featureHPA, featureZero}, "Horizontal pod autoscali
 	ginkgo.It("should never scale to zero an HPA with only a CPU metric", func(ctx context.Context) {
 		ginkgo.By("applying minReplicas 0 with only a CPU metric, which kubectl apply must refuse")
 		for _, kind := range []framework.HPAKind{framework.Extended, framework.Native} {
+			if !suite.Config.Mode.Serves(kind) {
+				continue // the in-tree mode has no CRD
+			}
 			out, err := f.Kubectl(ctx, cpuHPAManifest(kind, "cpu-zero", 0), "apply", "-n", f.Namespace, "-f", "-")
 			gomega.Expect(err).To(gomega.HaveOccurred(), "kubectl apply of a %s HPA with minReplicas 0 and only a CPU metric: %s", kind, out)
 			gomega.Expect(err.Error()).To(gomega.And(gomega.ContainSubstring("spec.metrics"), gomega.ContainSubstring("Object or External")),
@@ -122,16 +127,16 @@ var _ = sigDescribe([]string{featureHPA, featureZero}, "Horizontal pod autoscali
 		ginkgo.By("scaling the target of a CPU HPA with minReplicas 1 to zero by hand: the HPA pauses")
 		const name = "worker"
 		f.CreateDeployment(ctx, name, 1)
-		out, err := f.Kubectl(ctx, cpuHPAManifest(framework.Extended, name, 1), "apply", "-n", f.Namespace, "-f", "-")
+		out, err := f.Kubectl(ctx, cpuHPAManifest(hpaKind(), name, 1), "apply", "-n", f.Namespace, "-f", "-")
 		gomega.Expect(err).NotTo(gomega.HaveOccurred(), out)
 		// The local environment serves no resource metrics: the HPA runs
 		// but cannot read CPU, so it never proposes a count of its own.
-		f.WaitForCondition(ctx, framework.Extended, name, autoscalingv2.ScalingActive, corev1.ConditionFalse, "FailedGetResourceMetric", reaction())
+		f.WaitForCondition(ctx, hpaKind(), name, autoscalingv2.ScalingActive, corev1.ConditionFalse, "FailedGetResourceMetric", reaction())
 		f.ScaleByHand(ctx, name, 0)
 		f.WaitForReplicas(ctx, name, 0, framework.ReplicasTimeout)
-		f.WaitForCondition(ctx, framework.Extended, name, autoscalingv2.ScalingActive, corev1.ConditionFalse, "ScalingDisabled", reaction())
+		f.WaitForCondition(ctx, hpaKind(), name, autoscalingv2.ScalingActive, corev1.ConditionFalse, "ScalingDisabled", reaction())
 		f.EnsureScaleStays(ctx, name, 0, 2*suite.Config.SyncPeriod.Duration)
-		h, err := f.GetHPA(ctx, framework.Extended, name)
+		h, err := f.GetHPA(ctx, hpaKind(), name)
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())
 		gomega.Expect(h).To(gomega.Satisfy(notScaledToZero))
 	})
@@ -174,19 +179,19 @@ var _ = sigDescribe([]string{featureHPA, featureZero, featureFallback}, "Horizon
 		f.SetExternalMetricFault(ctx, pausedMetric, framework.FaultError)
 		for _, hpa := range []*v2.HorizontalPodAutoscaler{zeroHPA(scaled, scaledMetric, 5), zeroHPA(paused, pausedMetric, 5)} {
 			hpa.Spec.Metrics[0].External.Fallback = framework.Fallback(2, failureDuration)
-			f.CreateHPA(ctx, framework.Extended, hpa)
+			f.CreateHPA(ctx, hpaKind(), hpa)
 		}
 
 		ginkgo.By("letting the HPA scale one workload to zero on an empty queue")
 		f.WaitForReplicas(ctx, scaled, 0, tolerantReaction())
-		f.WaitForCondition(ctx, framework.Extended, scaled, v2.ScaledToZero, corev1.ConditionTrue, "ScaledToZero", tolerantReaction())
+		f.WaitForCondition(ctx, hpaKind(), scaled, v2.ScaledToZero, corev1.ConditionTrue, "ScaledToZero", tolerantReaction())
 		ginkgo.By("failing that workload's metric: at zero, an HPA that scaled to zero still asks it")
 		f.SetExternalMetricFault(ctx, scaledMetric, framework.FaultError)
 
 		ginkgo.By("scaling the other workload to zero by hand once its metric has failed")
 		pausedFailure := waitForFirstFailure(ctx, f, paused, pausedMetric, tolerantReaction())
 		f.ScaleByHand(ctx, paused, 0)
-		f.WaitForCondition(ctx, framework.Extended, paused, autoscalingv2.ScalingActive, corev1.ConditionFalse, "ScalingDisabled", tolerantReaction())
+		f.WaitForCondition(ctx, hpaKind(), paused, autoscalingv2.ScalingActive, corev1.ConditionFalse, "ScalingDisabled", tolerantReaction())
 
 		firstFailure := waitForFirstFailure(ctx, f, scaled, scaledMetric, tolerantReaction())
 		deadline := firstFailure.Add(failureDuration)
@@ -195,12 +200,12 @@ var _ = sigDescribe([]string{featureHPA, featureZero, featureFallback}, "Horizon
 		ginkgo.By("waiting for the fallback to bring back the workload the HPA scaled to zero")
 		waitForFallbackActive(ctx, f, scaled, deadline, tolerantReaction())
 		f.WaitForReplicas(ctx, scaled, 2, tolerantReaction())
-		f.WaitForCondition(ctx, framework.Extended, scaled, v2.ScaledToZero, corev1.ConditionFalse, "NotScaledToZero", reaction())
+		f.WaitForCondition(ctx, hpaKind(), scaled, v2.ScaledToZero, corev1.ConditionFalse, "NotScaledToZero", reaction())
 
 		ginkgo.By("checking the workload a person scaled to zero stays there, its fallback due long ago")
 		gomega.Expect(time.Now()).To(gomega.BeTemporally(">", pausedFailure.Add(failureDuration)))
 		f.EnsureScaleStays(ctx, paused, 0, 2*suite.Config.SyncPeriod.Duration)
-		h, err := f.GetHPA(ctx, framework.Extended, paused)
+		h, err := f.GetHPA(ctx, hpaKind(), paused)
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())
 		for _, c := range []struct {
 			t      autoscalingv2.HorizontalPodAutoscalerConditionType

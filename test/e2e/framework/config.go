@@ -11,6 +11,10 @@ import (
 
 // Environment variables that point the suite at an existing cluster.
 const (
+	// EnvMode chooses the mode the suite tests: "crd" (the default)
+	// or "intree" (ModeInTree). Locally it decides what process 1 starts;
+	// with KUBECONFIG it says what that cluster runs.
+	EnvMode = "E2E_MODE"
 	// EnvKubeconfig names the kubeconfig of an existing cluster; when it is
 	// set the suite starts nothing. The cluster must have:
 	//   - the CRD of deploy/crd and the admission webhook of deploy/webhook.yaml,
@@ -41,6 +45,48 @@ const (
 	EnvControllerBinary = "E2E_HPA_CONTROLLER_MANAGER"
 	EnvAdapterBinary    = "E2E_METRICS_ADAPTER"
 )
+
+// Mode is how kube-hpa's controller runs in the environment.
+type Mode string
+
+const (
+	// ModeCRD: hpa-controller-manager manages the extended kind (a CRD)
+	// and, with --manage-native-hpas, native autoscaling/v2 HPAs, beside a
+	// kube-controller-manager without its HPA controller; a stock
+	// kube-apiserver, so native HPAs cannot carry a fallback.
+	ModeCRD Mode = "crd"
+	// ModeInTree: the kube-apiserver and kube-controller-manager of make
+	// intree, which serve the fallback in native autoscaling/v2 and run
+	// kube-hpa's controller as kube-controller-manager's HPA controller.
+	// No CRD, no hpa-controller-manager, no webhook.
+	ModeInTree Mode = "intree"
+)
+
+// ModeFromEnv reads EnvMode.
+func ModeFromEnv() (Mode, error) {
+	switch v := Mode(os.Getenv(EnvMode)); v {
+	case "", ModeCRD:
+		return ModeCRD, nil
+	case ModeInTree:
+		return ModeInTree, nil
+	default:
+		return "", fmt.Errorf("%s=%q: want %q or %q", EnvMode, v, ModeCRD, ModeInTree)
+	}
+}
+
+// KEPHPAKind is the kind of HPA that the specs of KEP-5679 and KEP-2021
+// create in mode: the extended kind in CRD mode (a stock API server drops
+// the fallback of a native HPA), native autoscaling/v2 in in-tree mode.
+func (m Mode) KEPHPAKind() HPAKind {
+	if m == ModeInTree {
+		return Native
+	}
+	return Extended
+}
+
+// Serves tells whether mode has a controller for HPAs of kind: the CRD
+// mode manages both kinds, the in-tree mode only native ones.
+func (m Mode) Serves(kind HPAKind) bool { return kind == Native || m != ModeInTree }
 
 // Duration is a time.Duration that reads and writes as "5s" in JSON.
 type Duration struct{ time.Duration }
@@ -73,6 +119,11 @@ type ReplicaEndpoints struct {
 type Config struct {
 	// Local is true when process 1 started the environment itself.
 	Local bool `json:"local"`
+	// Mode is how the controller runs (ModeCRD, ModeInTree).
+	Mode Mode `json:"mode"`
+	// HPAKind is the kind of HPA the specs of the KEPs create
+	// (Mode.KEPHPAKind).
+	HPAKind HPAKind `json:"hpaKind"`
 	// Kubeconfig is an administrator's kubeconfig.
 	Kubeconfig string `json:"kubeconfig"`
 	Kubectl    string `json:"kubectl"`
@@ -91,8 +142,8 @@ type Config struct {
 	// the window share one fetch); specs add it to their waits.
 	MetricSharingWindow Duration `json:"metricSharingWindow"`
 	LeaseDuration       Duration `json:"leaseDuration"`
-	// FeatureGates are the gates the controller (and its webhook) run with,
-	// as far as the suite knows.
+	// FeatureGates are the gates the controller (and its webhook, or in
+	// in-tree mode kube-apiserver) run with, as far as the suite knows.
 	FeatureGates map[string]bool `json:"featureGates"`
 
 	// The rest is set only in the local environment.
@@ -101,8 +152,12 @@ type Config struct {
 	ControlURL string `json:"controlURL,omitempty"`
 	// AdapterControlURL is process 1's control endpoint of the metrics
 	// adapter (Environment.Adapter).
-	AdapterControlURL string             `json:"adapterControlURL,omitempty"`
-	Replicas          []ReplicaEndpoints `json:"replicas,omitempty"`
+	AdapterControlURL string `json:"adapterControlURL,omitempty"`
+	// ControllerManagerControlURL is process 1's control endpoint of
+	// kube-controller-manager (Environment.ControllerManager), in in-tree
+	// mode only.
+	ControllerManagerControlURL string             `json:"controllerManagerControlURL,omitempty"`
+	Replicas                    []ReplicaEndpoints `json:"replicas,omitempty"`
 	// LogDir holds the log of every process of the environment.
 	LogDir string `json:"logDir,omitempty"`
 }
@@ -118,9 +173,19 @@ const (
 	upstreamSyncPeriod = 15 * time.Second
 )
 
-// ExternalConfig describes the existing cluster named by KUBECONFIG.
+// ExternalConfig describes the existing cluster named by KUBECONFIG, in
+// the mode of EnvMode. In in-tree mode its kube-apiserver and
+// kube-controller-manager must run with
+// --feature-gates=HPAExternalMetricFallback=true, and the metrics adapter
+// as above; nothing of deploy/ but deploy/namespace.yaml is needed.
 func ExternalConfig(repoRoot string) (Config, error) {
+	mode, err := ModeFromEnv()
+	if err != nil {
+		return Config{}, err
+	}
 	cfg := Config{
+		Mode:                mode,
+		HPAKind:             mode.KEPHPAKind(),
 		Kubeconfig:          os.Getenv(EnvKubeconfig),
 		RepoRoot:            repoRoot,
 		MetricsNamespace:    defaultControllerNamespace,
@@ -131,6 +196,9 @@ func ExternalConfig(repoRoot string) (Config, error) {
 		MetricSharingWindow: Duration{upstreamSyncPeriod},
 		LeaseDuration:       Duration{defaultLeaseDuration},
 		FeatureGates:        map[string]bool{"HPAExternalMetricFallback": true, "HPAExternalMetricFallbackStrategy": true},
+	}
+	if mode == ModeInTree {
+		cfg.FeatureGates = map[string]bool{"HPAExternalMetricFallback": true}
 	}
 	for env, d := range map[string]*time.Duration{EnvSyncPeriod: &cfg.SyncPeriod.Duration, EnvMetricSharingWindow: &cfg.MetricSharingWindow.Duration} {
 		if v := os.Getenv(env); v != "" {

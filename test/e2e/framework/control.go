@@ -104,6 +104,11 @@ func StartControlServer(logger logr.Logger, s *Supervisor) (*ControlServer, erro
 		}
 		writeJSON(w, map[string]int{"pid": pid})
 	})
+	return serveControl(logger, mux)
+}
+
+// serveControl serves mux on a free loopback port.
+func serveControl(logger logr.Logger, mux *http.ServeMux) (*ControlServer, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err

@@ -21,8 +21,9 @@ type Environment struct {
 	RESTConfig *rest.Config
 	Kube       kubernetes.Interface
 	Dynamic    dynamic.Interface
-	// Controllers acts on the controller replicas; nil outside the local
-	// environment.
+	// Controllers acts on the hpa-controller-manager replicas; nil outside
+	// the local environment of the CRD mode (ControllerManager is the
+	// in-tree mode's).
 	Controllers *Controllers
 }
 
@@ -72,8 +73,13 @@ func (e *Environment) Kubectl(ctx context.Context, stdin string, args ...string)
 }
 
 // waitReady returns once the local environment is usable: a replica leads
-// and is ready, and the webhook answers through the API server.
+// and is ready, and the webhook answers through the API server. The
+// in-tree mode has neither (localcluster waited for
+// kube-controller-manager).
 func (e *Environment) waitReady(ctx context.Context) error {
+	if e.Config.Mode == ModeInTree {
+		return nil
+	}
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
 	if e.Controllers != nil {

@@ -49,7 +49,25 @@ func NewFramework(baseName string, env func() *Environment) *Framework {
 const namespaceTimeout = 30 * time.Second
 
 func (f *Framework) beforeEach(ctx context.Context) {
-	f.Environment = f.env()
+	f.setUp(ctx, f.env())
+}
+
+// NewFrameworkIn gives the running spec a namespace of env, an
+// environment other than the suite's (one the spec started), deleted with
+// the spec's metrics after the spec like NewFramework's. Call it inside
+// the spec.
+func NewFrameworkIn(ctx context.Context, baseName string, env *Environment) *Framework {
+	ginkgo.GinkgoHelper()
+	f := &Framework{BaseName: baseName}
+	f.setUp(ctx, env)
+	// Cleanups run last registered first: the dump sees the namespace.
+	ginkgo.DeferCleanup(f.dumpOnFailure)
+	return f
+}
+
+func (f *Framework) setUp(ctx context.Context, env *Environment) {
+	ginkgo.GinkgoHelper()
+	f.Environment = env
 	gomega.Expect(f.Environment).NotTo(gomega.BeNil(), "the suite's environment is not set up")
 	f.metricKeys = map[string]bool{}
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{
@@ -101,11 +119,17 @@ func (f *Framework) dumpOnFailure(ctx context.Context) {
 		return
 	}
 	var b strings.Builder
-	for _, what := range []string{"deployments,replicasets,pods", "horizontalpodautoscalers.autoscaling.kube-hpa.io", "horizontalpodautoscalers.autoscaling"} {
+	// The in-tree mode has no CRD, and kubectl would fail the whole get
+	// on the resource it does not know.
+	hpas := []string{"horizontalpodautoscalers.autoscaling.kube-hpa.io", "horizontalpodautoscalers.autoscaling"}
+	if f.Config.Mode == ModeInTree {
+		hpas = hpas[1:]
+	}
+	for _, what := range append([]string{"deployments,replicasets,pods"}, hpas...) {
 		out, err := f.Kubectl(ctx, "", "get", what, "-n", f.Namespace, "-o", "wide")
 		fmt.Fprintf(&b, "$ kubectl get %s -n %s\n%s%v\n", what, f.Namespace, out, errOrEmpty(err))
 	}
-	out, err := f.Kubectl(ctx, "", "get", "horizontalpodautoscalers.autoscaling.kube-hpa.io,horizontalpodautoscalers.autoscaling", "-n", f.Namespace, "-o", "yaml")
+	out, err := f.Kubectl(ctx, "", "get", strings.Join(hpas, ","), "-n", f.Namespace, "-o", "yaml")
 	fmt.Fprintf(&b, "$ kubectl get hpas -o yaml\n%s%v\n", out, errOrEmpty(err))
 	for _, e := range f.Events(ctx, "") {
 		fmt.Fprintf(&b, "event %s %s/%s %s: %s (x%d, last %s)\n", e.Type, e.InvolvedObject.Kind, e.InvolvedObject.Name,

@@ -11,9 +11,12 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
+	"sigs.k8s.io/yaml"
 
 	v2 "github.com/kube-hpa/kube-hpa/api/autoscaling/v2"
 )
@@ -25,8 +28,8 @@ type HPAKind string
 const (
 	// Extended is autoscaling.kube-hpa.io/v2, the CRD.
 	Extended HPAKind = "autoscaling.kube-hpa.io/v2"
-	// Native is autoscaling/v2, which the controller manages with
-	// --manage-native-hpas.
+	// Native is autoscaling/v2, which hpa-controller-manager manages with
+	// --manage-native-hpas, and kube-controller-manager in in-tree mode.
 	Native HPAKind = "autoscaling/v2"
 )
 
@@ -75,40 +78,109 @@ func NoScaleDownStabilization(hpa *v2.HorizontalPodAutoscaler) *v2.HorizontalPod
 	return hpa
 }
 
-// CreateHPA creates hpa in the spec's namespace as kind.
+// GroupVersionResource is the resource of HPAs of kind.
+func (k HPAKind) GroupVersionResource() schema.GroupVersionResource {
+	if k == Native {
+		return autoscalingv2.SchemeGroupVersion.WithResource(v2.Resource)
+	}
+	return v2.GroupVersionResource()
+}
+
+// unstructuredHPA is hpa as an object of kind: the extended type's JSON
+// with kind's apiVersion, which a native API server reads as its own
+// (the JSON is a superset of native autoscaling/v2).
+func unstructuredHPA(kind HPAKind, hpa *v2.HorizontalPodAutoscaler) (*unstructured.Unstructured, error) {
+	hpa = hpa.DeepCopy()
+	hpa.TypeMeta = metav1.TypeMeta{APIVersion: string(kind), Kind: "HorizontalPodAutoscaler"}
+	obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(hpa)
+	if err != nil {
+		return nil, err
+	}
+	return unstructuredOf(obj), nil
+}
+
+// hpaFromUnstructured reads an HPA of either kind as the extended type;
+// fields the extended type lacks are ignored.
+func hpaFromUnstructured(obj *unstructured.Unstructured) (*v2.HorizontalPodAutoscaler, error) {
+	hpa := &v2.HorizontalPodAutoscaler{}
+	return hpa, runtime.DefaultUnstructuredConverter.FromUnstructured(obj.Object, hpa)
+}
+
+// NativeManifest is the YAML manifest of hpa as a native autoscaling/v2
+// HPA, as a user would write it: its spec with the fallback (an API server
+// of make intree keeps it; a stock one refuses the unknown field), without
+// status, creationTimestamp or an unset fallback strategy (which native
+// autoscaling/v2 does not have).
+func NativeManifest(hpa *v2.HorizontalPodAutoscaler) ([]byte, error) {
+	u, err := unstructuredHPA(Native, hpa)
+	if err != nil {
+		return nil, err
+	}
+	delete(u.Object, "status")
+	unstructured.RemoveNestedField(u.Object, "metadata", "creationTimestamp")
+	metrics, _, _ := unstructured.NestedSlice(u.Object, "spec", "metrics")
+	for _, m := range metrics {
+		if mm, ok := m.(map[string]any); ok {
+			if strategy, found, _ := unstructured.NestedString(mm, "external", "fallback", "strategy"); found && strategy == "" {
+				unstructured.RemoveNestedField(mm, "external", "fallback", "strategy")
+			}
+		}
+	}
+	if metrics != nil {
+		if err := unstructured.SetNestedSlice(u.Object, metrics, "spec", "metrics"); err != nil {
+			return nil, err
+		}
+	}
+	return yaml.Marshal(u.Object)
+}
+
+// CreateHPA creates hpa in the spec's namespace as kind: the extended kind
+// through the API, a native HPA with kubectl apply of its NativeManifest,
+// as a user of the in-tree mode would.
 func (f *Framework) CreateHPA(ctx context.Context, kind HPAKind, hpa *v2.HorizontalPodAutoscaler) {
 	ginkgo.GinkgoHelper()
 	hpa = hpa.DeepCopy()
 	hpa.Namespace = f.Namespace
-	var err error
-	switch kind {
-	case Native:
-		_, err = f.Kube.AutoscalingV2().HorizontalPodAutoscalers(f.Namespace).Create(ctx, v2.ToNative(hpa), metav1.CreateOptions{})
-	default:
-		hpa.TypeMeta = metav1.TypeMeta{APIVersion: v2.SchemeGroupVersion.String(), Kind: "HorizontalPodAutoscaler"}
-		var obj map[string]any
-		obj, err = runtime.DefaultUnstructuredConverter.ToUnstructured(hpa)
+	if kind == Native {
+		manifest, err := NativeManifest(hpa)
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())
-		_, err = f.Dynamic.Resource(v2.GroupVersionResource()).Namespace(f.Namespace).Create(ctx, unstructuredOf(obj), metav1.CreateOptions{})
+		out, err := f.Kubectl(ctx, string(manifest), "apply", "-n", f.Namespace, "-f", "-")
+		gomega.Expect(err).NotTo(gomega.HaveOccurred(), "kubectl apply of native HPA %s:\n%s\n%s", hpa.Name, manifest, out)
+		return
 	}
+	obj, err := unstructuredHPA(kind, hpa)
+	gomega.Expect(err).NotTo(gomega.HaveOccurred())
+	_, err = f.Dynamic.Resource(kind.GroupVersionResource()).Namespace(f.Namespace).Create(ctx, obj, metav1.CreateOptions{})
 	gomega.Expect(err).NotTo(gomega.HaveOccurred(), "creating %s HPA %s", kind, hpa.Name)
 }
 
-// GetHPA reads an HPA of either kind as the extended type.
+// GetHPA reads an HPA of either kind as the extended type. A native HPA is
+// read through the dynamic client, not the typed one, so that the fields
+// of KEP-5679 that an in-tree API server serves (fallback, fallbackStatus,
+// firstFailureTime) are kept.
 func (f *Framework) GetHPA(ctx context.Context, kind HPAKind, name string) (*v2.HorizontalPodAutoscaler, error) {
-	if kind == Native {
-		native, err := f.Kube.AutoscalingV2().HorizontalPodAutoscalers(f.Namespace).Get(ctx, name, metav1.GetOptions{})
-		if err != nil {
-			return nil, err
-		}
-		return v2.FromNative(native), nil
-	}
-	obj, err := f.Dynamic.Resource(v2.GroupVersionResource()).Namespace(f.Namespace).Get(ctx, name, metav1.GetOptions{})
+	obj, err := f.Dynamic.Resource(kind.GroupVersionResource()).Namespace(f.Namespace).Get(ctx, name, metav1.GetOptions{})
 	if err != nil {
 		return nil, err
 	}
-	hpa := &v2.HorizontalPodAutoscaler{}
-	return hpa, runtime.DefaultUnstructuredConverter.FromUnstructured(obj.Object, hpa)
+	return hpaFromUnstructured(obj)
+}
+
+// ListHPAs lists the HPAs of kind of every namespace.
+func (e *Environment) ListHPAs(ctx context.Context, kind HPAKind) ([]*v2.HorizontalPodAutoscaler, error) {
+	list, err := e.Dynamic.Resource(kind.GroupVersionResource()).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*v2.HorizontalPodAutoscaler, 0, len(list.Items))
+	for i := range list.Items {
+		hpa, err := hpaFromUnstructured(&list.Items[i])
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, hpa)
+	}
+	return out, nil
 }
 
 // UpdateHPA changes an HPA's spec with mutate, retrying on conflicts.
@@ -120,16 +192,11 @@ func (f *Framework) UpdateHPA(ctx context.Context, kind HPAKind, name string, mu
 			return err
 		}
 		mutate(hpa)
-		if kind == Native {
-			_, err = f.Kube.AutoscalingV2().HorizontalPodAutoscalers(f.Namespace).Update(ctx, v2.ToNative(hpa), metav1.UpdateOptions{})
-			return err
-		}
-		hpa.TypeMeta = metav1.TypeMeta{APIVersion: v2.SchemeGroupVersion.String(), Kind: "HorizontalPodAutoscaler"}
-		obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(hpa)
+		obj, err := unstructuredHPA(kind, hpa)
 		if err != nil {
 			return err
 		}
-		_, err = f.Dynamic.Resource(v2.GroupVersionResource()).Namespace(f.Namespace).Update(ctx, unstructuredOf(obj), metav1.UpdateOptions{})
+		_, err = f.Dynamic.Resource(kind.GroupVersionResource()).Namespace(f.Namespace).Update(ctx, obj, metav1.UpdateOptions{})
 		return err
 	})
 	gomega.Expect(err).NotTo(gomega.HaveOccurred(), "updating %s HPA %s", kind, name)

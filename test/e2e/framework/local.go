@@ -44,12 +44,21 @@ const (
 type LocalOptions struct {
 	// RepoRoot is the kube-hpa checkout (deploy/, _output/).
 	RepoRoot string
+	// Mode is what runs kube-hpa's controller: hpa-controller-manager
+	// replicas (ModeCRD, the default) or kube-controller-manager of make
+	// intree (ModeInTree), which then also gets SyncPeriod and
+	// FeatureGates, as kube-apiserver gets FeatureGates.
+	Mode Mode
 	// Replicas of hpa-controller-manager; 2, as in deploy/deployment.yaml.
 	Replicas int
+	// Nodes is the number of kwok nodes; localcluster's default (3) when 0.
+	Nodes int
 	// SyncPeriod is the controllers' --horizontal-pod-autoscaler-sync-period.
 	SyncPeriod time.Duration
 	// MetricSharingWindow is the controllers'
-	// --horizontal-pod-autoscaler-external-metric-sharing-window.
+	// --horizontal-pod-autoscaler-external-metric-sharing-window. In
+	// in-tree mode kube-controller-manager has no such flag, and the
+	// controller's default applies (at most the sync period).
 	MetricSharingWindow time.Duration
 	// FeatureGates are the controllers' --feature-gates.
 	FeatureGates map[string]bool
@@ -63,6 +72,10 @@ type LocalOptions struct {
 	AuditServiceAccount bool
 }
 
+// defaultMetricSharingWindow is hpa-controller-manager's default window,
+// which it caps at the sync period.
+const defaultMetricSharingWindow = 15 * time.Second
+
 // Local is the environment that process 1 runs for the whole suite.
 type Local struct {
 	logger      klog.Logger
@@ -73,7 +86,9 @@ type Local struct {
 	control     *ControlServer
 	// adapterControl stops and starts the adapter for specs (adapter_control.go).
 	adapterControl *ControlServer
-	config         Config
+	// kcmControl restarts kube-controller-manager (in-tree mode).
+	kcmControl *ControlServer
+	config     Config
 	// rbac holds the objects of deploy/rbac.yaml.
 	rbac     []*unstructured.Unstructured
 	auditLog string
@@ -97,38 +112,36 @@ func (l *Local) Cluster() *localcluster.Cluster { return l.cluster }
 
 func (l *Local) start(ctx context.Context, opts LocalOptions) error {
 	root := opts.RepoRoot
+	if opts.Mode == "" {
+		opts.Mode = ModeCRD
+	}
+	inTree := opts.Mode == ModeInTree
 	if opts.Replicas == 0 {
 		opts.Replicas = 2
 	}
-	binaries := map[string]string{
-		controllerBinary: binaryPath(root, EnvControllerBinary, controllerBinary),
-		adapterBinary:    binaryPath(root, EnvAdapterBinary, adapterBinary),
+	binaries := map[string]string{adapterBinary: binaryPath(root, EnvAdapterBinary, adapterBinary)}
+	if !inTree {
+		binaries[controllerBinary] = binaryPath(root, EnvControllerBinary, controllerBinary)
 	}
 	for name, path := range binaries {
 		if _, err := os.Stat(path); err != nil {
 			return fmt.Errorf("%s: %w (make e2e builds it)", name, err)
 		}
 	}
-	rbac, err := ReadManifests(filepath.Join(root, "deploy", "rbac.yaml"))
+	namespace, err := controllerNamespace(root)
 	if err != nil {
 		return err
 	}
-	sa, err := FindManifest(rbac, "ServiceAccount")
-	if err != nil {
-		return fmt.Errorf("deploy/rbac.yaml: %w", err)
-	}
-	l.rbac = rbac
-	clusterOpts := localcluster.Options{RepoRoot: root}
-	if opts.AuditServiceAccount {
-		user := fmt.Sprintf("system:serviceaccount:%s:%s", sa.GetNamespace(), sa.GetName())
-		// Beside the cluster's run directories (localcluster's default
-		// OutputDir), pruned with them.
-		log, flags, err := auditFlags(filepath.Join(root, "_output", "localcluster"), user)
-		if err != nil {
-			return err
-		}
-		l.auditLog = log
-		clusterOpts.ExtraAPIServerFlags = flags
+	clusterOpts := localcluster.Options{RepoRoot: root, Nodes: opts.Nodes}
+	if inTree {
+		clusterOpts.InTree = true
+		clusterOpts.HPAController = true
+		clusterOpts.NoCRDs = true
+		clusterOpts.FeatureGates = opts.FeatureGates
+		clusterOpts.HPA = localcluster.HPAControllerFlags{SyncPeriod: opts.SyncPeriod}
+		opts.MetricSharingWindow = min(defaultMetricSharingWindow, opts.SyncPeriod)
+	} else if err := l.readRBAC(root, namespace, opts.AuditServiceAccount, &clusterOpts); err != nil {
+		return err
 	}
 
 	begin := time.Now()
@@ -137,7 +150,7 @@ func (l *Local) start(ctx context.Context, opts LocalOptions) error {
 		return err
 	}
 	l.cluster = cluster
-	l.logger.Info("Local cluster started", "took", time.Since(begin).Round(time.Millisecond), "logs", cluster.LogDir())
+	l.logger.Info("Local cluster started", "mode", opts.Mode, "took", time.Since(begin).Round(time.Millisecond), "logs", cluster.LogDir())
 
 	// Every file of the environment lives in the cluster's run directory,
 	// so that each process's command line names it and the cluster's
@@ -152,12 +165,14 @@ func (l *Local) start(ctx context.Context, opts LocalOptions) error {
 	}
 	l.config = Config{
 		Local:               true,
+		Mode:                opts.Mode,
+		HPAKind:             opts.Mode.KEPHPAKind(),
 		Kubeconfig:          cluster.Kubeconfig(),
 		Kubectl:             filepath.Join(cluster.BinDir(), "kubectl"),
 		RepoRoot:            root,
-		MetricsNamespace:    sa.GetNamespace(),
+		MetricsNamespace:    namespace,
 		MetricsConfigMap:    defaultMetricsConfigMap,
-		ControllerNamespace: sa.GetNamespace(),
+		ControllerNamespace: namespace,
 		LeaseName:           defaultLeaseName,
 		SyncPeriod:          Duration{opts.SyncPeriod},
 		MetricSharingWindow: Duration{opts.MetricSharingWindow},
@@ -166,7 +181,13 @@ func (l *Local) start(ctx context.Context, opts LocalOptions) error {
 		LogDir:              cluster.LogDir(),
 	}
 
-	for _, f := range []string{"namespace.yaml", "rbac.yaml"} {
+	manifests := []string{"namespace.yaml", "rbac.yaml"}
+	if inTree {
+		// The metrics adapter's ConfigMap lives in the namespace; nothing
+		// uses the controller's ServiceAccount.
+		manifests = manifests[:1]
+	}
+	for _, f := range manifests {
 		if out, err := cluster.Kubectl("apply", "-f", filepath.Join(root, "deploy", f)); err != nil {
 			return fmt.Errorf("applying deploy/%s: %w\n%s", f, err, out)
 		}
@@ -174,11 +195,83 @@ func (l *Local) start(ctx context.Context, opts LocalOptions) error {
 	if err := l.startAdapter(ctx, kube, dir, binaries[adapterBinary]); err != nil {
 		return err
 	}
+	if err := l.startAdapterControl(); err != nil {
+		return err
+	}
+	if inTree {
+		if err := l.startControllerManagerControl(); err != nil {
+			return err
+		}
+	} else if err := l.startHPAControllerManager(ctx, opts, kube, dir, binaries[controllerBinary]); err != nil {
+		return err
+	}
+	env, err := NewEnvironment(l.config)
+	if err != nil {
+		return err
+	}
+	if err := env.waitReady(ctx); err != nil {
+		return err
+	}
+	l.logger.Info("Local e2e environment is ready", "mode", opts.Mode, "took", time.Since(begin).Round(time.Millisecond))
+	return nil
+}
+
+// controllerNamespace is the namespace of deploy/namespace.yaml, which
+// holds the controller and the metrics adapter's ConfigMap.
+func controllerNamespace(root string) (string, error) {
+	objs, err := ReadManifests(filepath.Join(root, "deploy", "namespace.yaml"))
+	if err != nil {
+		return "", err
+	}
+	ns, err := FindManifest(objs, "Namespace")
+	if err != nil {
+		return "", fmt.Errorf("deploy/namespace.yaml: %w", err)
+	}
+	return ns.GetName(), nil
+}
+
+// readRBAC reads deploy/rbac.yaml, and with audit has kube-apiserver log
+// the requests of its ServiceAccount.
+func (l *Local) readRBAC(root, namespace string, audit bool, clusterOpts *localcluster.Options) error {
+	rbac, err := ReadManifests(filepath.Join(root, "deploy", "rbac.yaml"))
+	if err != nil {
+		return err
+	}
+	sa, err := FindManifest(rbac, "ServiceAccount")
+	if err != nil {
+		return fmt.Errorf("deploy/rbac.yaml: %w", err)
+	}
+	if sa.GetNamespace() != namespace {
+		return fmt.Errorf("deploy/rbac.yaml: the ServiceAccount is in %q, deploy/namespace.yaml makes %q", sa.GetNamespace(), namespace)
+	}
+	l.rbac = rbac
+	if audit {
+		user := fmt.Sprintf("system:serviceaccount:%s:%s", sa.GetNamespace(), sa.GetName())
+		// Beside the cluster's run directories (localcluster's default
+		// OutputDir), pruned with them.
+		log, flags, err := auditFlags(filepath.Join(root, "_output", "localcluster"), user)
+		if err != nil {
+			return err
+		}
+		l.auditLog = log
+		clusterOpts.ExtraAPIServerFlags = flags
+	}
+	return nil
+}
+
+// startHPAControllerManager runs the replicas of hpa-controller-manager
+// under deploy/rbac.yaml's ServiceAccount, their webhook and their control
+// endpoint (CRD mode).
+func (l *Local) startHPAControllerManager(ctx context.Context, opts LocalOptions, kube kubernetes.Interface, dir, binary string) error {
+	sa, err := FindManifest(l.rbac, "ServiceAccount")
+	if err != nil {
+		return err
+	}
 	saKubeconfig, err := l.writeServiceAccountKubeconfig(ctx, kube, dir, sa.GetNamespace(), sa.GetName())
 	if err != nil {
 		return err
 	}
-	if err := l.startControllers(ctx, opts, dir, binaries[controllerBinary], saKubeconfig); err != nil {
+	if err := l.startControllers(ctx, opts, dir, binary, saKubeconfig); err != nil {
 		return err
 	}
 	if err := l.registerWebhook(ctx); err != nil {
@@ -190,17 +283,6 @@ func (l *Local) start(ctx context.Context, opts LocalOptions) error {
 	}
 	l.control = control
 	l.config.ControlURL = control.URL()
-	if err := l.startAdapterControl(); err != nil {
-		return err
-	}
-	env, err := NewEnvironment(l.config)
-	if err != nil {
-		return err
-	}
-	if err := env.waitReady(ctx); err != nil {
-		return err
-	}
-	l.logger.Info("Local e2e environment is ready", "took", time.Since(begin).Round(time.Millisecond))
 	return nil
 }
 
@@ -376,6 +458,9 @@ func (l *Local) Stop() error {
 	}
 	if l.adapterControl != nil {
 		errs = append(errs, l.adapterControl.Close())
+	}
+	if l.kcmControl != nil {
+		errs = append(errs, l.kcmControl.Close())
 	}
 	if l.controllers != nil {
 		l.controllers.Stop()
