@@ -14,6 +14,13 @@
 // process stay under _output/localcluster/<run>/logs. With KUBECONFIG the
 // suite uses that cluster; framework.EnvKubeconfig lists what it must run.
 //
+// With E2E_MODE=intree (make e2e-intree) process 1 starts the in-tree mode
+// instead: the kube-apiserver and kube-controller-manager of make intree,
+// kube-hpa's controller running inside kube-controller-manager, the
+// metrics adapter, and no hpa-controller-manager; the KEP specs then create
+// native autoscaling/v2 HPAs, and the specs of hpa-controller-manager itself
+// (label CRDMode) skip.
+//
 // Every spec works in a namespace of its own and with metric names of its
 // own, so specs run in parallel; only those that disturb the controllers
 // for everyone (killing the leader, editing its RBAC) are Serial.
