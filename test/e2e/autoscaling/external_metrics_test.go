@@ -55,8 +55,8 @@ var _ = sigDescribe([]string{featureHPA}, "Horizontal pod autoscaling (external 
 			f.WaitForReplicas(ctx, name, 1, reaction())
 			f.WaitForEvent(ctx, name, "SuccessfulRescale", "New size: 1", reaction())
 		},
-		ginkgo.Entry("Value target", framework.Extended, autoscalingv2.ValueMetricType),
-		ginkgo.Entry("AverageValue target", framework.Extended, autoscalingv2.AverageValueMetricType),
+		ginkgo.Entry("Value target", ginkgo.Label(crdMode), framework.Extended, autoscalingv2.ValueMetricType),
+		ginkgo.Entry("AverageValue target", ginkgo.Label(crdMode), framework.Extended, autoscalingv2.AverageValueMetricType),
 		ginkgo.Entry("Value target, native autoscaling/v2 HPA", framework.Native, autoscalingv2.ValueMetricType),
 		ginkgo.Entry("AverageValue target, native autoscaling/v2 HPA", framework.Native, autoscalingv2.AverageValueMetricType),
 	)

@@ -67,7 +67,7 @@ var _ = sigDescribe([]string{featureHPA, featureZero}, "Horizontal pod autoscali
 			f.WaitForCondition(ctx, kind, name, v2.ScaledToZero, corev1.ConditionFalse, "NotScaledToZero", reaction())
 			f.WaitForEvent(ctx, name, "SuccessfulRescale", "New size: 3", reaction())
 		},
-		ginkgo.Entry("extended HPA", framework.Extended),
+		ginkgo.Entry("extended HPA", ginkgo.Label(crdMode), framework.Extended),
 		ginkgo.Entry("native autoscaling/v2 HPA", framework.Native),
 	)
 
