@@ -21,7 +21,8 @@ func convertTypeMeta(in metav1.TypeMeta, from, to string) metav1.TypeMeta {
 }
 
 // FromNative converts a native autoscaling/v2 HPA into the extended type.
-// Every field is kept; the extension's fields stay unset. An autoscaling/v2
+// Every field is kept; the extension's fields stay unset unless the native
+// types carry them (native_extension.go). An autoscaling/v2
 // apiVersion becomes this package's. The result shares no memory with in.
 func FromNative(in *autoscalingv2.HorizontalPodAutoscaler) *HorizontalPodAutoscaler {
 	in = in.DeepCopy()
@@ -58,8 +59,8 @@ func FromNative(in *autoscalingv2.HorizontalPodAutoscaler) *HorizontalPodAutosca
 }
 
 // ToNative converts the extended type into a native autoscaling/v2 HPA. The
-// extension's fields (fallback, fallback status) have no native field and
-// are dropped; everything else is kept, and this package's apiVersion
+// extension's fields (fallback, fallback status) are dropped unless the
+// native types carry them (native_extension.go); everything else is kept, and this package's apiVersion
 // becomes autoscaling/v2. The result shares no memory with in.
 func ToNative(in *HorizontalPodAutoscaler) *autoscalingv2.HorizontalPodAutoscaler {
 	in = in.DeepCopy()
@@ -104,7 +105,7 @@ func metricSpecFromNative(in autoscalingv2.MetricSpec) MetricSpec {
 		ContainerResource: in.ContainerResource,
 	}
 	if in.External != nil {
-		out.External = &ExternalMetricSource{Metric: in.External.Metric, Target: in.External.Target}
+		out.External = externalSourceFromNative(in.External)
 	}
 	return out
 }
@@ -118,7 +119,7 @@ func metricSpecToNative(in MetricSpec) autoscalingv2.MetricSpec {
 		ContainerResource: in.ContainerResource,
 	}
 	if in.External != nil {
-		out.External = &autoscalingv2.ExternalMetricSource{Metric: in.External.Metric, Target: in.External.Target}
+		out.External = externalSourceToNative(in.External)
 	}
 	return out
 }
@@ -132,7 +133,7 @@ func metricStatusFromNative(in autoscalingv2.MetricStatus) MetricStatus {
 		ContainerResource: in.ContainerResource,
 	}
 	if in.External != nil {
-		out.External = &ExternalMetricStatus{Metric: in.External.Metric, Current: in.External.Current}
+		out.External = externalStatusFromNative(in.External)
 	}
 	return out
 }
@@ -146,7 +147,7 @@ func metricStatusToNative(in MetricStatus) autoscalingv2.MetricStatus {
 		ContainerResource: in.ContainerResource,
 	}
 	if in.External != nil {
-		out.External = &autoscalingv2.ExternalMetricStatus{Metric: in.External.Metric, Current: in.External.Current}
+		out.External = externalStatusToNative(in.External)
 	}
 	return out
 }

@@ -5,18 +5,12 @@ import (
 	"fmt"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/informers"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
-	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
-	"k8s.io/client-go/tools/record"
 	componentmetrics "k8s.io/component-base/metrics"
 	"k8s.io/utils/clock"
 
-	v2 "github.com/kube-hpa/kube-hpa/api/autoscaling/v2"
 	"github.com/kube-hpa/kube-hpa/cmd/hpa-controller-manager/app/config"
 	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler"
 	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/metrics"
@@ -39,7 +33,7 @@ func runControllers(ctx context.Context, cfg *config.Config, c *clients, registr
 	if err != nil {
 		return err
 	}
-	recorder, stopEvents, err := newEventRecorder(ctx, c)
+	recorder, stopEvents, err := podautoscaler.NewEventRecorder(ctx, c.kube.CoreV1())
 	if err != nil {
 		return err
 	}
@@ -99,23 +93,6 @@ func newMetricsClient(cfg *config.Config, clk clock.WithTicker) (*metrics.RESTCl
 		return nil, fmt.Errorf("building the metrics clients: %w", err)
 	}
 	return client, nil
-}
-
-// newEventRecorder returns a recorder whose events go to the API server,
-// under upstream's component name so that `kubectl describe` reads the same.
-func newEventRecorder(ctx context.Context, c *clients) (record.EventRecorder, func(), error) {
-	scheme := runtime.NewScheme()
-	if err := clientgoscheme.AddToScheme(scheme); err != nil {
-		return nil, nil, err
-	}
-	if err := v2.AddToScheme(scheme); err != nil {
-		return nil, nil, err
-	}
-	broadcaster := record.NewBroadcaster(record.WithContext(ctx))
-	broadcaster.StartStructuredLogging(3)
-	broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: c.kube.CoreV1().Events("")})
-	recorder := broadcaster.NewRecorder(scheme, corev1.EventSource{Component: "horizontal-pod-autoscaler"})
-	return recorder, broadcaster.Shutdown, nil
 }
 
 // sharingWindow caps the external metric sharing window at the sync

@@ -73,7 +73,7 @@ func newCollectors() *collectors {
 
 // register registers every metric of c on registry; it panics when one is
 // registered there already.
-func (c *collectors) register(registry metrics.KubeRegistry) {
+func (c *collectors) register(registry Registerer) {
 	registry.MustRegister(
 		c.reconciliations,
 		c.reconciliationDuration,

@@ -42,10 +42,23 @@ type prometheusMonitor struct {
 
 var _ Monitor = (*prometheusMonitor)(nil)
 
+// Registerer is where a Monitor's metrics are registered: a
+// metrics.KubeRegistry, or RegistererFunc(legacyregistry.MustRegister) in
+// kube-controller-manager, which serves the legacy registry.
+type Registerer interface {
+	MustRegister(...metrics.Registerable)
+}
+
+// RegistererFunc makes a registration function a Registerer.
+type RegistererFunc func(...metrics.Registerable)
+
+// MustRegister calls f.
+func (f RegistererFunc) MustRegister(cs ...metrics.Registerable) { f(cs...) }
+
 // New returns a Monitor whose metrics are registered on registry, typically
 // the registry the binary serves on /metrics. It panics if registry already
 // holds these metrics, as registering twice is a programming error.
-func New(registry metrics.KubeRegistry) Monitor {
+func New(registry Registerer) Monitor {
 	c := newCollectors()
 	c.register(registry)
 	return &prometheusMonitor{c: c}

@@ -1,0 +1,105 @@
+package v2
+
+import (
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+)
+
+// patchedNativeSource and patchedNativeStatus are shaped as the native
+// types of the k8s.io/api that hack/intree patches: the stock fields and
+// KEP-5679's, under the same JSON names, without fallback.strategy.
+type patchedNativeSource struct {
+	Metric   autoscalingv2.MetricIdentifier `json:"metric"`
+	Target   autoscalingv2.MetricTarget     `json:"target"`
+	Fallback *patchedNativeFallback         `json:"fallback,omitempty"`
+}
+
+type patchedNativeFallback struct {
+	FailureDurationSeconds *int64 `json:"failureDurationSeconds,omitempty"`
+	Replicas               int32  `json:"replicas"`
+}
+
+type patchedNativeStatus struct {
+	Metric           autoscalingv2.MetricIdentifier  `json:"metric"`
+	Current          autoscalingv2.MetricValueStatus `json:"current"`
+	FallbackStatus   string                          `json:"fallbackStatus,omitempty"`
+	FirstFailureTime *metav1.Time                    `json:"firstFailureTime,omitempty"`
+}
+
+func TestConvertExternalCarriesWhatBothTypesHave(t *testing.T) {
+	metric := autoscalingv2.MetricIdentifier{Name: "queue_depth"}
+	target := autoscalingv2.MetricTarget{Type: autoscalingv2.ValueMetricType, Value: ptr.To(resource.MustParse("30"))}
+	current := autoscalingv2.MetricValueStatus{Value: ptr.To(resource.MustParse("12"))}
+	failedAt := metav1.NewTime(time.Date(2026, 11, 25, 3, 0, 0, 0, time.UTC))
+	extendedSource := &ExternalMetricSource{Metric: metric, Target: target,
+		Fallback: &ExternalMetricFallback{FailureDurationSeconds: ptr.To[int64](300), Replicas: 4, Strategy: FallbackStrategyStatic}}
+	extendedStatus := &ExternalMetricStatus{Metric: metric, Current: current, FallbackStatus: FallbackStatusFallback, FirstFailureTime: &failedAt}
+
+	cases := []struct {
+		name string
+		got  func() any
+		want any
+	}{{
+		name: "a stock native type gets the shared fields only",
+		got: func() any {
+			return convertExternal(extendedSource, autoscalingv2.ExternalMetricSource{Metric: metric, Target: target}, false)
+		},
+		want: &autoscalingv2.ExternalMetricSource{Metric: metric, Target: target},
+	}, {
+		name: "a patched native source gets the fallback, without the strategy it does not know",
+		got: func() any {
+			return convertExternal(extendedSource, patchedNativeSource{Metric: metric, Target: target}, true)
+		},
+		want: &patchedNativeSource{Metric: metric, Target: target, Fallback: &patchedNativeFallback{FailureDurationSeconds: ptr.To[int64](300), Replicas: 4}},
+	}, {
+		name: "the fallback of a patched native source reaches the extended type",
+		got: func() any {
+			in := &patchedNativeSource{Metric: metric, Target: target, Fallback: &patchedNativeFallback{FailureDurationSeconds: ptr.To[int64](600), Replicas: 2}}
+			return convertExternal(in, ExternalMetricSource{Metric: metric, Target: target}, true)
+		},
+		want: &ExternalMetricSource{Metric: metric, Target: target, Fallback: &ExternalMetricFallback{FailureDurationSeconds: ptr.To[int64](600), Replicas: 2}},
+	}, {
+		name: "a patched native status gets the fallback state",
+		got: func() any {
+			return convertExternal(extendedStatus, patchedNativeStatus{Metric: metric, Current: current}, true)
+		},
+		want: &patchedNativeStatus{Metric: metric, Current: current, FallbackStatus: "Fallback", FirstFailureTime: &failedAt},
+	}, {
+		name: "the fallback state of a patched native status reaches the extended type",
+		got: func() any {
+			in := &patchedNativeStatus{Metric: metric, FallbackStatus: "Fallback", FirstFailureTime: &failedAt}
+			return convertExternal(in, ExternalMetricStatus{Metric: metric}, true)
+		},
+		want: &ExternalMetricStatus{Metric: metric, FallbackStatus: FallbackStatusFallback, FirstFailureTime: &failedAt},
+	}, {
+		name: "a source that cannot be encoded leaves the shared fields",
+		got: func() any {
+			return convertExternal(func() {}, ExternalMetricSource{Metric: metric}, true)
+		},
+		want: &ExternalMetricSource{Metric: metric},
+	}}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, tc.got()); diff != "" {
+				t.Errorf("converted (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// This module builds against a stock k8s.io/api, whose native types have no
+// fallback: conversion of native HPAs must then do no JSON work at all.
+func TestStockNativeTypesCarryNoFallback(t *testing.T) {
+	if nativeSourceCarriesFallback || nativeStatusCarriesFallback {
+		t.Errorf("stock k8s.io/api reported to carry the fallback: source %v, status %v", nativeSourceCarriesFallback, nativeStatusCarriesFallback)
+	}
+	if !hasField[ExternalMetricSource]("Fallback") || !hasField[ExternalMetricStatus]("FallbackStatus") {
+		t.Error("hasField misses the extended type's own fields")
+	}
+}

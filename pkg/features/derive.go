@@ -1,0 +1,29 @@
+package features
+
+import (
+	"fmt"
+
+	"k8s.io/component-base/featuregate"
+)
+
+// Derive returns a gate of this project's features that takes each value
+// from base where base knows the feature, and this project's default
+// otherwise. In the in-tree mode base is kube-controller-manager's gate
+// (its --feature-gates): the HPA gates it knows are then switched there,
+// once, and the proposals the in-tree patch does not carry stay at their
+// defaults (off), instead of panicking as an unknown feature would in
+// base.Enabled.
+func Derive(base featuregate.FeatureGate) (featuregate.FeatureGate, error) {
+	known := base.DeepCopy().GetAll()
+	values := map[string]bool{}
+	for feature := range Specs() {
+		if _, ok := known[feature]; ok {
+			values[string(feature)] = base.Enabled(feature)
+		}
+	}
+	gate := NewFeatureGate()
+	if err := gate.SetFromMap(values); err != nil {
+		return nil, fmt.Errorf("taking the HPA feature gates from %v: %w", values, err)
+	}
+	return gate, nil
+}

@@ -1,0 +1,62 @@
+package features
+
+import (
+	"testing"
+
+	"k8s.io/component-base/featuregate"
+)
+
+func TestDeriveTakesWhatTheBaseGateKnows(t *testing.T) {
+	// base stands for kube-controller-manager's gate: it knows some of
+	// this project's features (with its own defaults) and others of its own.
+	newBase := func(t *testing.T, set map[string]bool) featuregate.FeatureGate {
+		t.Helper()
+		base := featuregate.NewFeatureGate()
+		if err := base.Add(map[featuregate.Feature]featuregate.FeatureSpec{
+			HPAExternalMetricFallback: {Default: false, PreRelease: featuregate.Alpha},
+			HPAScaleToZero:            {Default: true, PreRelease: featuregate.Beta},
+			HPAConfigurableTolerance:  {Default: true, PreRelease: featuregate.Beta},
+			PodLevelResources:         {Default: true, PreRelease: featuregate.Beta},
+			"SomethingElse":           {Default: true, PreRelease: featuregate.Beta},
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if err := base.SetFromMap(set); err != nil {
+			t.Fatal(err)
+		}
+		return base
+	}
+	cases := []struct {
+		name string
+		set  map[string]bool
+		want map[featuregate.Feature]bool
+	}{{
+		name: "the base's defaults become the derived values",
+		want: map[featuregate.Feature]bool{HPAExternalMetricFallback: false, HPAScaleToZero: true, HPAConfigurableTolerance: true, PodLevelResources: true},
+	}, {
+		name: "a feature switched on in the base is on",
+		set:  map[string]bool{string(HPAExternalMetricFallback): true},
+		want: map[featuregate.Feature]bool{HPAExternalMetricFallback: true, HPAScaleToZero: true},
+	}, {
+		name: "a feature switched off in the base is off",
+		set:  map[string]bool{string(HPAScaleToZero): false, string(PodLevelResources): false, string(HPAConfigurableTolerance): false},
+		want: map[featuregate.Feature]bool{HPAScaleToZero: false, PodLevelResources: false, HPAConfigurableTolerance: false},
+	}, {
+		name: "a feature the base does not know keeps this project's default",
+		set:  map[string]bool{string(HPAExternalMetricFallback): true},
+		want: map[featuregate.Feature]bool{HPAExternalMetricFallbackStrategy: false},
+	}}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			gate, err := Derive(newBase(t, tc.set))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for feature, want := range tc.want {
+				if got := gate.Enabled(feature); got != want {
+					t.Errorf("%s = %v, want %v", feature, got, want)
+				}
+			}
+		})
+	}
+}
