@@ -50,6 +50,7 @@ func inTreeOptions(root string) framework.LocalOptions {
 	return framework.LocalOptions{
 		RepoRoot:     root,
 		Mode:         framework.ModeInTree,
+		InTreeBinDir: os.Getenv(framework.EnvInTreeBinDir),
 		SyncPeriod:   syncPeriod,
 		FeatureGates: inTreeFeatureGates(),
 	}

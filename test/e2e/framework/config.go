@@ -44,6 +44,10 @@ const (
 	// local environment runs (default: _output/bin of the checkout).
 	EnvControllerBinary = "E2E_HPA_CONTROLLER_MANAGER"
 	EnvAdapterBinary    = "E2E_METRICS_ADAPTER"
+	// EnvInTreeBinDir overrides the directory of the in-tree
+	// kube-apiserver and kube-controller-manager (default:
+	// _output/bin/intree of the checkout, where make intree puts them).
+	EnvInTreeBinDir = "E2E_INTREE_BIN_DIR"
 )
 
 // Mode is how kube-hpa's controller runs in the environment.

@@ -53,6 +53,9 @@ type LocalOptions struct {
 	Replicas int
 	// Nodes is the number of kwok nodes; localcluster's default (3) when 0.
 	Nodes int
+	// InTreeBinDir holds the in-tree kube-apiserver and
+	// kube-controller-manager; by default _output/bin/intree.
+	InTreeBinDir string
 	// SyncPeriod is the controllers' --horizontal-pod-autoscaler-sync-period.
 	SyncPeriod time.Duration
 	// MetricSharingWindow is the controllers'
@@ -135,6 +138,7 @@ func (l *Local) start(ctx context.Context, opts LocalOptions) error {
 	clusterOpts := localcluster.Options{RepoRoot: root, Nodes: opts.Nodes}
 	if inTree {
 		clusterOpts.InTree = true
+		clusterOpts.InTreeBinDir = opts.InTreeBinDir
 		clusterOpts.HPAController = true
 		clusterOpts.NoCRDs = true
 		clusterOpts.FeatureGates = opts.FeatureGates
