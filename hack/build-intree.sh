@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Builds the in-tree mode: kube-apiserver v1.36.3 serving the KEP-5679
 # fallback of External metrics in native autoscaling/v2, behind the
-# HPAExternalMetricFallback feature gate.
+# HPAExternalMetricFallback feature gate, and kube-controller-manager v1.36.3
+# whose horizontalpodautoscaling controller is this repository's
+# (pkg/intree), switched by the same gate.
 #
 # 1. copies k8s.io/kubernetes, k8s.io/api and k8s.io/client-go at the pinned versions from the
 #    Go module cache (the proxy fills it) into _output/intree/src;
@@ -11,8 +13,10 @@
 #    versions Kubernetes v1.36.3 pins (hack/intree/go.mod): deepcopy,
 #    conversion, defaults, protobuf, swagger docs, OpenAPI, model names and
 #    client-go's apply configurations;
-# 4. builds kube-apiserver from hack/intree (a module whose replace directives
-#    point at the patched copies) into _output/bin/intree.
+# 4. builds kube-apiserver and kube-controller-manager from hack/intree (a
+#    module whose replace directives point at the patched copies and at this
+#    repository, whose HPA controller kube-controller-manager runs) into
+#    _output/bin/intree.
 #
 # Every step is skipped when its inputs are unchanged, so a second run takes
 # a second. protoc is not a Go program: when it is missing the script
@@ -65,6 +69,17 @@ inputs_digest() {
   } | sha256sum | cut -d' ' -f1
 }
 
+# controller_digest TREE_DIGEST adds to the tree's digest what else
+# kube-controller-manager is built from: this repository's non-test Go code
+# (its HPA controller) and go.mod.
+controller_digest() {
+  {
+    echo "$1"
+    (cd "${REPO_ROOT}" && find api pkg -name '*.go' ! -name '*_test.go' -print0 | LC_ALL=C sort -z | xargs -0 cat)
+    cat "${REPO_ROOT}/go.mod" "${REPO_ROOT}/go.sum"
+  } | sha256sum | cut -d' ' -f1
+}
+
 ensure_protoc() {
   if command -v protoc >/dev/null; then
     return
@@ -89,6 +104,7 @@ use_tree() {
   for name in "${MODULES[@]}"; do
     (cd "${MODULE_DIR}" && go mod edit -replace "k8s.io/${name}=${src}/${name}")
   done
+  (cd "${MODULE_DIR}" && go mod edit -replace "github.com/kube-hpa/kube-hpa=${REPO_ROOT}")
 }
 
 # build_tools builds the generators pinned in hack/intree into BIN.
@@ -337,7 +353,8 @@ main() {
     echo "${digest}" >"${stamp}"
   fi
   build_binary kube-apiserver "${digest}"
-  echo "${INTREE_BIN}/kube-apiserver"
+  build_binary kube-controller-manager "$(controller_digest "${digest}")"
+  echo "${INTREE_BIN}/kube-apiserver ${INTREE_BIN}/kube-controller-manager"
   if [[ ${1:-} == --test ]]; then
     run_upstream_tests
   fi

@@ -3,6 +3,7 @@ module github.com/kube-hpa/kube-hpa/hack/intree
 go 1.26.0
 
 require (
+	github.com/kube-hpa/kube-hpa v0.0.0-00010101000000-000000000000
 	golang.org/x/tools v0.41.0
 	k8s.io/code-generator v0.36.3
 	k8s.io/kube-openapi v0.0.0-20260317180543-43fb72c5454a
@@ -141,8 +142,10 @@ require (
 	sigs.k8s.io/yaml v1.6.0 // indirect
 )
 
-// The patched copies written by hack/build-intree.sh.
+// The patched copies written by hack/build-intree.sh, and this repository,
+// whose HPA controller the patched kube-controller-manager runs.
 replace (
+	github.com/kube-hpa/kube-hpa => ../..
 	k8s.io/api => ../../_output/intree/src/api
 	k8s.io/client-go => ../../_output/intree/src/client-go
 	k8s.io/kubernetes => ../../_output/intree/src/kubernetes

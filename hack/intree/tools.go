@@ -2,7 +2,8 @@
 
 // Package intree pins what hack/build-intree.sh runs and builds against the
 // patched copies of k8s.io/kubernetes and k8s.io/api: upstream's own code
-// generators at the versions Kubernetes v1.36.3 uses, and kube-apiserver.
+// generators at the versions Kubernetes v1.36.3 uses, kube-apiserver, and
+// kube-controller-manager, whose HPA controller is this repository's.
 package intree
 
 import (
@@ -16,5 +17,6 @@ import (
 	_ "k8s.io/kube-openapi/cmd/openapi-gen"
 	_ "k8s.io/kubernetes/cmd/genswaggertypedocs"
 	_ "k8s.io/kubernetes/cmd/kube-apiserver"
+	_ "k8s.io/kubernetes/cmd/kube-controller-manager"
 	_ "k8s.io/kubernetes/pkg/generated/openapi/cmd/models-schema"
 )
