@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/go-logr/logr"
+	"k8s.io/klog/v2"
 
 	"github.com/kube-hpa/kube-hpa/test/localcluster"
 )
@@ -43,7 +44,7 @@ func StartControllerManagerControl(logger logr.Logger, cluster *localcluster.Clu
 		writeJSON(w, status)
 	})
 	mux.HandleFunc("POST /"+component+"/restart", func(w http.ResponseWriter, r *http.Request) {
-		ctx, cancel := context.WithTimeout(r.Context(), maxControlWait)
+		ctx, cancel := context.WithTimeout(klog.NewContext(r.Context(), logger), maxControlWait)
 		defer cancel()
 		logger.Info("Restarting kube-controller-manager")
 		status, err := cluster.RestartControllerManager(ctx)
