@@ -22,13 +22,16 @@
 # a second. protoc is not a Go program: when it is missing the script
 # installs Debian's protobuf-compiler with apt-get and says so.
 #
-# Usage: hack/build-intree.sh [--verify | --test]
+# Usage: hack/build-intree.sh [--verify | --test | --test-fast]
 #   --verify  redo steps 1-3 into a scratch tree and fail when a patch no
 #             longer applies or the generated code differs from
 #             hack/intree/generated.sha256.
 #   --test    after the build, run upstream's own tests of every package the
 #             patch touches, in the patched tree (INTREE_TEST_FLAGS adds go
 #             test flags).
+#   --test-fast  the same without the round-trip suites of every API group
+#             (k8s.io/api and pkg/api/testing), whose build takes minutes:
+#             what `make test` runs.
 
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -332,11 +335,21 @@ TEST_PACKAGES=(
   k8s.io/kubernetes/pkg/registry/autoscaling/...
   k8s.io/kubernetes/pkg/features
   k8s.io/kubernetes/pkg/api/testing
+  k8s.io/kubernetes/cmd/kube-controller-manager/app
 )
+
+# FAST_TEST_PACKAGES leaves out the suites that build every API group.
+FAST_TEST_PACKAGES=()
+for p in "${TEST_PACKAGES[@]}"; do
+  case ${p} in
+    k8s.io/api | k8s.io/kubernetes/pkg/api/testing) ;;
+    *) FAST_TEST_PACKAGES+=("${p}") ;;
+  esac
+done
 
 run_upstream_tests() {
   # shellcheck disable=SC2086 # flags are words
-  (cd "${INTREE_DIR}" && go test -count=1 ${INTREE_TEST_FLAGS:-} "${TEST_PACKAGES[@]}")
+  (cd "${INTREE_DIR}" && go test -count=1 ${INTREE_TEST_FLAGS:-} "$@")
 }
 
 main() {
@@ -355,9 +368,10 @@ main() {
   build_binary kube-apiserver "${digest}"
   build_binary kube-controller-manager "$(controller_digest "${digest}")"
   echo "${INTREE_BIN}/kube-apiserver ${INTREE_BIN}/kube-controller-manager"
-  if [[ ${1:-} == --test ]]; then
-    run_upstream_tests
-  fi
+  case ${1:-} in
+    --test) run_upstream_tests "${TEST_PACKAGES[@]}" ;;
+    --test-fast) run_upstream_tests "${FAST_TEST_PACKAGES[@]}" ;;
+  esac
 }
 
 main "$@"
