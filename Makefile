@@ -20,7 +20,7 @@ build:
 ## against a local control plane built from source (the first build of the upstream binaries takes
 ## several minutes; later runs reuse the Go build cache).
 .PHONY: test
-test: verify unit fuzz-short differential-ci integration e2e
+test: verify unit fuzz-short differential-ci integration intree-test-fast intree-smoke e2e
 
 ## unit: the unit tests of every module, and each benchmark run once so that none rots unseen.
 .PHONY: unit
@@ -40,9 +40,10 @@ differential:
 differential-ci:
 	cd test/differential && DIFFERENTIAL_N=5000 DIFFERENTIAL_SEED=1 $(GO) test -count=1 -timeout 10m .
 
-## verify: formatting, vet, generated code and CRD drift, go.mod tidiness.
+## verify: formatting, vet, generated code and CRD drift, go.mod tidiness, and the in-tree patches
+## (they apply to the pinned modules and regenerate to hack/intree/generated.sha256).
 .PHONY: verify
-verify: verify-gofmt verify-vet verify-codegen verify-tidy
+verify: verify-gofmt verify-vet verify-codegen verify-tidy intree-verify
 
 .PHONY: verify-gofmt
 verify-gofmt:
@@ -127,12 +128,14 @@ run: upstream-binaries $(if $(filter 1,$(INTREE)),intree,e2e-controller)
 upstream-binaries:
 	hack/build-upstream.sh
 
-## intree: kube-apiserver v1.36.3 patched to serve the KEP-5679 fallback in native autoscaling/v2
-## (hack/intree/patches applied to the pinned modules, regenerated with upstream's generators) into
-## _output/bin/intree; seconds when up to date. intree-verify: the patches apply and the generated code
+## intree: kube-apiserver v1.36.3 patched to serve the KEP-5679 fallback in native autoscaling/v2, and
+## kube-controller-manager v1.36.3 running this repository's HPA controller (hack/intree/patches applied
+## to the pinned modules, regenerated with upstream's generators) into _output/bin/intree; seconds when
+## up to date. intree-verify: the patches apply and the generated code
 ## matches hack/intree/generated.sha256. intree-test: upstream's tests of the touched packages in the
-## patched tree. intree-smoke: the patched kube-apiserver with kubectl, gate on and off.
-.PHONY: intree intree-verify intree-test intree-smoke
+## patched tree (intree-test-fast, in `make test`: without the round-trip suites of every API group).
+## intree-smoke: the patched kube-apiserver with kubectl, gate on and off.
+.PHONY: intree intree-verify intree-test intree-test-fast intree-smoke
 intree:
 	hack/build-intree.sh
 
@@ -141,6 +144,9 @@ intree-verify:
 
 intree-test:
 	hack/build-intree.sh --test
+
+intree-test-fast:
+	hack/build-intree.sh --test-fast
 
 intree-smoke: intree upstream-binaries
 	hack/intree/smoke-test.sh
