@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/informers"
+	"k8s.io/client-go/scale"
 	componentmetrics "k8s.io/component-base/metrics"
 	"k8s.io/utils/clock"
 
@@ -16,6 +17,7 @@ import (
 	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/metrics"
 	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/monitor"
 	"github.com/kube-hpa/kube-hpa/pkg/hpaclient"
+	"github.com/kube-hpa/kube-hpa/pkg/scalecache"
 )
 
 // mapperResetPeriod is how often the discovery-backed REST mapper forgets
@@ -48,10 +50,11 @@ func runControllers(ctx context.Context, cfg *config.Config, c *clients, registr
 		native := factory.Autoscaling().V2().HorizontalPodAutoscalers()
 		sources = append(sources, hpaclient.NewNativeSource(c.kube.AutoscalingV2(), native.Informer()))
 	}
+	scales, scalesSynced, startScales := scaleClient(cfg, c)
 	controller, err := podautoscaler.New(podautoscaler.Options{
 		Sources:                      sources,
 		PodInformer:                  factory.Core().V1().Pods(),
-		ScaleClient:                  c.scale,
+		ScaleClient:                  scales,
 		Mapper:                       c.mapper,
 		MetricsClient:                metrics.NewSharedExternal(metricsClient, sharingWindow(cfg.HPA), realClock),
 		EventRecorder:                recorder,
@@ -70,10 +73,12 @@ func runControllers(ctx context.Context, cfg *config.Config, c *clients, registr
 
 	factory.Start(ctx.Done())
 	defer factory.Shutdown()
+	stopScales := startScales(ctx)
+	defer stopScales()
 	go crdInformer.RunWithContext(ctx)
 	go metricsClient.Run(ctx)
 	go wait.UntilWithContext(ctx, func(context.Context) { c.mapper.Reset() }, mapperResetPeriod)
-	health.setSynced(controller.HasSynced)
+	health.setSynced(func() bool { return controller.HasSynced() && scalesSynced() })
 
 	controller.Run(ctx, cfg.HPA.ConcurrentSyncs)
 	return nil
@@ -93,6 +98,22 @@ func newMetricsClient(cfg *config.Config, clk clock.WithTicker) (*metrics.RESTCl
 		return nil, fmt.Errorf("building the metrics clients: %w", err)
 	}
 	return client, nil
+}
+
+// scaleClient returns the scale client of the controller: with
+// --horizontal-pod-autoscaler-scale-from-watch, a cache fed by its own
+// stripped informers, which start returns to run (and stop); otherwise the
+// API's.
+func scaleClient(cfg *config.Config, c *clients) (scale.ScalesGetter, func() bool, func(context.Context) func()) {
+	if !cfg.HPA.ScaleFromWatch {
+		return c.scale, func() bool { return true }, func(context.Context) func() { return func() {} }
+	}
+	factory := informers.NewSharedInformerFactoryWithOptions(c.kube, 0, informers.WithTransform(scalecache.Strip))
+	scales := scalecache.New(c.scale, factory)
+	return scales, scales.HasSynced, func(ctx context.Context) func() {
+		factory.Start(ctx.Done())
+		return factory.Shutdown
+	}
 }
 
 // sharingWindow caps the external metric sharing window at the sync

@@ -37,6 +37,7 @@ type HPA struct {
 	InitialReadinessDelay        Duration
 	MetricFetchTimeout           Duration
 	ExternalMetricSharingWindow  Duration
+	ScaleFromWatch               bool
 }
 
 // Webhook configures the admission webhook server; empty CertFile disables

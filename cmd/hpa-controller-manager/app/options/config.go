@@ -73,6 +73,7 @@ func (o *Options) Config() (*config.Config, error) {
 			InitialReadinessDelay:        o.HPA.InitialReadinessDelay,
 			MetricFetchTimeout:           o.HPA.MetricFetchTimeout,
 			ExternalMetricSharingWindow:  o.HPA.ExternalMetricSharingWindow,
+			ScaleFromWatch:               o.HPA.ScaleFromWatch,
 		},
 	}
 	if o.Port > 0 {

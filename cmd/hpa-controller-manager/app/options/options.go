@@ -63,6 +63,10 @@ type HPAOptions struct {
 	// ExternalMetricSharingWindow lets HPAs asking for the same external
 	// metric within it share one fetch (ours).
 	ExternalMetricSharingWindow time.Duration
+	// ScaleFromWatch reads the scale of Deployments, ReplicaSets,
+	// StatefulSets and ReplicationControllers from watches instead of a
+	// GET per reconcile (ours).
+	ScaleFromWatch bool
 }
 
 // WebhookOptions configure the validating admission webhook's server.
@@ -142,6 +146,7 @@ func (o *HPAOptions) addFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&o.CPUInitializationPeriod, "horizontal-pod-autoscaler-cpu-initialization-period", o.CPUInitializationPeriod, "The period after pod start when CPU samples might be skipped.")
 	fs.DurationVar(&o.InitialReadinessDelay, "horizontal-pod-autoscaler-initial-readiness-delay", o.InitialReadinessDelay, "The period after pod start during which readiness changes will be treated as initial readiness.")
 	fs.DurationVar(&o.ExternalMetricSharingWindow, "horizontal-pod-autoscaler-external-metric-sharing-window", o.ExternalMetricSharingWindow, "HPAs that ask for the same external metric (name, selector and namespace) within this window share one fetch from the external metrics API; capped at the sync period; 0 fetches for every HPA, as kube-controller-manager does.")
+	fs.BoolVar(&o.ScaleFromWatch, "horizontal-pod-autoscaler-scale-from-watch", o.ScaleFromWatch, "Read the scale of Deployments, ReplicaSets, StatefulSets and ReplicationControllers from watches of them (list and watch permission on those kinds) instead of a GET of their scale subresource on every reconcile; scale updates still go to the scale subresource. Experimental.")
 	fs.DurationVar(&o.MetricFetchTimeout, "horizontal-pod-autoscaler-metric-fetch-timeout", o.MetricFetchTimeout, "The longest a single call to a metrics API may take before it counts as failed (a hanging metrics adapter cannot stall a worker).")
 }
 

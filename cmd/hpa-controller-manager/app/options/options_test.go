@@ -175,7 +175,7 @@ func TestFeatureGatesFlagSetsTheGate(t *testing.T) {
 func TestConfigCarriesTheFlags(t *testing.T) {
 	o := newTestOptions(t)
 	if err := parse(t, o, "--master=https://127.0.0.1:6443", "--kube-api-qps=50", "--kube-api-burst=80", "--kube-api-content-type=application/json",
-		"--horizontal-pod-autoscaler-sync-period=5s", "--concurrent-horizontal-pod-autoscaler-syncs=9",
+		"--horizontal-pod-autoscaler-sync-period=5s", "--concurrent-horizontal-pod-autoscaler-syncs=9", "--horizontal-pod-autoscaler-scale-from-watch",
 		"--bind-address=127.0.0.1", "--port=10999", "--tls-cert-file=c", "--tls-private-key-file=k", "--webhook-port=9444"); err != nil {
 		t.Fatal(err)
 	}
@@ -189,7 +189,7 @@ func TestConfigCarriesTheFlags(t *testing.T) {
 	if cfg.RESTConfig.ContentType != "application/json" || cfg.RESTConfig.AcceptContentTypes != "application/json" {
 		t.Errorf("rest config content type %q, accept %q, want JSON", cfg.RESTConfig.ContentType, cfg.RESTConfig.AcceptContentTypes)
 	}
-	if cfg.HPA.SyncPeriod != 5*time.Second || cfg.HPA.ConcurrentSyncs != 9 {
+	if cfg.HPA.SyncPeriod != 5*time.Second || cfg.HPA.ConcurrentSyncs != 9 || !cfg.HPA.ScaleFromWatch {
 		t.Errorf("hpa config = %+v", cfg.HPA)
 	}
 	if cfg.HealthAddress != "127.0.0.1:10999" || cfg.Webhook.Address != "127.0.0.1:9444" || cfg.Webhook.CertFile != "c" {

@@ -1,0 +1,166 @@
+package scalecache
+
+import (
+	"context"
+	"strconv"
+	"sync"
+
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/scale"
+)
+
+// Cache is a scale.ScalesGetter that reads the scale of the four workload
+// kinds from their informers and everything else from client.
+type Cache struct {
+	client scale.ScalesGetter
+	kinds  map[schema.GroupResource]kind
+
+	mu sync.Mutex
+	// written holds the scale each of the controller's own writes
+	// returned, until the informer has caught up with it.
+	written map[objectKey]*autoscalingv1.Scale
+	// fresh marks objects whose next read goes to the API: a write of
+	// theirs conflicted, so the cache is behind the object.
+	fresh map[objectKey]bool
+}
+
+type objectKey struct {
+	resource  schema.GroupResource
+	namespace string
+	name      string
+}
+
+var _ scale.ScalesGetter = (*Cache)(nil)
+
+// New returns a Cache reading through client, and registers the informers
+// of the workload kinds in factory, which the caller starts. factory
+// should strip its objects with Strip.
+func New(client scale.ScalesGetter, factory informers.SharedInformerFactory) *Cache {
+	return &Cache{
+		client:  client,
+		kinds:   kinds(factory),
+		written: map[objectKey]*autoscalingv1.Scale{},
+		fresh:   map[objectKey]bool{},
+	}
+}
+
+// HasSynced reports whether every workload informer has synced.
+func (c *Cache) HasSynced() bool {
+	for _, k := range c.kinds {
+		if !k.informer.HasSynced() {
+			return false
+		}
+	}
+	return true
+}
+
+// Scales returns the scale interface of namespace.
+func (c *Cache) Scales(namespace string) scale.ScaleInterface {
+	return namespaced{cache: c, namespace: namespace}
+}
+
+type namespaced struct {
+	cache     *Cache
+	namespace string
+}
+
+// Get answers from the informer of resource when it has one, has synced
+// and holds the object, and nothing newer is known; otherwise from the API.
+func (n namespaced) Get(ctx context.Context, resource schema.GroupResource, name string, opts metav1.GetOptions) (*autoscalingv1.Scale, error) {
+	key := objectKey{resource: resource, namespace: n.namespace, name: name}
+	if s, ok := n.cache.cached(key); ok {
+		return s, nil
+	}
+	return n.cache.client.Scales(n.namespace).Get(ctx, resource, name, opts)
+}
+
+// Update writes through the API and remembers the result, so that a read
+// before the informer sees the write returns the written scale.
+func (n namespaced) Update(ctx context.Context, resource schema.GroupResource, s *autoscalingv1.Scale, opts metav1.UpdateOptions) (*autoscalingv1.Scale, error) {
+	key := objectKey{resource: resource, namespace: n.namespace, name: s.Name}
+	updated, err := n.cache.client.Scales(n.namespace).Update(ctx, resource, s, opts)
+	n.cache.afterWrite(key, updated, err)
+	return updated, err
+}
+
+// Patch writes through the API like Update.
+func (n namespaced) Patch(ctx context.Context, gvr schema.GroupVersionResource, name string, pt types.PatchType, data []byte, opts metav1.PatchOptions) (*autoscalingv1.Scale, error) {
+	key := objectKey{resource: gvr.GroupResource(), namespace: n.namespace, name: name}
+	patched, err := n.cache.client.Scales(n.namespace).Patch(ctx, gvr, name, pt, data, opts)
+	n.cache.afterWrite(key, patched, err)
+	return patched, err
+}
+
+func (c *Cache) afterWrite(key objectKey, result *autoscalingv1.Scale, err error) {
+	if _, ok := c.kinds[key.resource]; !ok {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	switch {
+	case err == nil && result != nil:
+		c.written[key] = result.DeepCopy()
+		delete(c.fresh, key)
+	case apierrors.IsConflict(err):
+		c.fresh[key] = true
+		delete(c.written, key)
+	}
+}
+
+// cached returns the scale of key from the informer, or the controller's
+// own newer write, and false when the read must go to the API.
+func (c *Cache) cached(key objectKey) (*autoscalingv1.Scale, bool) {
+	k, ok := c.kinds[key.resource]
+	if !ok || !k.informer.HasSynced() {
+		return nil, false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.fresh[key] {
+		delete(c.fresh, key)
+		return nil, false
+	}
+	obj, exists, err := k.informer.GetIndexer().GetByKey(key.namespace + "/" + key.name)
+	if err != nil || !exists {
+		// Perhaps created after the last event: the API knows.
+		return nil, false
+	}
+	s, err := k.toScale(obj)
+	if err != nil {
+		return nil, false
+	}
+	written, ok := c.written[key]
+	if !ok {
+		return s, true
+	}
+	switch stale, comparable := olderThan(s.ResourceVersion, written.ResourceVersion); {
+	case !comparable:
+		delete(c.written, key)
+		return nil, false
+	case stale:
+		return written.DeepCopy(), true
+	default:
+		// The informer has seen the write, or something after it.
+		delete(c.written, key)
+		return s, true
+	}
+}
+
+// olderThan reports whether resource version a is older than b. Versions
+// are opaque to clients, but those of an etcd-backed API server are the
+// store's revision numbers, whose order is the order of the writes; when
+// either is not a number the two cannot be compared, and the caller reads
+// from the API instead.
+func olderThan(a, b string) (older, comparable bool) {
+	x, errA := strconv.ParseUint(a, 10, 64)
+	y, errB := strconv.ParseUint(b, 10, 64)
+	if errA != nil || errB != nil {
+		return false, false
+	}
+	return x < y, true
+}

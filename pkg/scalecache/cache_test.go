@@ -1,0 +1,282 @@
+package scalecache
+
+import (
+	"context"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes/fake"
+	fakescale "k8s.io/client-go/scale/fake"
+	clienttesting "k8s.io/client-go/testing"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/utils/ptr"
+)
+
+var (
+	deployments = schema.GroupResource{Group: "apps", Resource: "deployments"}
+	rcs         = schema.GroupResource{Resource: "replicationcontrollers"}
+	custom      = schema.GroupResource{Group: "example.com", Resource: "widgets"}
+)
+
+func deployment(rv string, spec, status int32) *appsv1.Deployment {
+	return &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "web", ResourceVersion: rv, UID: "uid-web"},
+		Spec: appsv1.DeploymentSpec{Replicas: ptr.To(spec), Selector: &metav1.LabelSelector{
+			MatchLabels:      map[string]string{"app": "web"},
+			MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "tier", Operator: metav1.LabelSelectorOpIn, Values: []string{"a", "b"}}},
+		}},
+		Status: appsv1.DeploymentStatus{Replicas: status},
+	}
+}
+
+func apiScale(rv string, spec int32) *autoscalingv1.Scale {
+	return &autoscalingv1.Scale{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "web", ResourceVersion: rv},
+		Spec:       autoscalingv1.ScaleSpec{Replicas: spec},
+		Status:     autoscalingv1.ScaleStatus{Replicas: spec, Selector: "from=api"},
+	}
+}
+
+// fixture is a Cache over synced, empty informers whose stores a test
+// fills itself, and a fake scale API that counts its calls.
+type fixture struct {
+	cache   *Cache
+	factory informers.SharedInformerFactory
+	api     *fakescale.FakeScaleClient
+	// apiScale is what the API answers a GET with; updates answer with
+	// updateResult or updateErr.
+	apiScale     *autoscalingv1.Scale
+	updateResult *autoscalingv1.Scale
+	updateErr    error
+}
+
+func newFixture(t *testing.T, start bool) *fixture {
+	t.Helper()
+	f := &fixture{api: &fakescale.FakeScaleClient{}}
+	f.api.AddReactor("get", "*", func(clienttesting.Action) (bool, runtime.Object, error) {
+		if f.apiScale == nil {
+			return true, nil, apierrors.NewNotFound(deployments, "web")
+		}
+		return true, f.apiScale.DeepCopy(), nil
+	})
+	f.api.AddReactor("update", "*", func(clienttesting.Action) (bool, runtime.Object, error) {
+		if f.updateErr != nil {
+			return true, nil, f.updateErr
+		}
+		return true, f.updateResult.DeepCopy(), nil
+	})
+	f.factory = informers.NewSharedInformerFactoryWithOptions(fake.NewClientset(), 0, informers.WithTransform(Strip))
+	f.cache = New(f.api, f.factory)
+	if start {
+		ctx, cancel := context.WithCancel(context.Background())
+		t.Cleanup(func() { cancel(); f.factory.Shutdown() })
+		f.factory.Start(ctx.Done())
+		if !cache.WaitForCacheSync(ctx.Done(), f.cache.HasSynced) {
+			t.Fatal("informers did not sync")
+		}
+	}
+	return f
+}
+
+// store puts obj in the informer of resource, as a watch event would.
+func (f *fixture) store(t *testing.T, resource schema.GroupResource, obj any) {
+	t.Helper()
+	if err := f.cache.kinds[resource].informer.GetIndexer().Update(obj); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (f *fixture) get(t *testing.T, resource schema.GroupResource) *autoscalingv1.Scale {
+	t.Helper()
+	s, err := f.cache.Scales("ns").Get(context.Background(), resource, "web", metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("Get: %v", err)
+	}
+	return s
+}
+
+func (f *fixture) apiGets() int {
+	n := 0
+	for _, a := range f.api.Actions() {
+		if a.GetVerb() == "get" {
+			n++
+		}
+	}
+	return n
+}
+
+type step struct {
+	// store, when set, is put in the Deployment informer first.
+	store *appsv1.Deployment
+	// update, when set, writes this replica count through the cache.
+	update *int32
+	// wantRV and wantReplicas are what a read then returns, and
+	// wantAPIGets how many GETs the API has seen in all.
+	wantRV       string
+	wantReplicas int32
+	wantAPIGets  int
+}
+
+func TestReadsOfADeploymentScale(t *testing.T) {
+	cases := []struct {
+		name         string
+		start        bool
+		apiScale     *autoscalingv1.Scale
+		updateResult *autoscalingv1.Scale
+		updateErr    error
+		steps        []step
+	}{{
+		name:  "a Deployment's scale comes from the watch, without a request",
+		start: true,
+		steps: []step{{store: deployment("10", 3, 2), wantRV: "10", wantReplicas: 3, wantAPIGets: 0}},
+	}, {
+		name:     "before the informers have synced, the read goes to the API",
+		apiScale: apiScale("12", 4),
+		steps:    []step{{wantRV: "12", wantReplicas: 4, wantAPIGets: 1}},
+	}, {
+		name:     "an object the informer does not hold yet is read from the API",
+		start:    true,
+		apiScale: apiScale("12", 4),
+		steps:    []step{{wantRV: "12", wantReplicas: 4, wantAPIGets: 1}},
+	}, {
+		name:         "after its own write the controller reads what it wrote until the informer catches up",
+		start:        true,
+		updateResult: apiScale("11", 5),
+		steps: []step{
+			{store: deployment("10", 2, 2), update: ptr.To[int32](5), wantRV: "11", wantReplicas: 5},
+			{store: deployment("11", 5, 2), wantRV: "11", wantReplicas: 5},
+			// A later change by someone else is seen as usual.
+			{store: deployment("14", 1, 5), wantRV: "14", wantReplicas: 1},
+		},
+	}, {
+		name:         "an informer already past the write is read as usual",
+		start:        true,
+		updateResult: apiScale("11", 5),
+		steps: []step{
+			{store: deployment("10", 2, 2), update: ptr.To[int32](5), wantRV: "11", wantReplicas: 5},
+			{store: deployment("13", 7, 5), wantRV: "13", wantReplicas: 7},
+		},
+	}, {
+		name:      "after a conflict the next read goes to the API, the one after to the cache",
+		start:     true,
+		apiScale:  apiScale("15", 6),
+		updateErr: apierrors.NewConflict(deployments, "web", nil),
+		steps: []step{
+			{store: deployment("10", 2, 2), update: ptr.To[int32](5), wantRV: "15", wantReplicas: 6, wantAPIGets: 1},
+			{store: deployment("15", 6, 6), wantRV: "15", wantReplicas: 6, wantAPIGets: 1},
+		},
+	}, {
+		name:         "a resource version that is not a number sends the read to the API",
+		start:        true,
+		apiScale:     apiScale("opaque-2", 5),
+		updateResult: apiScale("opaque-2", 5),
+		steps: []step{
+			{store: deployment("opaque-1", 2, 2), update: ptr.To[int32](5), wantRV: "opaque-2", wantReplicas: 5, wantAPIGets: 1},
+		},
+	}}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t, tc.start)
+			f.apiScale, f.updateResult, f.updateErr = tc.apiScale, tc.updateResult, tc.updateErr
+			for i, st := range tc.steps {
+				if st.store != nil {
+					f.store(t, deployments, st.store)
+				}
+				if st.update != nil {
+					s := f.get(t, deployments)
+					s.Spec.Replicas = *st.update
+					_, _ = f.cache.Scales("ns").Update(context.Background(), deployments, s, metav1.UpdateOptions{})
+				}
+				got := f.get(t, deployments)
+				if got.ResourceVersion != st.wantRV || got.Spec.Replicas != st.wantReplicas {
+					t.Errorf("step %d: read rv %s replicas %d, want rv %s replicas %d", i, got.ResourceVersion, got.Spec.Replicas, st.wantRV, st.wantReplicas)
+				}
+				if n := f.apiGets(); n != st.wantAPIGets {
+					t.Errorf("step %d: %d GETs of the API, want %d", i, n, st.wantAPIGets)
+				}
+			}
+		})
+	}
+}
+
+func TestScaleMatchesWhatTheAPIServerRenders(t *testing.T) {
+	f := newFixture(t, true)
+	f.store(t, deployments, deployment("10", 3, 2))
+	f.store(t, rcs, &corev1.ReplicationController{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "web", ResourceVersion: "20"},
+		Spec:       corev1.ReplicationControllerSpec{Replicas: ptr.To[int32](4), Selector: map[string]string{"b": "2", "a": "1"}},
+		Status:     corev1.ReplicationControllerStatus{Replicas: 1},
+	})
+	cases := []struct {
+		name     string
+		resource schema.GroupResource
+		want     *autoscalingv1.Scale
+	}{{
+		name:     "a Deployment's label selector is rendered as its selector string",
+		resource: deployments,
+		want: &autoscalingv1.Scale{
+			ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "web", ResourceVersion: "10", UID: "uid-web"},
+			Spec:       autoscalingv1.ScaleSpec{Replicas: 3},
+			Status:     autoscalingv1.ScaleStatus{Replicas: 2, Selector: "app=web,tier in (a,b)"},
+		},
+	}, {
+		name:     "a ReplicationController's selector map is rendered sorted",
+		resource: rcs,
+		want: &autoscalingv1.Scale{
+			ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "web", ResourceVersion: "20"},
+			Spec:       autoscalingv1.ScaleSpec{Replicas: 4},
+			Status:     autoscalingv1.ScaleStatus{Replicas: 1, Selector: "a=1,b=2"},
+		},
+	}}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, f.get(t, tc.resource)); diff != "" {
+				t.Errorf("scale (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestKindsWithoutAWatchReadTheAPI(t *testing.T) {
+	f := newFixture(t, true)
+	f.apiScale = apiScale("3", 2)
+	if got := f.get(t, custom); got.ResourceVersion != "3" || f.apiGets() != 1 {
+		t.Errorf("read rv %s with %d GETs, want rv 3 from one GET", got.ResourceVersion, f.apiGets())
+	}
+	// A write to such a kind leaves no trace in the cache.
+	f.updateResult = apiScale("4", 3)
+	if _, err := f.cache.Scales("ns").Update(context.Background(), custom, apiScale("3", 3), metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if len(f.cache.written) != 0 {
+		t.Errorf("the write of a kind without a watch was remembered: %v", f.cache.written)
+	}
+}
+
+func TestStripKeepsWhatTheScaleNeeds(t *testing.T) {
+	full := deployment("10", 3, 2)
+	full.Labels = map[string]string{"big": "label"}
+	full.Annotations = map[string]string{"kubectl.kubernetes.io/last-applied-configuration": "{...}"}
+	full.Spec.Template = corev1.PodTemplateSpec{Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "i"}}}}
+	full.Status.ReadyReplicas = 2
+	got, err := Strip(full)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := deployment("10", 3, 2)
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("stripped (-want +got):\n%s", diff)
+	}
+	tombstone := cache.DeletedFinalStateUnknown{Key: "ns/web", Obj: full}
+	if got, _ := Strip(tombstone); !cmp.Equal(got, tombstone) {
+		t.Error("a tombstone was changed")
+	}
+}

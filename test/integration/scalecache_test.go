@@ -1,0 +1,199 @@
+package integration
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"sync"
+	"testing"
+
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/discovery/cached/memory"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/restmapper"
+	"k8s.io/client-go/scale"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/metrics/metricstest"
+	"github.com/kube-hpa/kube-hpa/pkg/features"
+	"github.com/kube-hpa/kube-hpa/pkg/scalecache"
+	"github.com/kube-hpa/kube-hpa/test/localcluster"
+)
+
+var deploymentsGR = schema.GroupResource{Group: "apps", Resource: "deployments"}
+
+// countingScales counts the scale GETs that reach the API server.
+type countingScales struct {
+	scale.ScalesGetter
+	mu   sync.Mutex
+	gets int
+}
+
+func (c *countingScales) Scales(namespace string) scale.ScaleInterface {
+	return countingScaleInterface{ScaleInterface: c.ScalesGetter.Scales(namespace), parent: c}
+}
+
+func (c *countingScales) count() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.gets
+}
+
+type countingScaleInterface struct {
+	scale.ScaleInterface
+	parent *countingScales
+}
+
+func (s countingScaleInterface) Get(ctx context.Context, gr schema.GroupResource, name string, opts metav1.GetOptions) (*autoscalingv1.Scale, error) {
+	s.parent.mu.Lock()
+	s.parent.gets++
+	s.parent.mu.Unlock()
+	return s.ScaleInterface.Get(ctx, gr, name, opts)
+}
+
+// scaleClientOf is a scale client of the cluster, as the controller builds it.
+func scaleClientOf(t *testing.T, cluster *localcluster.Cluster) scale.ScalesGetter {
+	t.Helper()
+	cfg := cluster.RESTConfig()
+	disc := discovery.NewDiscoveryClientForConfigOrDie(cfg)
+	mapper := restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(disc))
+	scales, err := scale.NewForConfig(cfg, mapper, dynamic.LegacyAPIPathResolverFunc, scale.NewDiscoveryScaleKindResolver(disc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return scales
+}
+
+// startScaleCache returns a synced scale cache of the namespace over inner.
+func startScaleCache(ctx context.Context, t *testing.T, kube kubernetes.Interface, ns string, inner scale.ScalesGetter) *scalecache.Cache {
+	t.Helper()
+	factory := informers.NewSharedInformerFactoryWithOptions(kube, 0, informers.WithNamespace(ns), informers.WithTransform(scalecache.Strip))
+	c := scalecache.New(inner, factory)
+	ctx, cancel := context.WithCancel(ctx)
+	t.Cleanup(func() { cancel(); factory.Shutdown() })
+	factory.Start(ctx.Done())
+	if !cache.WaitForCacheSync(ctx.Done(), c.HasSynced) {
+		t.Fatal("the scale cache did not sync")
+	}
+	return c
+}
+
+func resourceVersion(t *testing.T, obj metav1.Object) uint64 {
+	t.Helper()
+	rv, err := strconv.ParseUint(obj.GetResourceVersion(), 10, 64)
+	if err != nil {
+		t.Fatalf("resource version %q is not a number", obj.GetResourceVersion())
+	}
+	return rv
+}
+
+// A read right after the controller's own write, before the watch has
+// delivered it, must not return the scale from before: the controller
+// would take its own scale-up for a person's scale-down and flap.
+func TestScaleCacheNeverReadsOlderThanItsOwnWrite(t *testing.T) {
+	cluster, ctx, kube, _, ns := setUpControllerTest(t)
+	createWorkload(ctx, t, kube, ns, "web", 1)
+	api := &countingScales{ScalesGetter: scaleClientOf(t, cluster)}
+	scales := startScaleCache(ctx, t, kube, ns, api).Scales(ns)
+
+	for i := range 30 {
+		current, err := scales.Get(ctx, deploymentsGR, "web", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		current.Spec.Replicas = int32(2 + i%5)
+		written, err := scales.Update(ctx, deploymentsGR, current, metav1.UpdateOptions{})
+		if err != nil {
+			t.Fatalf("write %d: %v", i, err)
+		}
+		read, err := scales.Get(ctx, deploymentsGR, "web", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if read.Spec.Replicas != written.Spec.Replicas || resourceVersion(t, read) < resourceVersion(t, written) {
+			t.Fatalf("write %d: read replicas %d at rv %s right after writing %d at rv %s",
+				i, read.Spec.Replicas, read.ResourceVersion, written.Spec.Replicas, written.ResourceVersion)
+		}
+	}
+	if n := api.count(); n != 0 {
+		t.Errorf("%d scale GETs reached the API server; every read should have come from the watch or the own write", n)
+	}
+}
+
+// A write that conflicts (someone changed the Deployment after the cache
+// last saw it) is followed by a read from the API, so that the retry
+// starts from the latest object and succeeds.
+func TestScaleCacheReadsTheAPIAfterAConflict(t *testing.T) {
+	cluster, ctx, kube, _, ns := setUpControllerTest(t)
+	createWorkload(ctx, t, kube, ns, "web", 1)
+	api := &countingScales{ScalesGetter: scaleClientOf(t, cluster)}
+	scales := startScaleCache(ctx, t, kube, ns, api).Scales(ns)
+
+	stale, err := scales.Get(ctx, deploymentsGR, "web", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	touched, err := kube.AppsV1().Deployments(ns).Patch(ctx, "web", types.MergePatchType,
+		[]byte(`{"metadata":{"annotations":{"kube-hpa.io/touched":"by-someone-else"}}}`), metav1.PatchOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stale.Spec.Replicas = 3
+	if _, err := scales.Update(ctx, deploymentsGR, stale, metav1.UpdateOptions{}); !apierrors.IsConflict(err) {
+		t.Fatalf("a write from rv %s after the Deployment moved to rv %s: got %v, want a conflict", stale.ResourceVersion, touched.ResourceVersion, err)
+	}
+	before := api.count()
+	fresh, err := scales.Get(ctx, deploymentsGR, "web", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if api.count() != before+1 {
+		t.Errorf("the read after a conflict did not go to the API server (%d GETs, want %d)", api.count(), before+1)
+	}
+	if got, want := fresh.ResourceVersion, touched.ResourceVersion; resourceVersion(t, fresh) < resourceVersion(t, touched) {
+		t.Errorf("the read after a conflict has rv %s, older than the Deployment's %s", got, want)
+	}
+	fresh.Spec.Replicas = 3
+	if _, err := scales.Update(ctx, deploymentsGR, fresh, metav1.UpdateOptions{}); err != nil {
+		t.Errorf("the retry from the fresh read: %v", err)
+	}
+	if got := deploymentReplicas(ctx, kube, ns, "web"); got != 3 {
+		t.Errorf("Deployment replicas = %d, want 3", got)
+	}
+}
+
+// The controller's own retry of a conflicting scale update, through the
+// cache: the conflict sends its re-read to the API, and the retry lands.
+func TestControllerRetriesAConflictThroughTheScaleCache(t *testing.T) {
+	cluster, ctx, kube, hpas, ns := setUpControllerTest(t)
+	createWorkload(ctx, t, kube, ns, "busy", 1)
+
+	conflicting := &conflictingScales{kube: kube}
+	fake := metricstest.NewClient().SetExternal("queue_busy", metricstest.ExternalAnswer{Values: []int64{20000}})
+	env := startController(ctx, t, cluster, controllerOptions{
+		namespace: ns, clock: clockAtSecond(), metrics: fake, gates: features.NewFeatureGate(),
+		wrapScales: func(s scale.ScalesGetter) scale.ScalesGetter {
+			conflicting.ScalesGetter = s
+			return startScaleCache(ctx, t, kube, ns, conflicting)
+		},
+	})
+	if _, err := hpas.Create(ctx, externalHPA(ns, "busy", 10, nil)); err != nil {
+		t.Fatal(err)
+	}
+	env.until(t, "the Deployment is scaled to 2 despite the conflict", func() (string, bool) {
+		got := deploymentReplicas(ctx, kube, ns, "busy")
+		return fmt.Sprintf("replicas %d", got), got == 2
+	})
+	conflicting.mu.Lock()
+	defer conflicting.mu.Unlock()
+	if conflicting.conflicts < 1 || conflicting.updates != conflicting.conflicts+1 {
+		t.Errorf("scale updates = %d with %d conflicts; want every conflict retried and the last update to succeed", conflicting.updates, conflicting.conflicts)
+	}
+}
