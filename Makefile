@@ -20,7 +20,7 @@ build:
 ## against a local control plane built from source (the first build of the upstream binaries takes
 ## several minutes; later runs reuse the Go build cache).
 .PHONY: test
-test: verify unit fuzz-short differential-ci integration intree-test-fast intree-smoke e2e
+test: verify unit fuzz-short differential-ci integration intree-test-fast intree-smoke e2e e2e-intree
 
 ## unit: the unit tests of every module, and each benchmark run once so that none rots unseen.
 .PHONY: unit
@@ -154,8 +154,8 @@ intree-smoke: intree upstream-binaries
 ## integration: tests against a local control plane of the upstream binaries (test/localcluster).
 INTEGRATION_TIMEOUT ?= 15m
 .PHONY: integration
-integration: upstream-binaries
-	KUBE_HPA_INTEGRATION=1 $(GO) test -count=1 -timeout $(INTEGRATION_TIMEOUT) ./test/integration/...
+integration: upstream-binaries intree
+	KUBE_HPA_INTEGRATION=1 $(GO) test -count=1 -timeout $(INTEGRATION_TIMEOUT) ./test/integration/... ./test/localcluster/...
 
 ## e2e: the ginkgo e2e suite (test/e2e/autoscaling). Without KUBECONFIG it starts and stops its own
 ## local environment (control plane, test metrics adapter, two hpa-controller-manager replicas); logs
