@@ -288,30 +288,49 @@ func (s *conflictingScaleInterface) Update(ctx context.Context, gr schema.GroupR
 	return out, err
 }
 
+// The controller retries a scale update that conflicts, from a fresh read,
+// whether it reads scales from the API or from the scale cache (where the
+// conflict sends the re-read to the API).
 func TestControllerRetriesAScaleUpdateThatConflicts(t *testing.T) {
-	cluster, ctx, kube, hpas, ns := setUpControllerTest(t)
-	createWorkload(ctx, t, kube, ns, "busy", 1)
+	for _, tc := range []struct {
+		name       string
+		scaleCache bool
+	}{
+		{name: "scales read from the API"},
+		{name: "scales read from the scale cache", scaleCache: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cluster, ctx, kube, hpas, ns := setUpControllerTest(t)
+			createWorkload(ctx, t, kube, ns, "busy", 1)
 
-	conflicting := &conflictingScales{kube: kube}
-	fake := metricstest.NewClient().SetExternal("queue_busy", metricstest.ExternalAnswer{Values: []int64{20000}})
-	env := startController(ctx, t, cluster, controllerOptions{
-		namespace: ns, clock: clockAtSecond(), metrics: fake, gates: features.NewFeatureGate(),
-		wrapScales: func(s scale.ScalesGetter) scale.ScalesGetter { conflicting.ScalesGetter = s; return conflicting },
-	})
-	if _, err := hpas.Create(ctx, externalHPA(ns, "busy", 10, nil)); err != nil {
-		t.Fatal(err)
-	}
-	env.until(t, "the Deployment is scaled to 2 despite the conflict", func() (string, bool) {
-		got := deploymentReplicas(ctx, kube, ns, "busy")
-		return fmt.Sprintf("replicas %d", got), got == 2
-	})
-	conflicting.mu.Lock()
-	defer conflicting.mu.Unlock()
-	// The Deployment controller may write the Deployment again in
-	// between (our touch makes it sync), so more than one conflict can
-	// happen; each must be answered by a retry, and the last one succeed.
-	if conflicting.conflicts < 1 || conflicting.updates != conflicting.conflicts+1 {
-		t.Errorf("scale updates = %d with %d conflicts; want every conflict retried and the last update to succeed", conflicting.updates, conflicting.conflicts)
+			conflicting := &conflictingScales{kube: kube}
+			fake := metricstest.NewClient().SetExternal("queue_busy", metricstest.ExternalAnswer{Values: []int64{20000}})
+			env := startController(ctx, t, cluster, controllerOptions{
+				namespace: ns, clock: clockAtSecond(), metrics: fake, gates: features.NewFeatureGate(),
+				wrapScales: func(s scale.ScalesGetter) scale.ScalesGetter {
+					conflicting.ScalesGetter = s
+					if tc.scaleCache {
+						return startScaleCache(ctx, t, kube, ns, conflicting)
+					}
+					return conflicting
+				},
+			})
+			if _, err := hpas.Create(ctx, externalHPA(ns, "busy", 10, nil)); err != nil {
+				t.Fatal(err)
+			}
+			env.until(t, "the Deployment is scaled to 2 despite the conflict", func() (string, bool) {
+				got := deploymentReplicas(ctx, kube, ns, "busy")
+				return fmt.Sprintf("replicas %d", got), got == 2
+			})
+			conflicting.mu.Lock()
+			defer conflicting.mu.Unlock()
+			// The Deployment controller may write the Deployment again in
+			// between (our touch makes it sync), so more than one conflict can
+			// happen; each must be answered by a retry, and the last one succeed.
+			if conflicting.conflicts < 1 || conflicting.updates != conflicting.conflicts+1 {
+				t.Errorf("scale updates = %d with %d conflicts; want every conflict retried and the last update to succeed", conflicting.updates, conflicting.conflicts)
+			}
+		})
 	}
 }
 
