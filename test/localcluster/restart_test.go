@@ -70,13 +70,16 @@ func TestRestartControllerManager(t *testing.T) {
 
 // TestInTreeControlPlane starts the in-tree kube-apiserver and
 // kube-controller-manager of make intree with the HPA controller and the
-// fallback gate.
+// fallback gate; kube-hpa's controller reconciles a native HPA there and
+// reports on kube-controller-manager's /metrics under upstream's names.
 func TestInTreeControlPlane(t *testing.T) {
 	c := startedClusterForTest(t, Options{
 		InTree:        true,
 		HPAController: true,
 		FeatureGates:  map[string]bool{"HPAExternalMetricFallback": true},
+		HPA:           HPAControllerFlags{SyncPeriod: time.Second},
 	})
+	_, ctx := ktesting.NewTestContext(t)
 	for _, component := range []string{binAPIServer, binControllerManager} {
 		log, err := os.ReadFile(c.LogPath(component))
 		if err != nil {
@@ -91,4 +94,70 @@ func TestInTreeControlPlane(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the in-tree kube-apiserver does not serve the fallback field: %v\n%s", err, out)
 	}
+	// A Deployment below its HPA's minReplicas is scaled to it without
+	// metrics, which puts a desired-replicas series on /metrics: its
+	// hpa_api_version label is kube-hpa's, not upstream's, so the page
+	// shows which controller runs.
+	manifests := `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: default}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec: {containers: [{name: app, image: registry.k8s.io/pause:3.10}]}
+---
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata: {name: web, namespace: default}
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
+  minReplicas: 2
+  maxReplicas: 3
+  metrics:
+  - type: External
+    external:
+      metric: {name: queue}
+      target: {type: Value, value: "10"}
+      fallback: {replicas: 2}
+`
+	if out, err := c.KubectlWithInput(manifests, "apply", "-f", "-"); err != nil {
+		t.Fatalf("kubectl apply: %v\n%s", err, out)
+	}
+	want := []string{
+		`horizontal_pod_autoscaler_controller_num_horizontal_pod_autoscalers 1`,
+		`horizontal_pod_autoscaler_controller_desired_replicas{hpa_api_version="autoscaling/v2",hpa_name="web",namespace="default"} 2`,
+		`horizontal_pod_autoscaler_controller_reconciliations_total{action="scale_up",error="none"} 1`,
+		`workqueue_adds_total{name="horizontalpodautoscaler"}`,
+	}
+	var page string
+	deadline := time.Now().Add(time.Minute)
+	for {
+		page, err = c.ControllerManagerMetrics(ctx)
+		missing := 0
+		for _, w := range want {
+			if !strings.Contains(page, w) {
+				missing++
+			}
+		}
+		if err == nil && missing == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("kube-controller-manager's /metrics lacks some of %q (err %v); HPA lines:\n%s", want, err, hpaLines(page))
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+}
+
+// hpaLines keeps the lines of a metrics page about the HPA controller.
+func hpaLines(page string) string {
+	var kept []string
+	for _, line := range strings.Split(page, "\n") {
+		if strings.Contains(line, "horizontal") {
+			kept = append(kept, line)
+		}
+	}
+	return strings.Join(kept, "\n")
 }

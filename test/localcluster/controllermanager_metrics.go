@@ -1,0 +1,43 @@
+package localcluster
+
+import (
+	"context"
+	"crypto/tls"
+	"fmt"
+	"io"
+	"net/http"
+	"time"
+)
+
+// ControllerManagerMetrics returns kube-controller-manager's /metrics page,
+// read on its secure port as the cluster's admin, whom its delegated
+// authorization lets through.
+func (c *Cluster) ControllerManagerMetrics(ctx context.Context) (string, error) {
+	client := &http.Client{
+		Timeout: 5 * time.Second,
+		Transport: &http.Transport{TLSClientConfig: &tls.Config{
+			InsecureSkipVerify: true, //nolint:gosec // loopback, self-signed by the component
+			MinVersion:         tls.VersionTLS12,
+		}},
+	}
+	defer client.CloseIdleConnections()
+	url := fmt.Sprintf("https://127.0.0.1:%d/metrics", c.layout.controllerManagerPort)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return "", err
+	}
+	req.Header.Set("Authorization", "Bearer "+c.restConfig.BearerToken)
+	resp, err := client.Do(req)
+	if err != nil {
+		return "", err
+	}
+	defer func() { _ = resp.Body.Close() }()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return "", err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return "", fmt.Errorf("GET %s: %s: %.200s", url, resp.Status, body)
+	}
+	return string(body), nil
+}
