@@ -65,6 +65,7 @@ func options(root string, mode framework.Mode, syncPeriod time.Duration) framewo
 		FeatureGates: map[string]bool{
 			"HPAExternalMetricFallback":         true,
 			"HPAExternalMetricFallbackStrategy": true,
+			"HPAConfigurableSyncPeriod":         true,
 			"HPAScaleToZero":                    true,
 		},
 	}

@@ -19,6 +19,12 @@ const (
 	// base KEP can graduate without it.
 	HPAExternalMetricFallbackStrategy featuregate.Feature = "HPAExternalMetricFallbackStrategy"
 
+	// HPAConfigurableSyncPeriod enables behavior.syncPeriodSeconds: a
+	// reconcile interval of the HPA's own instead of
+	// --horizontal-pod-autoscaler-sync-period.
+	// KEP-6003: https://kep.k8s.io/6003
+	HPAConfigurableSyncPeriod featuregate.Feature = "HPAConfigurableSyncPeriod"
+
 	// HPAScaleToZero allows minReplicas: 0 with Object or External metrics.
 	// KEP-2021: https://kep.k8s.io/2021
 	HPAScaleToZero featuregate.Feature = "HPAScaleToZero"
@@ -41,6 +47,7 @@ func Specs() map[featuregate.Feature]featuregate.FeatureSpec {
 	return map[featuregate.Feature]featuregate.FeatureSpec{
 		HPAExternalMetricFallback:         {Default: false, PreRelease: featuregate.Alpha},
 		HPAExternalMetricFallbackStrategy: {Default: false, PreRelease: featuregate.Alpha},
+		HPAConfigurableSyncPeriod:         {Default: false, PreRelease: featuregate.Alpha},
 		HPAScaleToZero:                    {Default: true, PreRelease: featuregate.Beta},
 		HPAConfigurableTolerance:          {Default: true, PreRelease: featuregate.Beta},
 		PodLevelResources:                 {Default: true, PreRelease: featuregate.Beta},

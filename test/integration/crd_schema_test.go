@@ -48,6 +48,9 @@ var gateDependent = map[string]struct {
 	"accept-scale-to-zero-object.yaml":      {features.HPAScaleToZero, "minReplicas 0 needs HPAScaleToZero (beta)"},
 	"accept-scale-to-zero-mixed.yaml":       {features.HPAScaleToZero, "minReplicas 0 needs HPAScaleToZero (beta)"},
 	"accept-behavior.yaml":                  {features.HPAConfigurableTolerance, "behavior.*.tolerance needs HPAConfigurableTolerance (beta)"},
+	"accept-sync-period.yaml":               {features.HPAConfigurableSyncPeriod, "behavior.syncPeriodSeconds needs HPAConfigurableSyncPeriod (alpha)"},
+	"accept-sync-period-maximum.yaml":       {features.HPAConfigurableSyncPeriod, "behavior.syncPeriodSeconds needs HPAConfigurableSyncPeriod (alpha)"},
+	"accept-sync-period-with-rules.yaml":    {features.HPAConfigurableSyncPeriod, "behavior.syncPeriodSeconds needs HPAConfigurableSyncPeriod (alpha)"},
 }
 
 // beyondTheCELBudget are the rejections that hold whatever the gates say
@@ -156,7 +159,7 @@ func TestGateDependentRowsAreExactlyThoseAGateDecides(t *testing.T) {
 	for _, c := range table.Cases {
 		hpa := decodeManifest(t, table.Path(c))
 		base := len(validation.ValidateHorizontalPodAutoscaler(hpa, tableGate(t, table, "", false))) == 0
-		for _, gate := range []featuregate.Feature{features.HPAExternalMetricFallback, features.HPAScaleToZero, features.HPAConfigurableTolerance, features.HPAExternalMetricFallbackStrategy} {
+		for _, gate := range []featuregate.Feature{features.HPAExternalMetricFallback, features.HPAScaleToZero, features.HPAConfigurableTolerance, features.HPAExternalMetricFallbackStrategy, features.HPAConfigurableSyncPeriod} {
 			flipped := len(validation.ValidateHorizontalPodAutoscaler(hpa, tableGate(t, table, gate, false))) == 0
 			if flipped != base {
 				decidedBy[c.Manifest] = append(decidedBy[c.Manifest], gate)

@@ -33,7 +33,7 @@ func FromNative(in *autoscalingv2.HorizontalPodAutoscaler) *HorizontalPodAutosca
 			ScaleTargetRef: in.Spec.ScaleTargetRef,
 			MinReplicas:    in.Spec.MinReplicas,
 			MaxReplicas:    in.Spec.MaxReplicas,
-			Behavior:       in.Spec.Behavior,
+			Behavior:       BehaviorFromNative(in.Spec.Behavior),
 		},
 		Status: HorizontalPodAutoscalerStatus{
 			ObservedGeneration: in.Status.ObservedGeneration,
@@ -60,7 +60,9 @@ func FromNative(in *autoscalingv2.HorizontalPodAutoscaler) *HorizontalPodAutosca
 
 // ToNative converts the extended type into a native autoscaling/v2 HPA. The
 // extension's fields (fallback, fallback status) are dropped unless the
-// native types carry them (native_extension.go); everything else is kept, and this package's apiVersion
+// native types carry them (native_extension.go), and so is
+// behavior.syncPeriodSeconds, which no native type carries in v1.36;
+// everything else is kept, and this package's apiVersion
 // becomes autoscaling/v2. The result shares no memory with in.
 func ToNative(in *HorizontalPodAutoscaler) *autoscalingv2.HorizontalPodAutoscaler {
 	in = in.DeepCopy()
@@ -71,7 +73,7 @@ func ToNative(in *HorizontalPodAutoscaler) *autoscalingv2.HorizontalPodAutoscale
 			ScaleTargetRef: in.Spec.ScaleTargetRef,
 			MinReplicas:    in.Spec.MinReplicas,
 			MaxReplicas:    in.Spec.MaxReplicas,
-			Behavior:       in.Spec.Behavior,
+			Behavior:       in.Spec.Behavior.Native(),
 		},
 		Status: autoscalingv2.HorizontalPodAutoscalerStatus{
 			ObservedGeneration: in.Status.ObservedGeneration,

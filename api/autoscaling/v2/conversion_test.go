@@ -86,6 +86,9 @@ func checkNativeRoundTrip(t *testing.T, native *autoscalingv2.HorizontalPodAutos
 }
 
 func extensionUnset(hpa *HorizontalPodAutoscaler) bool {
+	if hpa.Spec.Behavior != nil && hpa.Spec.Behavior.SyncPeriodSeconds != nil {
+		return false
+	}
 	for _, m := range hpa.Spec.Metrics {
 		if m.External != nil && m.External.Fallback != nil {
 			return false
@@ -212,6 +215,9 @@ func extensionUnsetStatus(hpa *HorizontalPodAutoscaler) bool {
 }
 
 func clearExtension(hpa *HorizontalPodAutoscaler) *HorizontalPodAutoscaler {
+	if hpa.Spec.Behavior != nil {
+		hpa.Spec.Behavior.SyncPeriodSeconds = nil
+	}
 	for i := range hpa.Spec.Metrics {
 		if e := hpa.Spec.Metrics[i].External; e != nil {
 			e.Fallback = nil

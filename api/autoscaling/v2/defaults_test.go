@@ -105,18 +105,18 @@ func TestSetDefaults(t *testing.T) {
 		},
 		{
 			name: "an empty behavior gets upstream's rules in both directions",
-			in:   HorizontalPodAutoscalerSpec{MinReplicas: ptr.To[int32](1), MaxReplicas: 5, Metrics: []MetricSpec{cpu80()}, Behavior: &autoscalingv2.HorizontalPodAutoscalerBehavior{}},
-			want: HorizontalPodAutoscalerSpec{MinReplicas: ptr.To[int32](1), MaxReplicas: 5, Metrics: []MetricSpec{cpu80()}, Behavior: &autoscalingv2.HorizontalPodAutoscalerBehavior{
+			in:   HorizontalPodAutoscalerSpec{MinReplicas: ptr.To[int32](1), MaxReplicas: 5, Metrics: []MetricSpec{cpu80()}, Behavior: &HorizontalPodAutoscalerBehavior{}},
+			want: HorizontalPodAutoscalerSpec{MinReplicas: ptr.To[int32](1), MaxReplicas: 5, Metrics: []MetricSpec{cpu80()}, Behavior: &HorizontalPodAutoscalerBehavior{
 				ScaleUp: upstreamScaleUp(), ScaleDown: upstreamScaleDown(),
 			}},
 		},
 		{
 			name: "partial rules keep their set fields and take the rest from the defaults",
-			in: HorizontalPodAutoscalerSpec{MinReplicas: ptr.To[int32](1), MaxReplicas: 5, Metrics: []MetricSpec{cpu80()}, Behavior: &autoscalingv2.HorizontalPodAutoscalerBehavior{
+			in: HorizontalPodAutoscalerSpec{MinReplicas: ptr.To[int32](1), MaxReplicas: 5, Metrics: []MetricSpec{cpu80()}, Behavior: &HorizontalPodAutoscalerBehavior{
 				ScaleUp:   &autoscalingv2.HPAScalingRules{StabilizationWindowSeconds: ptr.To[int32](60)},
 				ScaleDown: &autoscalingv2.HPAScalingRules{Tolerance: &tolerance},
 			}},
-			want: HorizontalPodAutoscalerSpec{MinReplicas: ptr.To[int32](1), MaxReplicas: 5, Metrics: []MetricSpec{cpu80()}, Behavior: &autoscalingv2.HorizontalPodAutoscalerBehavior{
+			want: HorizontalPodAutoscalerSpec{MinReplicas: ptr.To[int32](1), MaxReplicas: 5, Metrics: []MetricSpec{cpu80()}, Behavior: &HorizontalPodAutoscalerBehavior{
 				ScaleUp: func() *autoscalingv2.HPAScalingRules {
 					r := upstreamScaleUp()
 					r.StabilizationWindowSeconds = ptr.To[int32](60)

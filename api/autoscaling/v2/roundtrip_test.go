@@ -244,11 +244,17 @@ func stripExtensionJSON(t *testing.T, doc map[string]any) map[string]any {
 		}
 	}
 	strip("spec", "metrics", "fallback")
+	if behavior, ok := out["spec"].(map[string]any)["behavior"].(map[string]any); ok {
+		delete(behavior, "syncPeriodSeconds")
+	}
 	strip("status", "currentMetrics", "fallbackStatus", "firstFailureTime")
 	return out
 }
 
 func usesExtension(hpa *HorizontalPodAutoscaler) bool {
+	if hpa.Spec.Behavior != nil && hpa.Spec.Behavior.SyncPeriodSeconds != nil {
+		return true
+	}
 	for _, m := range hpa.Spec.Metrics {
 		if m.External != nil && m.External.Fallback != nil {
 			return true
@@ -270,6 +276,7 @@ func usesExtension(hpa *HorizontalPodAutoscaler) bool {
 // type does not carry.
 func TestExtendedJSONFieldsAreASupersetOfNative(t *testing.T) {
 	extra := map[string]bool{
+		"HorizontalPodAutoscaler.spec.behavior.syncPeriodSeconds":                   true,
 		"HorizontalPodAutoscaler.spec.metrics[].external.fallback":                  true,
 		"HorizontalPodAutoscaler.status.currentMetrics[].external.fallbackStatus":   true,
 		"HorizontalPodAutoscaler.status.currentMetrics[].external.firstFailureTime": true,

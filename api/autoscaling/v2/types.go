@@ -104,7 +104,39 @@ type HorizontalPodAutoscalerSpec struct {
 	// +kubebuilder:validation:XValidation:rule=`!has(self.scaleDown) || !has(self.scaleDown.policies) || self.scaleDown.policies.all(p, p.periodSeconds <= 1800)`,message=`periodSeconds must be less than or equal to 1800`,fieldPath=`.scaleDown.policies`
 	// +kubebuilder:validation:XValidation:rule=`!has(self.scaleDown) || !has(self.scaleDown.tolerance) || (type(self.scaleDown.tolerance) == int ? self.scaleDown.tolerance >= 0 : !quantity(self.scaleDown.tolerance).isLessThan(quantity('0')))`,message=`must be greater than or equal to 0`,fieldPath=`.scaleDown.tolerance`
 	// +optional
-	Behavior *autoscalingv2.HorizontalPodAutoscalerBehavior `json:"behavior,omitempty"`
+	Behavior *HorizontalPodAutoscalerBehavior `json:"behavior,omitempty"`
+}
+
+// HorizontalPodAutoscalerBehavior is autoscaling/v2's behavior with the
+// per-HPA sync period of KEP-6003.
+//
+// It repeats upstream's two fields instead of embedding upstream's struct:
+// an embedded k8s.io/api type would promote its protobuf methods (Reset,
+// String, Marshal) onto this type, and they know nothing of
+// syncPeriodSeconds. MetricSpec follows the same pattern.
+type HorizontalPodAutoscalerBehavior struct {
+	// scaleUp are the rules of scaling up. Unset, the larger of +4 pods
+	// and +100% per 15 seconds applies, without stabilization.
+	// +optional
+	ScaleUp *autoscalingv2.HPAScalingRules `json:"scaleUp,omitempty"`
+
+	// scaleDown are the rules of scaling down. Unset, up to -100% per 15
+	// seconds applies, after the controller's scale-down stabilization
+	// window (--horizontal-pod-autoscaler-downscale-stabilization, 300
+	// seconds by default).
+	// +optional
+	ScaleDown *autoscalingv2.HPAScalingRules `json:"scaleDown,omitempty"`
+
+	// syncPeriodSeconds is the target interval, in seconds, between two
+	// reconciles of this HPA: at least 1 and at most 3600 (one hour). A
+	// best-effort target, not a deadline. Unset, the controller's
+	// --horizontal-pod-autoscaler-sync-period applies. It requires the
+	// HPAConfigurableSyncPeriod feature gate (KEP-6003); with the gate off
+	// the controller ignores it.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=3600
+	SyncPeriodSeconds *int32 `json:"syncPeriodSeconds,omitempty"`
 }
 
 // MetricSpec is autoscaling/v2's MetricSpec whose External source may carry a

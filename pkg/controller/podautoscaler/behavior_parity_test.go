@@ -37,8 +37,8 @@ func percentPolicy(value, period int32) autoscalingv2.HPAScalingPolicy {
 	return autoscalingv2.HPAScalingPolicy{Type: autoscalingv2.PercentScalingPolicy, Value: value, PeriodSeconds: period}
 }
 
-func behaviorOf(up, down *autoscalingv2.HPAScalingRules) *autoscalingv2.HorizontalPodAutoscalerBehavior {
-	return &autoscalingv2.HorizontalPodAutoscalerBehavior{ScaleUp: up, ScaleDown: down}
+func behaviorOf(up, down *autoscalingv2.HPAScalingRules) *v2.HorizontalPodAutoscalerBehavior {
+	return &v2.HorizontalPodAutoscalerBehavior{ScaleUp: up, ScaleDown: down}
 }
 
 // limitedPass is the outcome of one pass from 3 replicas whose

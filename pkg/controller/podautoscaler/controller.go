@@ -67,7 +67,9 @@ type Options struct {
 	QueueMetrics workqueue.MetricsProvider
 
 	// SyncPeriod is how often each HPA is reconciled
-	// (--horizontal-pod-autoscaler-sync-period).
+	// (--horizontal-pod-autoscaler-sync-period), unless the HPA sets a
+	// period of its own (behavior.syncPeriodSeconds, with the
+	// HPAConfigurableSyncPeriod gate on).
 	SyncPeriod time.Duration
 	// Tolerance is the global usage-ratio tolerance
 	// (--horizontal-pod-autoscaler-tolerance).
@@ -154,7 +156,7 @@ func New(opts Options) (*Controller, error) {
 	for i, source := range opts.Sources {
 		_, err := source.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
 			AddFunc:    func(obj any) { c.onAdd(i, obj) },
-			UpdateFunc: func(_, cur any) { c.onAdd(i, cur) },
+			UpdateFunc: func(old, cur any) { c.onUpdate(i, old, cur) },
 			DeleteFunc: func(obj any) { c.onDelete(i, obj) },
 		})
 		if err != nil {
@@ -200,16 +202,31 @@ func (c *Controller) HasSynced() bool {
 	return true
 }
 
-// onAdd queues an HPA for its next period. Like upstream, a new or changed
-// HPA waits for the sync period rather than jumping the queue, so that a
-// burst of edits cannot make the controller scale faster than its period.
+// onAdd registers and queues an HPA the informer delivered (schedule.go
+// says when it is due).
 func (c *Controller) onAdd(source int, obj any) {
 	key, err := keyFor(source, obj)
 	if err != nil {
 		utilruntime.HandleError(err)
 		return
 	}
-	c.queue.AddRateLimited(key)
+	c.enqueueNew(key)
+	c.register(key)
+}
+
+// onUpdate queues an HPA whose object changed.
+func (c *Controller) onUpdate(source int, old, cur any) {
+	key, err := keyFor(source, cur)
+	if err != nil {
+		utilruntime.HandleError(err)
+		return
+	}
+	c.enqueueUpdate(key, old, cur)
+	c.register(key)
+}
+
+// register counts an HPA the first time it is seen.
+func (c *Controller) register(key hpaKey) {
 	if c.selectors.register(key) {
 		c.opts.Monitor.SetHPACount(c.selectors.len())
 	}
@@ -222,6 +239,7 @@ func (c *Controller) onDelete(source int, obj any) {
 		return
 	}
 	c.queue.Forget(key)
+	c.enqueueDeleted(key)
 	if c.selectors.remove(key) {
 		c.opts.Monitor.SetHPACount(c.selectors.len())
 	}
@@ -239,14 +257,14 @@ func (c *Controller) processNextWorkItem(ctx context.Context) bool {
 	}
 	defer c.queue.Done(key)
 
-	deleted, err := c.reconcileKey(ctx, key)
+	period, deleted, err := c.reconcileKey(ctx, key)
 	if err != nil {
 		utilruntime.HandleErrorWithContext(ctx, err, "Reconciling HPA failed", "key", key)
 	}
-	// Every HPA comes back after the sync period, whether this pass
-	// failed or not; the fixed-interval limiter makes this the period.
+	// Every HPA comes back after its sync period, whether this pass
+	// failed or not.
 	if !deleted {
-		c.queue.AddRateLimited(key)
+		c.requeue(key, period)
 	}
 	return true
 }
@@ -258,17 +276,18 @@ func (c *Controller) requeueAt(key hpaKey, at time.Time) {
 }
 
 // reconcileKey reconciles the HPA of key, or forgets it when it is gone.
-func (c *Controller) reconcileKey(ctx context.Context, key hpaKey) (deleted bool, err error) {
+// period is the HPA's sync period: when it is due again.
+func (c *Controller) reconcileKey(ctx context.Context, key hpaKey) (period time.Duration, deleted bool, err error) {
 	source := c.opts.Sources[key.source]
 	hpa, exists, err := source.Get(key.namespace, key.name)
 	if err != nil {
-		return false, err
+		return c.opts.SyncPeriod, false, err
 	}
 	if !exists {
 		klog.FromContext(ctx).Info("HPA has been deleted", "hpa", klog.KRef(key.namespace, key.name), "kind", source.Name())
 		c.behavior.Forget(key.String())
 		c.opts.Monitor.DeleteHPA(monitor.HPARef{APIVersion: source.Name(), Namespace: key.namespace, Name: key.name})
-		return true, nil
+		return 0, true, nil
 	}
-	return false, c.reconcile(ctx, source, hpa, key)
+	return c.syncPeriodOf(hpa), false, c.reconcile(ctx, source, hpa, key)
 }

@@ -55,7 +55,7 @@ func (e *evaluator) evaluate(spec *v2.MetricSpec) proposal {
 
 // tolerances returns the usage-ratio tolerances: the global flag, overridden
 // per direction by behavior.*.tolerance when HPAConfigurableTolerance is on.
-func tolerances(global float64, b *autoscalingv2.HorizontalPodAutoscalerBehavior, configurable bool) calculator.Tolerances {
+func tolerances(global float64, b *v2.HorizontalPodAutoscalerBehavior, configurable bool) calculator.Tolerances {
 	t := calculator.Tolerances{ScaleDown: global, ScaleUp: global}
 	if b == nil || !configurable {
 		return t

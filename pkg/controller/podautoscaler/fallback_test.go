@@ -213,7 +213,7 @@ func TestFallbackFailureKinds(t *testing.T) {
 					ctx, cancel = context.WithTimeout(ctx, tc.timeout)
 					defer cancel()
 				}
-				_, err := h.c.reconcileKey(ctx, h.key(testHPAName))
+				_, _, err := h.c.reconcileKey(ctx, h.key(testHPAName))
 				return err
 			}
 
@@ -248,7 +248,7 @@ type multiCase struct {
 	spec        int32
 	readyPods   int
 	external    map[string]metricstest.ExternalAnswer
-	behavior    *autoscalingv2.HorizontalPodAutoscalerBehavior
+	behavior    *v2.HorizontalPodAutoscalerBehavior
 	wantErr     string
 	wantUpdates []int32
 	wantConds   []wantCond
@@ -393,7 +393,7 @@ func TestFallbackCombination(t *testing.T) {
 		{
 			name: "a behavior Pods policy limits the jump to the fallback",
 			hpa:  queueDue(1, 20, queueDepth()), spec: 3,
-			behavior: &autoscalingv2.HorizontalPodAutoscalerBehavior{ScaleUp: &autoscalingv2.HPAScalingRules{
+			behavior: &v2.HorizontalPodAutoscalerBehavior{ScaleUp: &autoscalingv2.HPAScalingRules{
 				Policies: []autoscalingv2.HPAScalingPolicy{{Type: autoscalingv2.PodsScalingPolicy, Value: 2, PeriodSeconds: 60}}}},
 			external:    map[string]metricstest.ExternalAnswer{"queue_depth": failing},
 			wantUpdates: []int32{5},
@@ -403,7 +403,7 @@ func TestFallbackCombination(t *testing.T) {
 		{
 			name: "scale-down stabilization holds a fallback below the recent recommendations",
 			hpa:  queueDue(1, 20, queueDepth()), spec: 14,
-			behavior: &autoscalingv2.HorizontalPodAutoscalerBehavior{ScaleDown: &autoscalingv2.HPAScalingRules{
+			behavior: &v2.HorizontalPodAutoscalerBehavior{ScaleDown: &autoscalingv2.HPAScalingRules{
 				StabilizationWindowSeconds: ptr.To[int32](300)}},
 			external: map[string]metricstest.ExternalAnswer{"queue_depth": failing},
 			// The controller's first pass records the current count as a

@@ -71,6 +71,9 @@ type harnessOptions struct {
 	tolerance                    *float64
 	downscaleStabilizationWindow *time.Duration
 	gates                        map[featuregate.Feature]bool
+	// sharingWindow, when set, puts the binary's shared external metric
+	// fetches (metrics.NewSharedExternal) in front of the fake metrics.
+	sharingWindow time.Duration
 }
 
 func newHarness(t *testing.T, hpa *v2.HorizontalPodAutoscaler, opts harnessOptions) *harness {
@@ -118,6 +121,9 @@ func newHarness(t *testing.T, hpa *v2.HorizontalPodAutoscaler, opts harnessOptio
 	if opts.downscaleStabilizationWindow != nil {
 		controllerOpts.DownscaleStabilizationWindow = *opts.downscaleStabilizationWindow
 	}
+	if opts.sharingWindow > 0 {
+		controllerOpts.MetricsClient = metrics.NewSharedExternal(h.metrics, opts.sharingWindow, h.clock)
+	}
 	c, err := New(controllerOpts)
 	if err != nil {
 		t.Fatalf("New: %v", err)
@@ -150,7 +156,7 @@ func (h *harness) key(name string) hpaKey {
 // reconcile runs one pass over the HPA named name and returns its error.
 func (h *harness) reconcile(name string) error {
 	h.t.Helper()
-	_, err := h.c.reconcileKey(h.ctx, h.key(name))
+	_, _, err := h.c.reconcileKey(h.ctx, h.key(name))
 	return err
 }
 
@@ -444,6 +450,7 @@ type fakeMonitor struct {
 	computations    []string // "action/error/type"
 	hpaCount        int
 	desired         map[string]int32
+	periods         map[string]time.Duration
 	deleted         []string
 }
 
@@ -478,10 +485,22 @@ func (m *fakeMonitor) ObserveDesiredReplicas(hpa monitor.HPARef, replicas int32)
 	m.desired[seriesKey(hpa)] = replicas
 }
 
+func (m *fakeMonitor) ObserveSyncPeriod(hpa monitor.HPARef, period time.Duration) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.periods == nil {
+		m.periods = map[string]time.Duration{}
+	}
+	m.periods[seriesKey(hpa)] = period
+}
+
+// DeleteHPA drops the HPA's series, as the Prometheus monitor does, and
+// records the deletion.
 func (m *fakeMonitor) DeleteHPA(hpa monitor.HPARef) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.deleted = append(m.deleted, seriesKey(hpa))
+	delete(m.periods, seriesKey(hpa))
 }
 
 func seriesKey(hpa monitor.HPARef) string {

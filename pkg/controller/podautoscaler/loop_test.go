@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
@@ -38,6 +37,11 @@ func (q *recordingQueue) record(format string, args ...any) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	q.calls = append(q.calls, fmt.Sprintf(format, args...))
+}
+
+func (q *recordingQueue) Add(key hpaKey) {
+	q.record("Add %s", key)
+	q.TypedRateLimitingInterface.Add(key)
 }
 
 func (q *recordingQueue) AddRateLimited(key hpaKey) {
@@ -323,9 +327,9 @@ func TestLoopProcessNextWorkItem(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newHarness(t, nil, harnessOptions{})
 			tc.setup(h)
+			h.c.queue.Add(h.key(testHPAName))
 			q := recordQueue(h)
 			q.calls = nil
-			h.c.queue.Add(h.key(testHPAName))
 			if !h.c.processNextWorkItem(h.ctx) {
 				t.Fatal("processNextWorkItem = false, want true while the queue runs")
 			}
@@ -380,7 +384,7 @@ func TestLoopReconcileKey(t *testing.T) {
 	t.Run("a deleted HPA's behavior history is forgotten and its series dropped", func(t *testing.T) {
 		behaviorHPA := func() *v2.HorizontalPodAutoscaler {
 			hpa := newHPA(1, 30, cpuUtilization(50))
-			hpa.Spec.Behavior = &autoscalingv2.HorizontalPodAutoscalerBehavior{
+			hpa.Spec.Behavior = &v2.HorizontalPodAutoscalerBehavior{
 				ScaleUp: rules(nil, nil, podsPolicy(2, 60)),
 			}
 			return hpa
@@ -394,7 +398,7 @@ func TestLoopReconcileKey(t *testing.T) {
 		}
 		// The HPA goes away and comes back under the same name.
 		h.source.delete(testNamespace, testHPAName)
-		deleted, err := h.c.reconcileKey(h.ctx, h.key(testHPAName))
+		_, deleted, err := h.c.reconcileKey(h.ctx, h.key(testHPAName))
 		if !deleted || err != nil {
 			t.Fatalf("reconcileKey of a deleted HPA = %v, %v; want true, nil", deleted, err)
 		}
@@ -416,7 +420,7 @@ func TestLoopReconcileKey(t *testing.T) {
 	t.Run("an HPA the cache cannot read is reported and not taken for deleted", func(t *testing.T) {
 		h := newHarness(t, newHPA(1, 10), harnessOptions{})
 		h.c.opts.Sources = []HPASource{erroringSource{fakeSource: h.source, err: errBoom}}
-		deleted, err := h.c.reconcileKey(h.ctx, h.key(testHPAName))
+		_, deleted, err := h.c.reconcileKey(h.ctx, h.key(testHPAName))
 		if deleted || !errors.Is(err, errBoom) {
 			t.Errorf("reconcileKey = %v, %v; want false, %v", deleted, err, errBoom)
 		}

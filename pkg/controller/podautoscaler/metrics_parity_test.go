@@ -388,13 +388,13 @@ func TestParityInvalidMetrics(t *testing.T) {
 }
 
 func TestParityTolerance(t *testing.T) {
-	upTolerance := func(q string) *autoscalingv2.HorizontalPodAutoscalerBehavior {
-		return &autoscalingv2.HorizontalPodAutoscalerBehavior{
+	upTolerance := func(q string) *v2.HorizontalPodAutoscalerBehavior {
+		return &v2.HorizontalPodAutoscalerBehavior{
 			ScaleUp: &autoscalingv2.HPAScalingRules{Tolerance: ptr.To(resource.MustParse(q))},
 		}
 	}
-	downTolerance := func(q string) *autoscalingv2.HorizontalPodAutoscalerBehavior {
-		return &autoscalingv2.HorizontalPodAutoscalerBehavior{
+	downTolerance := func(q string) *v2.HorizontalPodAutoscalerBehavior {
+		return &v2.HorizontalPodAutoscalerBehavior{
 			ScaleDown: &autoscalingv2.HPAScalingRules{Tolerance: ptr.To(resource.MustParse(q))},
 		}
 	}

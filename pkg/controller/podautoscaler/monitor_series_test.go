@@ -29,8 +29,8 @@ func TestDesiredReplicasSeriesPerKind(t *testing.T) {
 	addScale(h, testNamespace, "other", 1, "app=other")
 	h.source.set(extended)
 	native.set(twin)
-	_, _ = h.c.reconcileKey(h.ctx, hpaKey{source: 0, namespace: testNamespace, name: testHPAName})
-	_, _ = h.c.reconcileKey(h.ctx, hpaKey{source: 1, namespace: testNamespace, name: testHPAName})
+	_, _, _ = h.c.reconcileKey(h.ctx, hpaKey{source: 0, namespace: testNamespace, name: testHPAName})
+	_, _, _ = h.c.reconcileKey(h.ctx, hpaKey{source: 1, namespace: testNamespace, name: testHPAName})
 	header := "# HELP " + name + " [ALPHA] Replica count the controller last wanted for each HPA's target.\n# TYPE " + name + " gauge\n"
 	extendedSeries := name + `{hpa_api_version="autoscaling.kube-hpa.io/v2",hpa_name="web",namespace="default"} 4` + "\n"
 	if err := testutil.GatherAndCompare(registry, strings.NewReader(header+extendedSeries+
@@ -39,7 +39,7 @@ func TestDesiredReplicasSeriesPerKind(t *testing.T) {
 	}
 
 	native.delete(testNamespace, testHPAName)
-	if deleted, _ := h.c.reconcileKey(h.ctx, hpaKey{source: 1, namespace: testNamespace, name: testHPAName}); !deleted {
+	if _, deleted, _ := h.c.reconcileKey(h.ctx, hpaKey{source: 1, namespace: testNamespace, name: testHPAName}); !deleted {
 		t.Fatal("the native HPA was not taken as deleted")
 	}
 	if err := testutil.GatherAndCompare(registry, strings.NewReader(header+extendedSeries), name); err != nil {

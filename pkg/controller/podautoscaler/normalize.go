@@ -10,7 +10,7 @@ import (
 func (p *pass) normalize(tgt target, rec plan) (plan, []conditionEdit) {
 	result := p.c.behavior.Normalize(behavior.Input{
 		Key:             p.key.String(),
-		Behavior:        p.hpa.Spec.Behavior,
+		Behavior:        p.hpa.Spec.Behavior.Native(),
 		CurrentReplicas: tgt.current,
 		Recommendation:  rec.desired,
 		MinReplicas:     *p.hpa.Spec.MinReplicas,

@@ -567,7 +567,7 @@ func forgetObservations(h *harness) {
 // reconcileOther runs one pass of another HPA and fails the test on a
 // panic only; its outcome is not the scenario's.
 func reconcileOther(h *harness, namespace, name string) {
-	_, _ = h.c.reconcileKey(h.ctx, hpaKey{namespace: namespace, name: name})
+	_, _, _ = h.c.reconcileKey(h.ctx, hpaKey{namespace: namespace, name: name})
 }
 
 // addOtherHPA stores and registers an HPA other than the one under test.

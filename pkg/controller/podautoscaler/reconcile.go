@@ -10,6 +10,7 @@ import (
 	"k8s.io/klog/v2"
 
 	v2 "github.com/kube-hpa/kube-hpa/api/autoscaling/v2"
+	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/metrics"
 	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/monitor"
 )
 
@@ -31,11 +32,20 @@ type pass struct {
 	// stored one until writeStatus records the outcome in it, last.
 	hpa       *v2.HorizontalPodAutoscaler
 	reference string
+	// period is the HPA's sync period (schedule.go).
+	period time.Duration
 }
 
 func (c *Controller) newPass(ctx context.Context, source HPASource, shared *v2.HorizontalPodAutoscaler, key hpaKey) *pass {
 	hpa := shared.DeepCopy()
 	v2.SetDefaults(hpa)
+	period := c.syncPeriodOf(hpa)
+	if period < c.opts.SyncPeriod {
+		// An HPA reconciled more often than the global period wants
+		// external metrics that fresh, not as old as the sharing window
+		// (which is at most the global period) allows.
+		ctx = metrics.WithMaxAge(ctx, period)
+	}
 	return &pass{
 		c:         c,
 		source:    source,
@@ -45,7 +55,13 @@ func (c *Controller) newPass(ctx context.Context, source HPASource, shared *v2.H
 		now:       metav1.NewTime(c.opts.Clock.Now()),
 		hpa:       hpa,
 		reference: fmt.Sprintf("%s/%s/%s", hpa.Spec.ScaleTargetRef.Kind, hpa.Namespace, hpa.Spec.ScaleTargetRef.Name),
+		period:    period,
 	}
+}
+
+// ref names the HPA in the per-HPA series.
+func (p *pass) ref() monitor.HPARef {
+	return monitor.HPARef{APIVersion: p.source.Name(), Namespace: p.hpa.Namespace, Name: p.hpa.Name}
 }
 
 // reconcile runs one pass over one HPA: check the spec, decide and apply
@@ -93,7 +109,7 @@ func (p *pass) decide() outcome {
 // record writes the outcome to status and returns the error of the pass.
 func (p *pass) record(out outcome) error {
 	if out.applied {
-		p.c.opts.Monitor.ObserveDesiredReplicas(monitor.HPARef{APIVersion: p.source.Name(), Namespace: p.hpa.Namespace, Name: p.hpa.Name}, out.desired)
+		p.c.opts.Monitor.ObserveDesiredReplicas(p.ref(), out.desired)
 	}
 	werr := p.writeStatus(out)
 	err := out.err
@@ -106,8 +122,12 @@ func (p *pass) record(out outcome) error {
 	return err
 }
 
-// observe reports the pass to Prometheus.
+// observe reports the pass to Prometheus, with the HPA's sync period when
+// periods are configurable.
 func (p *pass) observe(action monitor.ActionLabel, err error) {
+	if p.c.configurablePeriod() {
+		p.c.opts.Monitor.ObserveSyncPeriod(p.ref(), p.period)
+	}
 	if action == "" {
 		action = monitor.ActionLabelNone
 	}
@@ -127,9 +147,9 @@ func (p *pass) event(eventType, reason, format string, args ...any) {
 }
 
 // scheduleWake asks the queue for an early reconcile when a deadline (a
-// fallback coming due) falls before the next sync period.
+// fallback coming due) falls before the HPA's next sync period.
 func (p *pass) scheduleWake(wakeAt time.Time) {
-	if !wakeAt.IsZero() && wakeAt.Sub(p.now.Time) < p.c.opts.SyncPeriod {
+	if !wakeAt.IsZero() && wakeAt.Sub(p.now.Time) < p.period {
 		p.c.requeueAt(p.key, wakeAt)
 	}
 }

@@ -242,7 +242,7 @@ func TestParitySelectors(t *testing.T) {
 				twin := newHPA(1, 10, cpuUtilization(50))
 				native.set(twin)
 				h.c.onAdd(1, twin)
-				_, _ = h.c.reconcileKey(h.ctx, hpaKey{source: 1, namespace: testNamespace, name: testHPAName})
+				_, _, _ = h.c.reconcileKey(h.ctx, hpaKey{source: 1, namespace: testNamespace, name: testHPAName})
 				forgetObservations(h)
 			}),
 			want:  selectorFailure("AmbiguousSelector", "Warning AmbiguousSelector "+sameNameAmbiguous, sameNameAmbiguous, sameNameAmbiguous),
@@ -495,7 +495,7 @@ func TestParityStoredSpecs(t *testing.T) {
 		},
 		{
 			name: "a stored HPA with a behavior tolerance and the tolerance gate off is scaled",
-			hpa: withBehavior(newHPA(1, 10, cpuUtilization(50)), &autoscalingv2.HorizontalPodAutoscalerBehavior{
+			hpa: withBehavior(newHPA(1, 10, cpuUtilization(50)), &v2.HorizontalPodAutoscalerBehavior{
 				ScaleUp: &autoscalingv2.HPAScalingRules{Tolerance: resource.NewMilliQuantity(500, resource.DecimalSI)},
 			}),
 			opts:  harnessOptions{gates: map[featuregate.Feature]bool{features.HPAConfigurableTolerance: false}},

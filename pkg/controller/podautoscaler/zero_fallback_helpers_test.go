@@ -62,7 +62,7 @@ func withConditions(hpa *v2.HorizontalPodAutoscaler, conds ...autoscalingv2.Hori
 	return hpa
 }
 
-func withBehavior(hpa *v2.HorizontalPodAutoscaler, b *autoscalingv2.HorizontalPodAutoscalerBehavior) *v2.HorizontalPodAutoscaler {
+func withBehavior(hpa *v2.HorizontalPodAutoscaler, b *v2.HorizontalPodAutoscalerBehavior) *v2.HorizontalPodAutoscaler {
 	hpa.Spec.Behavior = b
 	return hpa
 }

@@ -18,7 +18,7 @@ import (
 // reason where upstream has one.
 func TestMinRaisedOverOwnZero(t *testing.T) {
 	failing := map[string]metricstest.ExternalAnswer{"queue": {Err: errBoom}}
-	stabilizedUp := &autoscalingv2.HorizontalPodAutoscalerBehavior{
+	stabilizedUp := &v2.HorizontalPodAutoscalerBehavior{
 		ScaleUp: &autoscalingv2.HPAScalingRules{StabilizationWindowSeconds: ptr.To[int32](0)},
 	}
 	failedExternalMetric := condFalse(autoscalingv2.ScalingActive, "FailedGetExternalMetric")

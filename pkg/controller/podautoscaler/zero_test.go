@@ -485,7 +485,7 @@ func TestScaleFromZeroBehavior(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			hpa := withBehavior(scaledToZeroHPA(0, 10, externalValue("queue", "1")),
-				&autoscalingv2.HorizontalPodAutoscalerBehavior{ScaleUp: tc.scaleUp})
+				&v2.HorizontalPodAutoscalerBehavior{ScaleUp: tc.scaleUp})
 			h := newHarness(t, hpa, withGates(features.HPAScaleToZero, true))
 			h.scales.setScale(0, 0, testSelector)
 			h.metrics.SetExternal("queue", extOK(8000))
@@ -503,7 +503,7 @@ func TestScaleFromZeroBehavior(t *testing.T) {
 	}
 
 	t.Run("a recent scale-down to zero within the policy period gives the percent base", func(t *testing.T) {
-		hpa := withBehavior(newHPA(0, 10, externalAverage("queue", "1")), &autoscalingv2.HorizontalPodAutoscalerBehavior{
+		hpa := withBehavior(newHPA(0, 10, externalAverage("queue", "1")), &v2.HorizontalPodAutoscalerBehavior{
 			ScaleUp:   &autoscalingv2.HPAScalingRules{Policies: percent(100, 60)},
 			ScaleDown: &autoscalingv2.HPAScalingRules{StabilizationWindowSeconds: ptr.To[int32](0), Policies: percent(100, 60)},
 		})

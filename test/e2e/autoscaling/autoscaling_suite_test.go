@@ -35,6 +35,16 @@ const (
 	controllerReplicas = 2
 )
 
+// crdModeFeatureGates are the gates of the controllers (and their webhook)
+// in CRD mode: every alpha gate the specs need.
+func crdModeFeatureGates() map[string]bool {
+	return map[string]bool{
+		"HPAExternalMetricFallback":         true,
+		"HPAExternalMetricFallbackStrategy": true,
+		"HPAConfigurableSyncPeriod":         true,
+	}
+}
+
 // inTreeFeatureGates are the gates of kube-apiserver and
 // kube-controller-manager in in-tree mode: KEP-5679's alpha gate, and
 // KEP-2021's, named so that the suite does not depend on its default. The
@@ -91,9 +101,9 @@ var _ = ginkgo.SynchronizedBeforeSuite(func(ctx context.Context) []byte {
 			Replicas:            controllerReplicas,
 			SyncPeriod:          syncPeriod,
 			MetricSharingWindow: metricSharingWindow,
-			// The fallback specs need the alpha gates; HPAScaleToZero is on
-			// by default.
-			FeatureGates:     map[string]bool{"HPAExternalMetricFallback": true, "HPAExternalMetricFallbackStrategy": true},
+			// The fallback, sync period and decision trace specs need the
+			// alpha gates; HPAScaleToZero is on by default.
+			FeatureGates:     crdModeFeatureGates(),
 			ManageNativeHPAs: true,
 			Verbosity:        2,
 			// Tells which permissions of deploy/rbac.yaml the controllers

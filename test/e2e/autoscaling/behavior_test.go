@@ -38,7 +38,7 @@ type behaviorTarget struct {
 // newBehaviorTarget creates the Deployment at replicas and the HPA with
 // behavior, the metric starting at metricValue.
 func newBehaviorTarget(ctx context.Context, f *framework.Framework, replicas, minReplicas, maxReplicas int32, metricValue string,
-	behavior *autoscalingv2.HorizontalPodAutoscalerBehavior) *behaviorTarget {
+	behavior *v2.HorizontalPodAutoscalerBehavior) *behaviorTarget {
 	ginkgo.GinkgoHelper()
 	t := &behaviorTarget{f: f, name: "worker", metric: f.UniqueName("queue_depth")}
 	f.CreateDeployment(ctx, t.name, replicas)
@@ -88,7 +88,7 @@ var _ = sigDescribe([]string{featureHPA}, "Horizontal pod autoscaling (non-defau
 
 	ginkgo.Describe("with a short downscale stabilization window", func() {
 		ginkgo.It("should scale down only after the stabilization window", func(ctx context.Context) {
-			t := newBehaviorTarget(ctx, f, 1, 1, 3, "30", &autoscalingv2.HorizontalPodAutoscalerBehavior{
+			t := newBehaviorTarget(ctx, f, 1, 1, 3, "30", &v2.HorizontalPodAutoscalerBehavior{
 				ScaleDown: &autoscalingv2.HPAScalingRules{StabilizationWindowSeconds: ptr.To(int32(stabilizationWindow / time.Second))},
 			})
 			ginkgo.By("waiting for the scale-up to 3, which no window delays")
@@ -120,7 +120,7 @@ var _ = sigDescribe([]string{featureHPA}, "Horizontal pod autoscaling (non-defau
 
 	ginkgo.Describe("with scale limited by number of Pods rate", func() {
 		ginkgo.It("should scale up no more than given number of Pods per period", func(ctx context.Context) {
-			t := newBehaviorTarget(ctx, f, 1, 1, 3, "10", &autoscalingv2.HorizontalPodAutoscalerBehavior{
+			t := newBehaviorTarget(ctx, f, 1, 1, 3, "10", &v2.HorizontalPodAutoscalerBehavior{
 				ScaleUp: &autoscalingv2.HPAScalingRules{Policies: []autoscalingv2.HPAScalingPolicy{podsPolicy(1)}},
 			})
 			f.WaitForCondition(ctx, hpaKind(), t.name, autoscalingv2.ScalingActive, corev1.ConditionTrue, "ValidMetricFound", reaction())
@@ -133,7 +133,7 @@ var _ = sigDescribe([]string{featureHPA}, "Horizontal pod autoscaling (non-defau
 		})
 
 		ginkgo.It("should scale down no more than given number of Pods per period", func(ctx context.Context) {
-			t := newBehaviorTarget(ctx, f, 3, 1, 3, "30", &autoscalingv2.HorizontalPodAutoscalerBehavior{
+			t := newBehaviorTarget(ctx, f, 3, 1, 3, "30", &v2.HorizontalPodAutoscalerBehavior{
 				ScaleDown: &autoscalingv2.HPAScalingRules{
 					StabilizationWindowSeconds: ptr.To[int32](0),
 					Policies:                   []autoscalingv2.HPAScalingPolicy{podsPolicy(1)},
@@ -151,7 +151,7 @@ var _ = sigDescribe([]string{featureHPA}, "Horizontal pod autoscaling (non-defau
 
 	ginkgo.Describe("with scale limited by percentage", func() {
 		ginkgo.It("should scale up no more than given percentage of current Pods per period", func(ctx context.Context) {
-			t := newBehaviorTarget(ctx, f, 1, 1, 4, "10", &autoscalingv2.HorizontalPodAutoscalerBehavior{
+			t := newBehaviorTarget(ctx, f, 1, 1, 4, "10", &v2.HorizontalPodAutoscalerBehavior{
 				ScaleUp: &autoscalingv2.HPAScalingRules{Policies: []autoscalingv2.HPAScalingPolicy{percentPolicy(100)}},
 			})
 			f.WaitForCondition(ctx, hpaKind(), t.name, autoscalingv2.ScalingActive, corev1.ConditionTrue, "ValidMetricFound", reaction())
@@ -164,7 +164,7 @@ var _ = sigDescribe([]string{featureHPA}, "Horizontal pod autoscaling (non-defau
 		})
 
 		ginkgo.It("should scale down no more than given percentage of current Pods per period", func(ctx context.Context) {
-			t := newBehaviorTarget(ctx, f, 4, 1, 4, "40", &autoscalingv2.HorizontalPodAutoscalerBehavior{
+			t := newBehaviorTarget(ctx, f, 4, 1, 4, "40", &v2.HorizontalPodAutoscalerBehavior{
 				ScaleDown: &autoscalingv2.HPAScalingRules{
 					StabilizationWindowSeconds: ptr.To[int32](0),
 					Policies:                   []autoscalingv2.HPAScalingPolicy{percentPolicy(50)},
@@ -182,7 +182,7 @@ var _ = sigDescribe([]string{featureHPA}, "Horizontal pod autoscaling (non-defau
 
 	ginkgo.Describe("with autoscaling disabled", func() {
 		ginkgo.It("shouldn't scale up", func(ctx context.Context) {
-			t := newBehaviorTarget(ctx, f, 1, 1, 3, "30", &autoscalingv2.HorizontalPodAutoscalerBehavior{
+			t := newBehaviorTarget(ctx, f, 1, 1, 3, "30", &v2.HorizontalPodAutoscalerBehavior{
 				ScaleUp: &autoscalingv2.HPAScalingRules{SelectPolicy: ptr.To(autoscalingv2.DisabledPolicySelect)},
 			})
 			ginkgo.By("waiting for the HPA to want 3 replicas and be held at 1")
@@ -196,7 +196,7 @@ var _ = sigDescribe([]string{featureHPA}, "Horizontal pod autoscaling (non-defau
 		})
 
 		ginkgo.It("shouldn't scale down", func(ctx context.Context) {
-			t := newBehaviorTarget(ctx, f, 1, 1, 3, "30", &autoscalingv2.HorizontalPodAutoscalerBehavior{
+			t := newBehaviorTarget(ctx, f, 1, 1, 3, "30", &v2.HorizontalPodAutoscalerBehavior{
 				ScaleDown: &autoscalingv2.HPAScalingRules{
 					StabilizationWindowSeconds: ptr.To[int32](0),
 					SelectPolicy:               ptr.To(autoscalingv2.DisabledPolicySelect),

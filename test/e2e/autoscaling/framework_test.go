@@ -17,6 +17,7 @@ const (
 	featureFallback         = "Feature:HPAExternalMetricFallback"
 	featureFallbackStrategy = "Feature:HPAExternalMetricFallbackStrategy"
 	featureZero             = "Feature:HPAScaleToZero"
+	featureSyncPeriod       = "Feature:HPAConfigurableSyncPeriod"
 	serial                  = "Serial"
 	disruptive              = "Disruptive"
 	// crdMode is a label, not a tag of the name: specs of

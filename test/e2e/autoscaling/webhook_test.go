@@ -23,7 +23,7 @@ func loadWebhookTable() (*webhookcases.Table, error) {
 	return webhookcases.Load(filepath.Join(root, filepath.FromSlash(webhookcases.RelativeDir)))
 }
 
-var _ = sigDescribe([]string{featureHPA, featureFallback, featureZero, crdMode}, "HorizontalPodAutoscaler admission", func() {
+var _ = sigDescribe([]string{featureHPA, featureFallback, featureZero, featureSyncPeriod, crdMode}, "HorizontalPodAutoscaler admission", func() {
 	f := newFramework("admission")
 	f.NoPods = true
 

@@ -19,7 +19,7 @@ const (
 	// set the suite starts nothing. The cluster must have:
 	//   - the CRD of deploy/crd and the admission webhook of deploy/webhook.yaml,
 	//   - hpa-controller-manager running with
-	//     --feature-gates=HPAExternalMetricFallback=true,HPAExternalMetricFallbackStrategy=true
+	//     --feature-gates=HPAExternalMetricFallback=true,HPAExternalMetricFallbackStrategy=true,HPAConfigurableSyncPeriod=true
 	//     (and, for the specs
 	//     on native HPAs, --manage-native-hpas),
 	//   - the test metrics adapter of test/metrics-adapter registered for
@@ -157,6 +157,9 @@ type Config struct {
 	// AdapterControlURL is process 1's control endpoint of the metrics
 	// adapter (Environment.Adapter).
 	AdapterControlURL string `json:"adapterControlURL,omitempty"`
+	// AdapterURL is the test metrics adapter's own HTTPS endpoint on
+	// loopback, where it serves its fetch counters (ExternalFetches).
+	AdapterURL string `json:"adapterURL,omitempty"`
 	// ControllerManagerControlURL is process 1's control endpoint of
 	// kube-controller-manager (Environment.ControllerManager), in in-tree
 	// mode only.
@@ -199,7 +202,7 @@ func ExternalConfig(repoRoot string) (Config, error) {
 		SyncPeriod:          Duration{upstreamSyncPeriod},
 		MetricSharingWindow: Duration{upstreamSyncPeriod},
 		LeaseDuration:       Duration{defaultLeaseDuration},
-		FeatureGates:        map[string]bool{"HPAExternalMetricFallback": true, "HPAExternalMetricFallbackStrategy": true},
+		FeatureGates:        map[string]bool{"HPAExternalMetricFallback": true, "HPAExternalMetricFallbackStrategy": true, "HPAConfigurableSyncPeriod": true},
 	}
 	if mode == ModeInTree {
 		cfg.FeatureGates = map[string]bool{"HPAExternalMetricFallback": true}

@@ -69,7 +69,7 @@ func ExternalHPA(name, target, metric string, targetType autoscalingv2.MetricTar
 // spec should wait.
 func NoScaleDownStabilization(hpa *v2.HorizontalPodAutoscaler) *v2.HorizontalPodAutoscaler {
 	if hpa.Spec.Behavior == nil {
-		hpa.Spec.Behavior = &autoscalingv2.HorizontalPodAutoscalerBehavior{}
+		hpa.Spec.Behavior = &v2.HorizontalPodAutoscalerBehavior{}
 	}
 	if hpa.Spec.Behavior.ScaleDown == nil {
 		hpa.Spec.Behavior.ScaleDown = &autoscalingv2.HPAScalingRules{}

@@ -324,6 +324,7 @@ func (l *Local) startAdapter(ctx context.Context, kube kubernetes.Interface, dir
 			"--v=2",
 		},
 	}})
+	l.config.AdapterURL = fmt.Sprintf("https://127.0.0.1:%d", ports[0])
 	for _, api := range adapterAPIs() {
 		if err := l.cluster.RegisterAPIService(ctx, api.group, api.version, ports[0], l.cluster.CABundle()); err != nil {
 			return err

@@ -6,6 +6,8 @@ import (
 
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	v2 "github.com/kube-hpa/kube-hpa/api/autoscaling/v2"
 )
 
 // Upper bounds of upstream's behavior fields.
@@ -26,12 +28,29 @@ var (
 	}
 )
 
-func validateBehavior(behavior *autoscalingv2.HorizontalPodAutoscalerBehavior, fldPath *field.Path, opts options) field.ErrorList {
+func validateBehavior(behavior *v2.HorizontalPodAutoscalerBehavior, fldPath *field.Path, opts options) field.ErrorList {
 	if behavior == nil {
 		return nil
 	}
 	allErrs := validateScalingRules(behavior.ScaleUp, fldPath.Child("scaleUp"), opts)
-	return append(allErrs, validateScalingRules(behavior.ScaleDown, fldPath.Child("scaleDown"), opts)...)
+	allErrs = append(allErrs, validateScalingRules(behavior.ScaleDown, fldPath.Child("scaleDown"), opts)...)
+	return append(allErrs, validateSyncPeriod(behavior.SyncPeriodSeconds, fldPath.Child("syncPeriodSeconds"), opts)...)
+}
+
+// validateSyncPeriod checks KEP-6003's syncPeriodSeconds. A value refused
+// by its gate is not checked further: the gate's error is the one to fix.
+func validateSyncPeriod(seconds *int32, fldPath *field.Path, opts options) field.ErrorList {
+	switch {
+	case seconds == nil:
+		return nil
+	case !opts.allowSyncPeriod:
+		return field.ErrorList{field.Forbidden(fldPath, "requires the HPAConfigurableSyncPeriod feature gate to be enabled")}
+	case *seconds < v2.MinSyncPeriodSeconds:
+		return field.ErrorList{field.Invalid(fldPath, *seconds, fmt.Sprintf("must be greater than or equal to %d", v2.MinSyncPeriodSeconds))}
+	case *seconds > v2.MaxSyncPeriodSeconds:
+		return field.ErrorList{field.Invalid(fldPath, *seconds, fmt.Sprintf("must be less than or equal to %d", v2.MaxSyncPeriodSeconds))}
+	}
+	return nil
 }
 
 func validateScalingRules(rules *autoscalingv2.HPAScalingRules, fldPath *field.Path, opts options) field.ErrorList {

@@ -111,6 +111,7 @@ func fuzzGate(t *testing.T, bits byte) featuregate.FeatureGate {
 		string(features.HPAExternalMetricFallback): bits&1 != 0,
 		string(features.HPAScaleToZero):            bits&2 != 0,
 		string(features.HPAConfigurableTolerance):  bits&4 != 0,
+		string(features.HPAConfigurableSyncPeriod): bits&8 != 0,
 	})
 	if err != nil {
 		t.Fatalf("setting gates: %v", err)
@@ -310,7 +311,7 @@ func (r *fuzzReader) hpa() *v2.HorizontalPodAutoscaler {
 		h.Spec.Metrics[i] = r.metric()
 	}
 	if r.bool() {
-		h.Spec.Behavior = &autoscalingv2.HorizontalPodAutoscalerBehavior{ScaleUp: r.scalingRules(), ScaleDown: r.scalingRules()}
+		h.Spec.Behavior = &v2.HorizontalPodAutoscalerBehavior{ScaleUp: r.scalingRules(), ScaleDown: r.scalingRules(), SyncPeriodSeconds: r.int32Ptr()}
 	}
 	if r.sometimes() {
 		h.Status = v2.HorizontalPodAutoscalerStatus{

@@ -502,12 +502,13 @@ func TestValidateTolerance(t *testing.T) {
 func TestValidateGatesTogether(t *testing.T) {
 	everything := func() *v2.HorizontalPodAutoscaler {
 		return hpa(minReplicas(0), metrics(withFallback(queueMetric(), nil, 4)),
-			behavior(withTolerance(rules(nil), "0.1"), nil))
+			behavior(withTolerance(rules(nil), "0.1"), nil), syncPeriod(2))
 	}
 	allOff := gateSetting{
 		features.HPAExternalMetricFallback: false,
 		features.HPAScaleToZero:            false,
 		features.HPAConfigurableTolerance:  false,
+		features.HPAConfigurableSyncPeriod: false,
 	}
 	runValidationCases(t, []validationCase{
 		{
@@ -516,6 +517,7 @@ func TestValidateGatesTogether(t *testing.T) {
 				features.HPAExternalMetricFallback: true,
 				features.HPAScaleToZero:            true,
 				features.HPAConfigurableTolerance:  true,
+				features.HPAConfigurableSyncPeriod: true,
 			},
 			hpa: everything(),
 		},
@@ -525,6 +527,7 @@ func TestValidateGatesTogether(t *testing.T) {
 			hpa:   everything(),
 			want: []wantErr{
 				invalid("spec.minReplicas"), forbidden("spec.metrics[0].external.fallback"), forbidden("spec.behavior.scaleUp.tolerance"),
+				forbidden("spec.behavior.syncPeriodSeconds"),
 			},
 		},
 		{
@@ -568,6 +571,12 @@ func TestGatedFieldErrorsNameTheirGate(t *testing.T) {
 			gate: features.HPAConfigurableTolerance,
 			hpa:  hpa(behavior(nil, withTolerance(rules(nil), "0.1"))),
 			path: "spec.behavior.scaleDown.tolerance",
+		},
+		{
+			name: "syncPeriodSeconds",
+			gate: features.HPAConfigurableSyncPeriod,
+			hpa:  hpa(syncPeriod(5)),
+			path: "spec.behavior.syncPeriodSeconds",
 		},
 	}
 	for _, tc := range cases {

@@ -58,9 +58,10 @@ var gatedFeatures = []featuregate.Feature{
 	features.HPAScaleToZero,
 	features.HPAConfigurableTolerance,
 	features.HPAExternalMetricFallbackStrategy,
+	features.HPAConfigurableSyncPeriod,
 }
 
-// allGateSettings lists the sixteen combinations of the four gates.
+// allGateSettings lists every combination of the gates.
 func allGateSettings() []gateSetting {
 	var out []gateSetting
 	for bits := 0; bits < 1<<len(gatedFeatures); bits++ {
@@ -234,7 +235,18 @@ func metrics(ms ...v2.MetricSpec) mutation {
 
 func behavior(up, down *autoscalingv2.HPAScalingRules) mutation {
 	return func(h *v2.HorizontalPodAutoscaler) {
-		h.Spec.Behavior = &autoscalingv2.HorizontalPodAutoscalerBehavior{ScaleUp: up, ScaleDown: down}
+		h.Spec.Behavior = &v2.HorizontalPodAutoscalerBehavior{ScaleUp: up, ScaleDown: down}
+	}
+}
+
+// syncPeriod sets behavior.syncPeriodSeconds, keeping the rest of the
+// behavior (none by default).
+func syncPeriod(seconds int32) mutation {
+	return func(h *v2.HorizontalPodAutoscaler) {
+		if h.Spec.Behavior == nil {
+			h.Spec.Behavior = &v2.HorizontalPodAutoscalerBehavior{}
+		}
+		h.Spec.Behavior.SyncPeriodSeconds = ptr.To(seconds)
 	}
 }
 
@@ -357,4 +369,6 @@ var (
 	scaleToZeroOff = gateSetting{features.HPAScaleToZero: false}
 	toleranceOn    = gateSetting{features.HPAConfigurableTolerance: true}
 	toleranceOff   = gateSetting{features.HPAConfigurableTolerance: false}
+	syncPeriodOn   = gateSetting{features.HPAConfigurableSyncPeriod: true}
+	syncPeriodOff  = gateSetting{features.HPAConfigurableSyncPeriod: false}
 )

@@ -15,6 +15,7 @@ type options struct {
 	allowFallback         bool
 	allowFallbackStrategy bool
 	allowTolerance        bool
+	allowSyncPeriod       bool
 	// storedLongFailureDurations are the failureDurationSeconds above the
 	// maximum that the old object carried.
 	storedLongFailureDurations []int64
@@ -36,6 +37,7 @@ func optionsFor(newHPA, oldHPA *v2.HorizontalPodAutoscaler, gates featuregate.Fe
 		allowFallback:              gates.Enabled(features.HPAExternalMetricFallback) || usesFallback(oldHPA),
 		allowFallbackStrategy:      gates.Enabled(features.HPAExternalMetricFallbackStrategy) || usesFallbackStrategy(oldHPA),
 		allowTolerance:             gates.Enabled(features.HPAConfigurableTolerance) || usesTolerance(oldHPA),
+		allowSyncPeriod:            gates.Enabled(features.HPAConfigurableSyncPeriod) || usesSyncPeriod(oldHPA),
 		storedLongFailureDurations: longFailureDurations(oldHPA),
 		describedObject:            referenceOptions{allowEmptyAPIGroup: true},
 	}
@@ -112,6 +114,13 @@ func usesTolerance(hpa *v2.HorizontalPodAutoscaler) bool {
 		}
 	}
 	return false
+}
+
+// usesSyncPeriod reports whether hpa sets behavior.syncPeriodSeconds,
+// whatever its value: an object stored with it stays updatable after the
+// gate is turned off.
+func usesSyncPeriod(hpa *v2.HorizontalPodAutoscaler) bool {
+	return hpa != nil && hpa.Spec.Behavior != nil && hpa.Spec.Behavior.SyncPeriodSeconds != nil
 }
 
 // hasInvalidDescribedObject reports whether the old object already carried

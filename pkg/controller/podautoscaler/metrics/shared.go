@@ -17,8 +17,9 @@ import (
 // under way. With thousands of HPAs on a few queue-depth metrics, this turns
 // one adapter call per HPA per period into one per metric per window.
 //
-// The price is staleness: an answer may be up to one window old. Other
-// metric kinds are per pod or per object and are passed through.
+// The price is staleness: an answer may be up to one window old, or less
+// for an ask that says so (WithMaxAge). Other metric kinds are per pod or
+// per object and are passed through.
 type SharedExternal struct {
 	Client
 	window time.Duration
@@ -48,11 +49,11 @@ func NewSharedExternal(client Client, window time.Duration, clk clock.PassiveClo
 	return &SharedExternal{Client: client, window: window, clock: clk, fetches: map[string]*sharedFetch{}, sweepSize: 64}
 }
 
-// GetExternalMetric answers from a fetch made within the window, waits for
-// one under way, or fetches.
+// GetExternalMetric answers from a fetch made within the window (or the
+// shorter age ctx allows), waits for one under way, or fetches.
 func (s *SharedExternal) GetExternalMetric(ctx context.Context, metricName, namespace string, selector labels.Selector) ([]int64, time.Time, error) {
 	key := namespace + "\x00" + metricName + "\x00" + selector.String()
-	fetch, owner := s.claim(key)
+	fetch, owner := s.claim(key, maxAge(ctx, s.window))
 	if owner {
 		s.fetch(ctx, key, fetch, metricName, namespace, selector)
 	} else {
@@ -65,13 +66,15 @@ func (s *SharedExternal) GetExternalMetric(ctx context.Context, metricName, name
 	return slices.Clone(fetch.values), fetch.timestamp, fetch.err
 }
 
-// claim returns the fetch to use for key, and whether the caller must make
-// it.
-func (s *SharedExternal) claim(key string) (*sharedFetch, bool) {
+// claim returns the fetch to use for key, at most age old, and whether the
+// caller must make it. A fetch under way is always fresh enough. A new
+// fetch replaces the old one for every asker, so those that accept older
+// answers get the fresher one.
+func (s *SharedExternal) claim(key string, age time.Duration) (*sharedFetch, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now := s.clock.Now()
-	if f, ok := s.fetches[key]; ok && (!isDone(f) || now.Sub(f.fetchedAt) < s.window) {
+	if f, ok := s.fetches[key]; ok && (!isDone(f) || now.Sub(f.fetchedAt) < age) {
 		return f, false
 	}
 	s.sweep(now)

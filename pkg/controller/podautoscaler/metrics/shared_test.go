@@ -139,3 +139,50 @@ func TestSharedExternalWaiterGivesUpWithItsContext(t *testing.T) {
 		t.Errorf("err = %v, want the waiter's own cancellation", err)
 	}
 }
+
+// TestSharedExternalMaxAge pins how HPAs of different sync periods share a
+// metric: an ask under WithMaxAge takes no answer older than its age, and
+// the fetch it makes serves the asks of longer periods too.
+func TestSharedExternalMaxAge(t *testing.T) {
+	const window = 15 * time.Second
+	type ask struct {
+		after  time.Duration // clock step before the ask
+		maxAge time.Duration // 0: no WithMaxAge
+	}
+	cases := []struct {
+		name        string
+		asks        []ask
+		wantFetches int
+	}{
+		{name: "a 2s asker fetches again once the answer is 2s old", asks: []ask{{0, 2 * time.Second}, {time.Second, 2 * time.Second}, {time.Second, 2 * time.Second}},
+			wantFetches: 2},
+		{name: "a 15s asker shares the fresher fetch of a 2s asker", asks: []ask{{0, 0}, {3 * time.Second, 2 * time.Second}, {time.Second, 0}, {10 * time.Second, 0}},
+			wantFetches: 2},
+		{name: "a 15s asker never makes a 2s asker take older data", asks: []ask{{0, 0}, {2 * time.Second, 2 * time.Second}},
+			wantFetches: 2},
+		{name: "a max age longer than the window changes nothing", asks: []ask{{0, time.Minute}, {14 * time.Second, time.Minute}, {time.Second, time.Minute}},
+			wantFetches: 2},
+		{name: "a negative max age fetches every time", asks: []ask{{0, 0}, {0, -1}, {0, -1}},
+			wantFetches: 3},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			clk := clocktesting.NewFakeClock(time.Unix(1000, 0))
+			fake := metricstest.NewClient().SetExternal("q", metricstest.ExternalAnswer{Values: []int64{7000}})
+			client := metrics.NewSharedExternal(fake, window, clk)
+			for _, a := range tc.asks {
+				clk.Step(a.after)
+				ctx := context.Background()
+				if a.maxAge != 0 {
+					ctx = metrics.WithMaxAge(ctx, a.maxAge)
+				}
+				if _, _, err := client.GetExternalMetric(ctx, "q", "ns", labels.Everything()); err != nil {
+					t.Fatalf("GetExternalMetric: %v", err)
+				}
+			}
+			if got := fake.Calls(metricstest.External, "q"); got != tc.wantFetches {
+				t.Errorf("fetches = %d, want %d", got, tc.wantFetches)
+			}
+		})
+	}
+}

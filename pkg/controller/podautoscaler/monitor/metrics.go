@@ -20,6 +20,7 @@ type collectors struct {
 	metricComputationDuration *metrics.HistogramVec
 	horizontalPodAutoscalers  *metrics.Gauge
 	desiredReplicas           *metrics.GaugeVec
+	syncPeriod                *metrics.GaugeVec
 }
 
 // newCollectors builds a fresh, unregistered set of the metrics.
@@ -68,6 +69,13 @@ func newCollectors() *collectors {
 			Help:           "Replica count the controller last wanted for each HPA's target.",
 			StabilityLevel: metrics.ALPHA,
 		}, []string{"namespace", "hpa_name", "hpa_api_version"}),
+		// Ours (KEP-6003 suggests it): upstream has no per-HPA period.
+		syncPeriod: metrics.NewGaugeVec(&metrics.GaugeOpts{
+			Subsystem:      subsystem,
+			Name:           "sync_period_seconds",
+			Help:           "Interval in seconds at which the controller reconciles each HPA: its spec.behavior.syncPeriodSeconds, or --horizontal-pod-autoscaler-sync-period when unset. Only with the HPAConfigurableSyncPeriod feature gate.",
+			StabilityLevel: metrics.ALPHA,
+		}, []string{"namespace", "hpa_name", "hpa_api_version"}),
 	}
 }
 
@@ -81,5 +89,6 @@ func (c *collectors) register(registry Registerer) {
 		c.metricComputationDuration,
 		c.horizontalPodAutoscalers,
 		c.desiredReplicas,
+		c.syncPeriod,
 	)
 }

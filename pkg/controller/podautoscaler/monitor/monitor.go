@@ -20,6 +20,11 @@ type Monitor interface {
 	// ObserveDesiredReplicas records the replica count the controller wants
 	// for an HPA's target.
 	ObserveDesiredReplicas(hpa HPARef, replicas int32)
+	// ObserveSyncPeriod records the interval at which the controller
+	// reconciles an HPA: its behavior.syncPeriodSeconds or the global
+	// period (KEP-6003). The controller calls it only with the
+	// HPAConfigurableSyncPeriod gate on.
+	ObserveSyncPeriod(hpa HPARef, period time.Duration)
 	// DeleteHPA drops the series of an HPA that was deleted.
 	DeleteHPA(hpa HPARef)
 }
@@ -82,6 +87,11 @@ func (m *prometheusMonitor) ObserveDesiredReplicas(hpa HPARef, replicas int32) {
 	m.c.desiredReplicas.WithLabelValues(hpa.Namespace, hpa.Name, hpa.APIVersion).Set(float64(replicas))
 }
 
+func (m *prometheusMonitor) ObserveSyncPeriod(hpa HPARef, period time.Duration) {
+	m.c.syncPeriod.WithLabelValues(hpa.Namespace, hpa.Name, hpa.APIVersion).Set(period.Seconds())
+}
+
 func (m *prometheusMonitor) DeleteHPA(hpa HPARef) {
 	m.c.desiredReplicas.DeleteLabelValues(hpa.Namespace, hpa.Name, hpa.APIVersion)
+	m.c.syncPeriod.DeleteLabelValues(hpa.Namespace, hpa.Name, hpa.APIVersion)
 }

@@ -153,6 +153,58 @@ func TestHPAGauges(t *testing.T) {
 	}
 }
 
+// TestSyncPeriodGauge pins the per-HPA period of KEP-6003: one series per
+// HPA and API version, in seconds, deleted with the HPA.
+func TestSyncPeriodGauge(t *testing.T) {
+	const period = prefix + "sync_period_seconds"
+	header := `# HELP ` + period + ` [ALPHA] Interval in seconds at which the controller reconciles each HPA: its spec.behavior.syncPeriodSeconds, or --horizontal-pod-autoscaler-sync-period when unset. Only with the HPAConfigurableSyncPeriod feature gate.
+# TYPE ` + period + ` gauge
+`
+	tests := []struct {
+		name    string
+		observe func(m Monitor)
+		want    string
+	}{
+		{
+			name:    "no observation, no series",
+			observe: func(m Monitor) { m.ObserveDesiredReplicas(extended("default", "web"), 2) },
+			want:    "",
+		},
+		{
+			name: "each HPA has its period in seconds, last value wins",
+			observe: func(m Monitor) {
+				m.ObserveSyncPeriod(extended("default", "web"), 15*time.Second)
+				m.ObserveSyncPeriod(extended("default", "web"), 2*time.Second)
+				m.ObserveSyncPeriod(native("default", "web"), 15*time.Second)
+				m.ObserveSyncPeriod(extended("shop", "api"), time.Hour)
+			},
+			want: header +
+				period + `{hpa_api_version="autoscaling.kube-hpa.io/v2",hpa_name="api",namespace="shop"} 3600` + "\n" +
+				period + `{hpa_api_version="autoscaling.kube-hpa.io/v2",hpa_name="web",namespace="default"} 2` + "\n" +
+				period + `{hpa_api_version="autoscaling/v2",hpa_name="web",namespace="default"} 15` + "\n",
+		},
+		{
+			name: "DeleteHPA drops the period with the desired replicas",
+			observe: func(m Monitor) {
+				m.ObserveSyncPeriod(extended("default", "web"), 2*time.Second)
+				m.ObserveSyncPeriod(extended("default", "api"), 15*time.Second)
+				m.DeleteHPA(extended("default", "web"))
+			},
+			want: header + period + `{hpa_api_version="autoscaling.kube-hpa.io/v2",hpa_name="api",namespace="default"} 15` + "\n",
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			registry := metrics.NewKubeRegistry()
+			m := New(registry)
+			tc.observe(m)
+			if err := testutil.GatherAndCompare(registry, strings.NewReader(tc.want), period); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+}
+
 // TestMonitorsAreIndependent checks that there is no shared state: each
 // registry sees only its own Monitor's observations.
 func TestMonitorsAreIndependent(t *testing.T) {
@@ -192,6 +244,7 @@ func TestMetricNamesAndLabels(t *testing.T) {
 	m.ObserveMetricComputationResult(ActionLabelNone, ErrorLabelNone, time.Millisecond, autoscalingv2.PodsMetricSourceType)
 	m.SetHPACount(1)
 	m.ObserveDesiredReplicas(native("ns", "hpa"), 1)
+	m.ObserveSyncPeriod(native("ns", "hpa"), time.Second)
 
 	want := map[string]string{
 		prefix + "reconciliations_total":               "COUNTER action,error",
@@ -200,6 +253,7 @@ func TestMetricNamesAndLabels(t *testing.T) {
 		prefix + "metric_computation_duration_seconds": "HISTOGRAM action,error,metric_type",
 		prefix + "num_horizontal_pod_autoscalers":      "GAUGE ",
 		prefix + "desired_replicas":                    "GAUGE hpa_api_version,hpa_name,namespace",
+		prefix + "sync_period_seconds":                 "GAUGE hpa_api_version,hpa_name,namespace",
 	}
 	families, err := registry.Gather()
 	if err != nil {

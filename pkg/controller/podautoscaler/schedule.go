@@ -1,0 +1,111 @@
+package podautoscaler
+
+import (
+	"time"
+
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	"k8s.io/apimachinery/pkg/api/equality"
+
+	v2 "github.com/kube-hpa/kube-hpa/api/autoscaling/v2"
+	"github.com/kube-hpa/kube-hpa/pkg/features"
+)
+
+// When each HPA is reconciled. With HPAConfigurableSyncPeriod off, as
+// upstream: every HPA, new, changed or just reconciled, comes back one
+// global period later (the fixed-interval limiter). With the gate on
+// (KEP-6003): each HPA has its own period, behavior.syncPeriodSeconds or
+// the global one; a new HPA and a changed spec are reconciled at once; a
+// status-only update asks for nothing earlier than the period.
+
+// configurablePeriod reports whether the HPAConfigurableSyncPeriod gate is
+// on.
+func (c *Controller) configurablePeriod() bool {
+	return c.opts.Gates.Enabled(features.HPAConfigurableSyncPeriod)
+}
+
+// syncPeriodOf is the interval at which hpa is reconciled.
+func (c *Controller) syncPeriodOf(hpa *v2.HorizontalPodAutoscaler) time.Duration {
+	if c.configurablePeriod() {
+		if d, ok := hpa.Spec.SyncPeriod(); ok {
+			return d
+		}
+	}
+	return c.opts.SyncPeriod
+}
+
+// syncPeriodOfObject is syncPeriodOf for an object of a source's informer:
+// an extended HPA, or a native one, which has no syncPeriodSeconds in
+// autoscaling/v2 of v1.36 and so takes the global period.
+func (c *Controller) syncPeriodOfObject(obj any) time.Duration {
+	if hpa, ok := obj.(*v2.HorizontalPodAutoscaler); ok {
+		return c.syncPeriodOf(hpa)
+	}
+	return c.opts.SyncPeriod
+}
+
+// specChanged reports whether an update of an informer's object changed
+// the HPA's spec. An extended HPA (a custom resource) has its generation
+// bumped by the API server on every spec change and only then; a native
+// one does not in v1.36 (kubernetes#138228), so its spec is compared.
+func specChanged(old, cur any) bool {
+	switch cur := cur.(type) {
+	case *v2.HorizontalPodAutoscaler:
+		old, ok := old.(*v2.HorizontalPodAutoscaler)
+		return !ok || old.Generation != cur.Generation
+	case *autoscalingv2.HorizontalPodAutoscaler:
+		old, ok := old.(*autoscalingv2.HorizontalPodAutoscaler)
+		return !ok || !equality.Semantic.DeepEqual(old.Spec, cur.Spec)
+	}
+	return false
+}
+
+// enqueueNew queues an HPA the informer just delivered.
+func (c *Controller) enqueueNew(key hpaKey) {
+	if c.configurablePeriod() {
+		c.queue.Add(key)
+		return
+	}
+	// Upstream's way: even a new HPA waits for the period, so that a burst
+	// of creations cannot make the controller scale faster than its pace.
+	c.queue.AddRateLimited(key)
+}
+
+// enqueueUpdate queues an HPA after an update of its object. A changed
+// spec is reconciled at once; any other update (the controller's own
+// status write, a label) asks for the HPA's period, which the delaying
+// queue ignores when the HPA is already due sooner: it never comes early.
+func (c *Controller) enqueueUpdate(key hpaKey, old, cur any) {
+	switch {
+	case !c.configurablePeriod():
+		c.queue.AddRateLimited(key)
+	case specChanged(old, cur):
+		c.queue.Add(key)
+	default:
+		c.queue.AddAfter(key, c.syncPeriodOfObject(cur))
+	}
+}
+
+// enqueueDeleted has a deleted HPA reconciled at once, which finds it gone
+// and drops its state and series: with periods of up to an hour they would
+// otherwise outlive it that long. With the gate off, as upstream, the HPA's
+// next periodic turn does it.
+func (c *Controller) enqueueDeleted(key hpaKey) {
+	if c.configurablePeriod() {
+		c.queue.Add(key)
+	}
+}
+
+// requeue puts key back after a pass: one period of the HPA after the pass
+// ended, as upstream does with its one global period. A pass that took
+// longer than the period queues nothing more than that one turn (the queue
+// holds a key once), so a slow adapter cannot pile work up. Counting from
+// the end rather than the start also keeps shared external metrics fresh:
+// the answer an HPA got is always more than a period old at its next pass,
+// so it never takes its own last answer again from the sharing window.
+func (c *Controller) requeue(key hpaKey, period time.Duration) {
+	if !c.configurablePeriod() {
+		c.queue.AddRateLimited(key)
+		return
+	}
+	c.queue.AddAfter(key, period)
+}

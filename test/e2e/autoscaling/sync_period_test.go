@@ -1,0 +1,131 @@
+package autoscaling
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/gomega"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	"k8s.io/utils/ptr"
+
+	v2 "github.com/kube-hpa/kube-hpa/api/autoscaling/v2"
+	"github.com/kube-hpa/kube-hpa/pkg/features"
+	"github.com/kube-hpa/kube-hpa/test/e2e/framework"
+)
+
+// requireGate skips a spec on a cluster whose controller does not run
+// with gate.
+func requireGate(gate string) {
+	if !suite.Config.FeatureGates[gate] {
+		ginkgo.Skip(fmt.Sprintf("the controller does not run with %s=true", gate))
+	}
+}
+
+// syncPeriodGauge is the controller's per-HPA period (KEP-6003).
+const syncPeriodGauge = "horizontal_pod_autoscaler_controller_sync_period_seconds"
+
+// withSyncPeriod sets behavior.syncPeriodSeconds.
+func withSyncPeriod(hpa *v2.HorizontalPodAutoscaler, seconds int32) *v2.HorizontalPodAutoscaler {
+	if hpa.Spec.Behavior == nil {
+		hpa.Spec.Behavior = &v2.HorizontalPodAutoscalerBehavior{}
+	}
+	hpa.Spec.Behavior.SyncPeriodSeconds = ptr.To(seconds)
+	return hpa
+}
+
+var _ = sigDescribe([]string{featureHPA, featureSyncPeriod, crdMode}, "Horizontal pod autoscaling (per-HPA sync period)", func() {
+	f := newFramework("sync-period")
+
+	// Three HPAs, each on an external metric of its own, so that the
+	// adapter's count of a metric's fetches is how often its HPA was
+	// reconciled: one every second, one at the controller's period, one
+	// every minute.
+	ginkgo.It("should reconcile each HPA at its own syncPeriodSeconds, and at once after a change of its spec", func(ctx context.Context) {
+		requireLocal()
+		requireGate(string(features.HPAConfigurableSyncPeriod))
+		const window = 20 * time.Second
+		global := suite.Config.SyncPeriod.Duration
+		periods := map[string]int32{"fast": 1, "default": 0, "slow": 60}
+		metric := map[string]string{}
+		for name, seconds := range periods {
+			metric[name] = f.UniqueName(name)
+			f.CreateDeployment(ctx, name, 1)
+			f.SetExternalMetric(ctx, metric[name], "10")
+			if name == "slow" {
+				continue // created last, below
+			}
+			hpa := framework.ExternalHPA(name, name, metric[name], autoscalingv2.AverageValueMetricType, "10", 1, 5)
+			if seconds > 0 {
+				hpa = withSyncPeriod(hpa, seconds)
+			}
+			f.CreateHPA(ctx, framework.Extended, hpa)
+		}
+
+		ginkgo.By("reconciling a new HPA of 60s at once")
+		f.CreateHPA(ctx, framework.Extended, withSyncPeriod(framework.ExternalHPA("slow", "slow", metric["slow"], autoscalingv2.AverageValueMetricType, "10", 1, 5), 60))
+		f.WaitForHPA(ctx, framework.Extended, "slow", reaction(), "a first reconcile", func(h *v2.HorizontalPodAutoscaler) bool {
+			return len(h.Status.CurrentMetrics) > 0
+		})
+		firstPass := time.Now()
+		// The 60s HPA must not see this before its period, unless its
+		// spec changes.
+		f.SetExternalMetric(ctx, metric["slow"], "30")
+
+		ginkgo.By("exposing each HPA's period in " + syncPeriodGauge)
+		want := map[string]float64{"fast": 1, "default": global.Seconds(), "slow": 60}
+		gomega.Eventually(ctx, func(g gomega.Gomega) {
+			for name, seconds := range want {
+				got, err := suite.Controllers.LeaderGauge(ctx, syncPeriodGauge, map[string]string{"namespace": f.Namespace, "hpa_name": name})
+				g.Expect(err).NotTo(gomega.HaveOccurred())
+				g.Expect(got).To(gomega.Equal(seconds), "period of %s", name)
+			}
+		}).WithTimeout(reaction()).WithPolling(time.Second).Should(gomega.Succeed())
+
+		ginkgo.By(fmt.Sprintf("fetching each HPA's metric at its own pace for %v", window))
+		before := fetchCounts(ctx, f, metric)
+		gomega.Expect(sleepCtx(ctx, window)).To(gomega.Succeed())
+		after := fetchCounts(ctx, f, metric)
+		fast, def, slow := after["fast"]-before["fast"], after["default"]-before["default"], after["slow"]-before["slow"]
+		ginkgo.GinkgoWriter.Printf("fetches in %v: fast (1s) %d, default (%v) %d, slow (60s) %d\n", window, fast, global, def, slow)
+		// Nominally 20, 4 and 0; the bounds leave room for a loaded
+		// machine without letting one pace pass for another.
+		gomega.Expect(fast).To(gomega.BeNumerically(">=", 10), "fetches of the 1s HPA's metric")
+		gomega.Expect(def).To(gomega.BeNumerically("<=", uint64(window/global)+2), "fetches of the default HPA's metric")
+		gomega.Expect(fast).To(gomega.BeNumerically(">", 2*def), "the 1s HPA reconciles more often than the default one")
+		gomega.Expect(slow).To(gomega.BeZero(), "fetches of the 60s HPA's metric within its period")
+
+		ginkgo.By("leaving the HPA of 60s alone within its period")
+		gomega.Expect(time.Since(firstPass)).To(gomega.BeNumerically("<", 45*time.Second), "the checks above took too long to tell")
+		gomega.Expect(scaleOf(ctx, f, "slow")).To(gomega.Equal(int32(1)))
+
+		ginkgo.By("reconciling it at once after a change of its spec")
+		f.UpdateHPA(ctx, framework.Extended, "slow", func(h *v2.HorizontalPodAutoscaler) { h.Spec.MaxReplicas = 6 })
+		f.WaitForScale(ctx, "slow", 3, 15*time.Second)
+		gomega.Expect(time.Since(firstPass)).To(gomega.BeNumerically("<", 60*time.Second),
+			"the scale must come from the spec change, before the HPA's period")
+	})
+})
+
+// fetchCounts reads the adapter's fetch count of each HPA's metric.
+func fetchCounts(ctx context.Context, f *framework.Framework, metric map[string]string) map[string]uint64 {
+	ginkgo.GinkgoHelper()
+	out := map[string]uint64{}
+	for name, m := range metric {
+		n, err := f.ExternalFetches(ctx, m)
+		gomega.Expect(err).NotTo(gomega.HaveOccurred())
+		out[name] = n
+	}
+	return out
+}
+
+// sleepCtx waits for d or until ctx ends.
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(d):
+		return nil
+	}
+}

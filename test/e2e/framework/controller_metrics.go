@@ -1,0 +1,48 @@
+package framework
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+)
+
+// LeaderGauge reads, from the /metrics of the replica leading now, the
+// value of the series of metric whose labels include every pair of labels.
+func (c *Controllers) LeaderGauge(ctx context.Context, metric string, labels map[string]string) (float64, error) {
+	leaders := c.Leaders(ctx)
+	if len(leaders) != 1 {
+		return 0, fmt.Errorf("%d replicas lead, want one", len(leaders))
+	}
+	code, page, err := c.get(ctx, leaders[0], "/metrics")
+	if err != nil {
+		return 0, err
+	}
+	if code != http.StatusOK {
+		return 0, fmt.Errorf("/metrics of replica %d answered %d", leaders[0], code)
+	}
+	return gaugeValue(page, metric, labels)
+}
+
+// gaugeValue finds one series in a Prometheus text page.
+func gaugeValue(page, metric string, labels map[string]string) (float64, error) {
+	for _, line := range strings.Split(page, "\n") {
+		if !strings.HasPrefix(line, metric+"{") {
+			continue
+		}
+		matches := true
+		for k, v := range labels {
+			if !strings.Contains(line, k+`="`+v+`"`) {
+				matches = false
+				break
+			}
+		}
+		if !matches {
+			continue
+		}
+		fields := strings.Fields(line)
+		return strconv.ParseFloat(fields[len(fields)-1], 64)
+	}
+	return 0, fmt.Errorf("no series %s%v", metric, labels)
+}
