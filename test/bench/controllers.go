@@ -57,6 +57,9 @@ func controllerSpecs(o Options, adminKubeconfig, dir string) (map[string]control
 	if err != nil {
 		return nil, err
 	}
+	// ours runs hpa-controller-manager; the side-by-side specs add
+	// --manage-native-hpas (the workload is native), the sync period mix
+	// does not (its HPAs are the extended kind).
 	ours := func(name string, extra ...string) controllerSpec {
 		return controllerSpec{
 			name:   name,
@@ -64,7 +67,6 @@ func controllerSpecs(o Options, adminKubeconfig, dir string) (map[string]control
 			args: func(port int, sync time.Duration) []string {
 				return append(append([]string{
 					"--kubeconfig=" + oursKubeconfig,
-					"--manage-native-hpas",
 					"--bind-address=127.0.0.1",
 					"--port=" + strconv.Itoa(port),
 				}, o.hpaFlags(sync)...), extra...)
@@ -94,8 +96,10 @@ func controllerSpecs(o Options, adminKubeconfig, dir string) (map[string]control
 	return map[string]controllerSpec{
 		Upstream:         upstream(Upstream),
 		UpstreamJSON:     upstream(UpstreamJSON, "--kube-api-content-type=application/json"),
-		KubeHPA:          ours(KubeHPA),
-		KubeHPANoSharing: ours(KubeHPANoSharing, "--horizontal-pod-autoscaler-external-metric-sharing-window=0"),
+		KubeHPA:          ours(KubeHPA, "--manage-native-hpas"),
+		KubeHPANoSharing: ours(KubeHPANoSharing, "--manage-native-hpas", "--horizontal-pod-autoscaler-external-metric-sharing-window=0"),
+		mixGatesOff:      ours(mixGatesOff),
+		mixGatesOn:       ours(mixGatesOn, proposalGates),
 	}, nil
 }
 

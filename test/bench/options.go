@@ -56,6 +56,10 @@ type Options struct {
 	// Perf records a perf profile of each controller during its
 	// saturation window, when perf is installed.
 	Perf bool
+	// SyncPeriodMix measures kube-hpa on extended HPAs after the
+	// side-by-side run: the proposals' gates off, on, and on with a tenth
+	// of the HPAs at a 2 s sync period (mix.go).
+	SyncPeriodMix bool
 }
 
 // The names of the controllers a run can measure.
@@ -88,6 +92,7 @@ func NewOptions() Options {
 		QPS:              2000,
 		Burst:            4000,
 		Controllers:      []string{Upstream, KubeHPA},
+		SyncPeriodMix:    true,
 	}
 }
 

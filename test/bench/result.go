@@ -18,6 +18,8 @@ type Result struct {
 	// subtracted from each controller's API requests.
 	Baseline    Phase              `json:"baseline"`
 	Controllers []ControllerResult `json:"controllers"`
+	// Mix is the sync period mix, when measured.
+	Mix *MixResult `json:"syncPeriodMix,omitempty"`
 }
 
 // Machine describes where the run happened.

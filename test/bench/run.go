@@ -80,6 +80,11 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		}
 		res.Controllers = append(res.Controllers, cr)
 	}
+	if o.SyncPeriodMix {
+		if res.Mix, err = r.measureMix(ctx, specs); err != nil {
+			return nil, fmt.Errorf("measuring the sync period mix (logs in %s): %w", r.dir, err)
+		}
+	}
 	return res, nil
 }
 

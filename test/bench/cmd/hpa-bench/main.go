@@ -42,6 +42,7 @@ func run() error {
 	flag.IntVar(&o.Burst, "kube-api-burst", o.Burst, "--kube-api-burst of both controllers.")
 	controllers := flag.String("controllers", strings.Join(o.Controllers, ","), "Controllers to measure, in order: upstream, kube-hpa, and for diagnosis kube-hpa-no-sharing (sharing window 0) and upstream-json (--kube-api-content-type=application/json). Ratios are to the first.")
 	flag.BoolVar(&o.Perf, "perf", false, "Record a perf profile of each controller's saturation window (needs perf).")
+	flag.BoolVar(&o.SyncPeriodMix, "sync-period-mix", o.SyncPeriodMix, "Then measure kube-hpa alone on extended HPAs: the proposals' gates off, on, and on with a tenth of the HPAs at syncPeriodSeconds 2.")
 	flag.StringVar(&o.ControllerBinary, "controller-binary", "", "hpa-controller-manager to measure; default _output/bin/hpa-controller-manager.")
 	flag.StringVar(&o.UpstreamBinary, "upstream-binary", "", "kube-controller-manager to measure; default _output/bin/kube-controller-manager (linked without symbols: build one with them for -perf).")
 	flag.StringVar(&o.OutputDir, "output-dir", "", "Where results and logs go; default _output/bench.")
@@ -78,6 +79,12 @@ func run() error {
 	var table strings.Builder
 	if err := bench.WriteTable(&table, res); err != nil {
 		return err
+	}
+	if res.Mix != nil {
+		table.WriteString("\n")
+		if err := bench.WriteMixTable(&table, res); err != nil {
+			return err
+		}
 	}
 	if err := os.WriteFile(filepath.Join(o.OutputDir, "latest.txt"), []byte(table.String()), 0o644); err != nil {
 		return err
