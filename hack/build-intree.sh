@@ -23,9 +23,9 @@
 # installs Debian's protobuf-compiler with apt-get and says so.
 #
 # Usage: hack/build-intree.sh [--verify | --test | --test-fast]
-#   --verify  redo steps 1-3 into a scratch tree and fail when a patch no
-#             longer applies or the generated code differs from
-#             hack/intree/generated.sha256.
+#   --verify  do steps 1-3 unless the tree is current for the inputs, and
+#             fail when a patch no longer applies or the generated code
+#             differs from hack/intree/generated.sha256 (without building).
 #   --test    after the build, run upstream's own tests of every package the
 #             patch touches, in the patched tree (INTREE_TEST_FLAGS adds go
 #             test flags).
@@ -315,14 +315,27 @@ regenerate() {
   )
 }
 
+# ensure_tree brings _output/intree/src up to date with the inputs: the
+# pinned modules, patched and regenerated. A tree stamped with the current
+# inputs is what a fresh generation would give, so it is reused.
+ensure_tree() {
+  local src="${OUT_DIR}/src" stamp="${OUT_DIR}/.src.pins"
+  if [[ ! -f ${stamp} || "$(cat "${stamp}")" != "$1" ]]; then
+    rm -f "${stamp}"
+    regenerate "${src}"
+    echo "$1" >"${stamp}"
+  fi
+}
+
+# verify fails when a patch does not apply or the generated code differs
+# from hack/intree/generated.sha256. It generates only when the tree is
+# not current, so that `make test` generates once for verify and build.
 verify() {
-  local scratch="${OUT_DIR}/verify"
-  regenerate "${scratch}"
-  if ! diff -u "${GENERATED}" <(generated_digests "${scratch}"); then
+  ensure_tree "$(inputs_digest)"
+  if ! diff -u "${GENERATED}" <(generated_digests "${OUT_DIR}/src"); then
     echo "generated code differs from hack/intree/generated.sha256: run hack/build-intree.sh and review the change" >&2
     return 1
   fi
-  rm -rf "${scratch}" "${scratch}.mod"
   echo "hack/intree/patches apply and the generated code matches" >&2
 }
 
@@ -357,14 +370,11 @@ main() {
     verify
     return
   fi
-  local src="${OUT_DIR}/src" stamp="${OUT_DIR}/.src.pins" digest
+  local digest
   digest=$(inputs_digest)
-  if [[ ! -f ${stamp} || "$(cat "${stamp}")" != "${digest}" ]]; then
-    rm -f "${stamp}"
-    regenerate "${src}"
-    generated_digests "${src}" >"${GENERATED}"
-    echo "${digest}" >"${stamp}"
-  fi
+  ensure_tree "${digest}"
+  # A build records what it generated, for review; verify only compares.
+  generated_digests "${OUT_DIR}/src" >"${GENERATED}"
   build_binary kube-apiserver "${digest}"
   build_binary kube-controller-manager "$(controller_digest "${digest}")"
   echo "${INTREE_BIN}/kube-apiserver ${INTREE_BIN}/kube-controller-manager"
