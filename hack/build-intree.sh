@@ -275,7 +275,9 @@ build_binary() {
   fi
   echo "building ${name} from the patched tree" >&2
   local start=${SECONDS}
-  (cd "${INTREE_DIR}" && go build -ldflags="$(kube_ldflags)" -o "${bin}.tmp" "k8s.io/kubernetes/cmd/${name}")
+  # -trimpath keeps the checkout's path out of the build cache's keys, so
+  # that another clone (as CI makes) reuses what this one compiled.
+  (cd "${INTREE_DIR}" && go build -trimpath -ldflags="$(kube_ldflags)" -o "${bin}.tmp" "k8s.io/kubernetes/cmd/${name}")
   mv -f "${bin}.tmp" "${bin}"
   echo "${digest}" >"${stamp}"
   echo "built ${name} in $((SECONDS - start))s" >&2
@@ -362,7 +364,7 @@ done
 
 run_upstream_tests() {
   # shellcheck disable=SC2086 # flags are words
-  (cd "${INTREE_DIR}" && go test -count=1 ${INTREE_TEST_FLAGS:-} "$@")
+  (cd "${INTREE_DIR}" && go test -trimpath -count=1 ${INTREE_TEST_FLAGS:-} "$@")
 }
 
 main() {
