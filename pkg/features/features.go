@@ -25,6 +25,11 @@ const (
 	// KEP-6003: https://kep.k8s.io/6003
 	HPAConfigurableSyncPeriod featuregate.Feature = "HPAConfigurableSyncPeriod"
 
+	// HPAStatusDecisionTrace makes the controller explain its latest
+	// scaling decision in status.lastScaleDecision.
+	// KEP-6107: https://kep.k8s.io/6107
+	HPAStatusDecisionTrace featuregate.Feature = "HPAStatusDecisionTrace"
+
 	// HPAScaleToZero allows minReplicas: 0 with Object or External metrics.
 	// KEP-2021: https://kep.k8s.io/2021
 	HPAScaleToZero featuregate.Feature = "HPAScaleToZero"
@@ -48,6 +53,7 @@ func Specs() map[featuregate.Feature]featuregate.FeatureSpec {
 		HPAExternalMetricFallback:         {Default: false, PreRelease: featuregate.Alpha},
 		HPAExternalMetricFallbackStrategy: {Default: false, PreRelease: featuregate.Alpha},
 		HPAConfigurableSyncPeriod:         {Default: false, PreRelease: featuregate.Alpha},
+		HPAStatusDecisionTrace:            {Default: false, PreRelease: featuregate.Alpha},
 		HPAScaleToZero:                    {Default: true, PreRelease: featuregate.Beta},
 		HPAConfigurableTolerance:          {Default: true, PreRelease: featuregate.Beta},
 		PodLevelResources:                 {Default: true, PreRelease: featuregate.Beta},

@@ -16,6 +16,7 @@ func TestGatesHaveTheirStageAndDefault(t *testing.T) {
 		{name: "external metric fallback is alpha and off", gate: HPAExternalMetricFallback, alpha: true, enabled: false},
 		{name: "fallback strategy is alpha and off", gate: HPAExternalMetricFallbackStrategy, alpha: true, enabled: false},
 		{name: "configurable sync period is alpha and off", gate: HPAConfigurableSyncPeriod, alpha: true, enabled: false},
+		{name: "status decision trace is alpha and off", gate: HPAStatusDecisionTrace, alpha: true, enabled: false},
 		{name: "scale to zero is beta and on", gate: HPAScaleToZero, alpha: false, enabled: true},
 		{name: "configurable tolerance is beta and on", gate: HPAConfigurableTolerance, alpha: false, enabled: true},
 		{name: "pod-level resources is beta and on, as in kube-controller-manager v1.36", gate: PodLevelResources, alpha: false, enabled: true},

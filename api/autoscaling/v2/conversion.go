@@ -60,8 +60,9 @@ func FromNative(in *autoscalingv2.HorizontalPodAutoscaler) *HorizontalPodAutosca
 
 // ToNative converts the extended type into a native autoscaling/v2 HPA. The
 // extension's fields (fallback, fallback status) are dropped unless the
-// native types carry them (native_extension.go), and so is
-// behavior.syncPeriodSeconds, which no native type carries in v1.36;
+// native types carry them (native_extension.go), and so are
+// behavior.syncPeriodSeconds and status.lastScaleDecision, which no native
+// type carries in v1.36;
 // everything else is kept, and this package's apiVersion
 // becomes autoscaling/v2. The result shares no memory with in.
 func ToNative(in *HorizontalPodAutoscaler) *autoscalingv2.HorizontalPodAutoscaler {

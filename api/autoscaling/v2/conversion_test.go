@@ -86,7 +86,7 @@ func checkNativeRoundTrip(t *testing.T, native *autoscalingv2.HorizontalPodAutos
 }
 
 func extensionUnset(hpa *HorizontalPodAutoscaler) bool {
-	if hpa.Spec.Behavior != nil && hpa.Spec.Behavior.SyncPeriodSeconds != nil {
+	if hpa.Spec.Behavior != nil && hpa.Spec.Behavior.SyncPeriodSeconds != nil || hpa.Status.LastScaleDecision != nil {
 		return false
 	}
 	for _, m := range hpa.Spec.Metrics {
@@ -218,6 +218,7 @@ func clearExtension(hpa *HorizontalPodAutoscaler) *HorizontalPodAutoscaler {
 	if hpa.Spec.Behavior != nil {
 		hpa.Spec.Behavior.SyncPeriodSeconds = nil
 	}
+	hpa.Status.LastScaleDecision = nil
 	for i := range hpa.Spec.Metrics {
 		if e := hpa.Spec.Metrics[i].External; e != nil {
 			e.Fallback = nil

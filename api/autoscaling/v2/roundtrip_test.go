@@ -247,12 +247,15 @@ func stripExtensionJSON(t *testing.T, doc map[string]any) map[string]any {
 	if behavior, ok := out["spec"].(map[string]any)["behavior"].(map[string]any); ok {
 		delete(behavior, "syncPeriodSeconds")
 	}
+	if status, ok := out["status"].(map[string]any); ok {
+		delete(status, "lastScaleDecision")
+	}
 	strip("status", "currentMetrics", "fallbackStatus", "firstFailureTime")
 	return out
 }
 
 func usesExtension(hpa *HorizontalPodAutoscaler) bool {
-	if hpa.Spec.Behavior != nil && hpa.Spec.Behavior.SyncPeriodSeconds != nil {
+	if hpa.Spec.Behavior != nil && hpa.Spec.Behavior.SyncPeriodSeconds != nil || hpa.Status.LastScaleDecision != nil {
 		return true
 	}
 	for _, m := range hpa.Spec.Metrics {
@@ -277,6 +280,7 @@ func usesExtension(hpa *HorizontalPodAutoscaler) bool {
 func TestExtendedJSONFieldsAreASupersetOfNative(t *testing.T) {
 	extra := map[string]bool{
 		"HorizontalPodAutoscaler.spec.behavior.syncPeriodSeconds":                   true,
+		"HorizontalPodAutoscaler.status.lastScaleDecision":                          true,
 		"HorizontalPodAutoscaler.spec.metrics[].external.fallback":                  true,
 		"HorizontalPodAutoscaler.status.currentMetrics[].external.fallbackStatus":   true,
 		"HorizontalPodAutoscaler.status.currentMetrics[].external.firstFailureTime": true,

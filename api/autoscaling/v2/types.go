@@ -18,6 +18,7 @@ import (
 // +kubebuilder:printcolumn:name="Desired",type=integer,JSONPath=`.status.desiredReplicas`
 // +kubebuilder:printcolumn:name="Fallback",type=string,JSONPath=`.status.conditions[?(@.type=="ExternalMetricFallbackActive")].status`
 // +kubebuilder:printcolumn:name="ScaledToZero",type=string,JSONPath=`.status.conditions[?(@.type=="ScaledToZero")].status`
+// +kubebuilder:printcolumn:name="Decision",type=string,JSONPath=`.status.lastScaleDecision.reason`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 type HorizontalPodAutoscaler struct {
 	metav1.TypeMeta `json:",inline"`
@@ -309,6 +310,14 @@ type HorizontalPodAutoscalerStatus struct {
 	// +listMapKey=type
 	// +optional
 	Conditions []autoscalingv2.HorizontalPodAutoscalerCondition `json:"conditions,omitempty" patchStrategy:"merge" patchMergeKey:"type"`
+
+	// lastScaleDecision explains the latest scaling decision (KEP-6107):
+	// each metric's proposal, the recommendation, the constraints that
+	// applied and the count decided. Written by the controller with the
+	// HPAStatusDecisionTrace feature gate, and only when the decision
+	// changes; removed with the gate off.
+	// +optional
+	LastScaleDecision *HorizontalPodAutoscalerScaleDecision `json:"lastScaleDecision,omitempty"`
 }
 
 // MetricStatus is autoscaling/v2's MetricStatus whose External status carries

@@ -16,26 +16,28 @@ func TestCombineProposals(t *testing.T) {
 		name        string
 		proposals   []proposal
 		wantBest    string
+		wantIndex   int
 		wantInvalid int
 		wantFirst   string
 	}{
-		{name: "the largest proposal wins", proposals: []proposal{valid("a", 2), valid("b", 5), valid("c", 3)}, wantBest: "b"},
-		{name: "a tie above zero goes to the first", proposals: []proposal{valid("a", 4), valid("b", 4)}, wantBest: "a"},
-		{name: "every metric proposing zero names the last", proposals: []proposal{valid("a", 0), valid("b", 0), valid("c", 0)}, wantBest: "c"},
-		{name: "a zero after a positive proposal does not replace it", proposals: []proposal{valid("a", 0), valid("b", 2), valid("c", 0)}, wantBest: "b"},
-		{name: "a negative proposal is not zero, so a lower one after it does not replace it", proposals: []proposal{valid("a", -1), valid("b", -3)}, wantBest: "a"},
-		{name: "a zero proposal gives way to a later negative one", proposals: []proposal{valid("a", 0), valid("b", -2)}, wantBest: "b"},
+		{name: "the largest proposal wins", proposals: []proposal{valid("a", 2), valid("b", 5), valid("c", 3)}, wantBest: "b", wantIndex: 1},
+		{name: "a tie above zero goes to the first", proposals: []proposal{valid("a", 4), valid("b", 4)}, wantBest: "a", wantIndex: 0},
+		{name: "every metric proposing zero names the last", proposals: []proposal{valid("a", 0), valid("b", 0), valid("c", 0)}, wantBest: "c", wantIndex: 2},
+		{name: "a zero after a positive proposal does not replace it", proposals: []proposal{valid("a", 0), valid("b", 2), valid("c", 0)}, wantBest: "b", wantIndex: 1},
+		{name: "a negative proposal is not zero, so a lower one after it does not replace it", proposals: []proposal{valid("a", -1), valid("b", -3)}, wantBest: "a", wantIndex: 0},
+		{name: "a zero proposal gives way to a later negative one", proposals: []proposal{valid("a", 0), valid("b", -2)}, wantBest: "b", wantIndex: 1},
 		{
 			name:      "invalid proposals are counted and the first is kept",
 			proposals: []proposal{invalid("a"), valid("b", 0), invalid("c"), valid("d", 0)},
-			wantBest:  "d", wantInvalid: 2, wantFirst: "a",
+			wantBest:  "d", wantIndex: 3, wantInvalid: 2, wantFirst: "a",
 		},
+		{name: "no valid proposal has no index", proposals: []proposal{invalid("a"), invalid("b")}, wantIndex: -1, wantInvalid: 2, wantFirst: "a"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			best, inv := combineProposals(tc.proposals)
-			if best.name != tc.wantBest {
-				t.Errorf("best = %q, want %q", best.name, tc.wantBest)
+			best, index, inv := combineProposals(tc.proposals)
+			if best.name != tc.wantBest || index != tc.wantIndex {
+				t.Errorf("best = %q (index %d), want %q (index %d)", best.name, index, tc.wantBest, tc.wantIndex)
 			}
 			if inv.count != tc.wantInvalid || inv.first.name != tc.wantFirst {
 				t.Errorf("invalid = %d (first %q), want %d (first %q)", inv.count, inv.first.name, tc.wantInvalid, tc.wantFirst)

@@ -143,7 +143,10 @@ func New(opts Options) (*Controller, error) {
 		}),
 	}
 	c.calculator = calculator.New(calculator.Options{
-		MetricsClient:                 fallback.MarkProviderFailures(opts.MetricsClient),
+		// Errors are marked where they come from: the fallback counts the
+		// external provider's failures, the decision trace tells failed
+		// fetches from unusable values.
+		MetricsClient:                 metrics.MarkFetchFailures(fallback.MarkProviderFailures(opts.MetricsClient)),
 		PodLister:                     c.podLister,
 		CPUInitializationPeriod:       opts.CPUInitializationPeriod,
 		DelayOfInitialReadinessStatus: opts.InitialReadinessDelay,

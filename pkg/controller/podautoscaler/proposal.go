@@ -75,12 +75,13 @@ func (i invalidMetrics) err(total int) error {
 	return fmt.Errorf("invalid metrics (%d invalid out of %d), first error is: %v", i.count, total, i.first.err)
 }
 
-// combineProposals keeps the largest valid proposal. As upstream, a
-// running best of zero is replaced by any later proposal, so when every
-// valid metric proposes zero the last one is the one named; otherwise ties
-// go to the first.
-func combineProposals(proposals []proposal) (best proposal, invalid invalidMetrics) {
-	for _, pr := range proposals {
+// combineProposals keeps the largest valid proposal, and its index (-1
+// when none is valid). As upstream, a running best of zero is replaced by
+// any later proposal, so when every valid metric proposes zero the last one
+// is the one named; otherwise ties go to the first.
+func combineProposals(proposals []proposal) (best proposal, bestIndex int, invalid invalidMetrics) {
+	bestIndex = -1
+	for i, pr := range proposals {
 		if pr.err != nil {
 			if invalid.count == 0 {
 				invalid.first = pr
@@ -89,8 +90,8 @@ func combineProposals(proposals []proposal) (best proposal, invalid invalidMetri
 			continue
 		}
 		if best.replicas == 0 || pr.replicas > best.replicas {
-			best = pr
+			best, bestIndex = pr, i
 		}
 	}
-	return best, invalid
+	return best, bestIndex, invalid
 }

@@ -8,6 +8,7 @@ import (
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/utils/ptr"
 
 	v2 "github.com/kube-hpa/kube-hpa/api/autoscaling/v2"
 	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/monitor"
@@ -28,6 +29,8 @@ type recommendation struct {
 	// the end.
 	err  error
 	stop bool
+	// trace is what the metrics proposed, for the decision trace.
+	trace trace
 }
 
 // recommend asks every metric for a replica count and keeps the largest.
@@ -48,7 +51,14 @@ func (p *pass) recommend(tgt target) recommendation {
 	for i := range proposals {
 		rec.statuses[i] = proposals[i].status
 	}
-	best, invalid := combineProposals(proposals)
+	best, bestIndex, invalid := combineProposals(proposals)
+	if p.traced() {
+		guarded := invalid.count > 0 && invalid.count < len(proposals) && best.replicas < tgt.scale.Spec.Replicas
+		rec.trace.metrics = metricDecisions(proposals, bestIndex, guarded)
+		if bestIndex >= 0 {
+			rec.trace.recommended = ptr.To(max(best.replicas, 0))
+		}
+	}
 	if invalid.count > 0 && (invalid.count == len(proposals) || best.replicas < tgt.scale.Spec.Replicas) {
 		rec.conds = append(rec.conds, set(invalid.first.failure()))
 		return p.metricsFailed(tgt, rec, invalid.err(len(proposals)))
@@ -88,9 +98,17 @@ func (p *pass) metricsFailed(tgt target, rec recommendation, cause error) recomm
 	rec.err = fmt.Errorf("failed to compute desired number of replicas based on listed metrics for %s: %w", p.reference, cause)
 	if p.raisesFromZeroToMin(tgt.current) {
 		rec.plan = plan{desired: *p.hpa.Spec.MinReplicas, reason: reasonBelowMin}
+		rec.trace = rec.trace.with(v2.ScaleDecisionConstraintMinReplicas)
 		return rec
 	}
 	rec.stop = true
+	// Either some metric gave a count (recommended) that the invalid ones
+	// keep from scaling down, or none did.
+	rec.trace.reason = v2.ScaleDecisionRecommendationFailed
+	if rec.trace.recommended != nil {
+		rec.trace.reason = v2.ScaleDecisionInvalidMetrics
+		rec.trace = rec.trace.with(v2.ScaleDecisionConstraintInvalidMetricGuard)
+	}
 	return rec
 }
 

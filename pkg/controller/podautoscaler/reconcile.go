@@ -92,17 +92,21 @@ func (p *pass) decide() outcome {
 	conds := make([]conditionEdit, 0, 8)
 	conds = append(append(conds, set(succeededGetScale())), start.conds...)
 	if !start.needsMetrics {
-		return p.apply(tgt, start.plan, conds, start.metrics, nil)
+		out := p.apply(tgt, start.plan, conds, start.metrics, nil)
+		out.decision = p.decision(tgt.current, start.desired, start.trace)
+		return out
 	}
 	rec := p.recommend(tgt)
 	conds = append(conds, rec.conds...)
 	if rec.stop {
+		// No count was decided: the target keeps its replicas.
 		return outcome{conds: conds, observed: true, current: tgt.current, metrics: rec.statuses,
-			wakeAt: rec.wakeAt, err: rec.err, stopped: true}
+			wakeAt: rec.wakeAt, err: rec.err, stopped: true, decision: p.decision(tgt.current, tgt.current, rec.trace)}
 	}
-	final, normConds := p.normalize(tgt, rec.plan)
+	final, normConds, constraints := p.normalize(tgt, rec.plan)
 	out := p.apply(tgt, final, append(conds, normConds...), rec.statuses, rec.err)
 	out.wakeAt = rec.wakeAt
+	out.decision = p.decision(tgt.current, final.desired, rec.trace.with(constraints...))
 	return out
 }
 

@@ -18,6 +18,8 @@ type start struct {
 	needsMetrics bool
 	conds        []conditionEdit
 	metrics      []v2.MetricStatus
+	// trace explains a plan that needs no metric.
+	trace trace
 }
 
 // startingPoint handles the cases that need no metrics: a target outside
@@ -30,8 +32,10 @@ func (p *pass) startingPoint(tgt target) start {
 		return p.atZero(s)
 	case tgt.current > p.hpa.Spec.MaxReplicas:
 		s.plan = plan{desired: p.hpa.Spec.MaxReplicas, reason: "Current number of replicas above Spec.MaxReplicas"}
+		s.trace = trace{constraints: []v2.HPAScaleDecisionConstraint{v2.ScaleDecisionConstraintMaxReplicas}}
 	case tgt.current < *p.hpa.Spec.MinReplicas:
 		s.plan = plan{desired: *p.hpa.Spec.MinReplicas, reason: reasonBelowMin}
+		s.trace = trace{constraints: []v2.HPAScaleDecisionConstraint{v2.ScaleDecisionConstraintMinReplicas}}
 	default:
 		s.needsMetrics = true
 		return s

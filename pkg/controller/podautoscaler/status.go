@@ -38,6 +38,9 @@ type outcome struct {
 	// stopped: err ended the pass early; a failed status write is added to
 	// it rather than reported instead of it.
 	stopped bool
+	// decision is the pass's decision trace (decision.go); nil keeps the
+	// stored one.
+	decision *v2.HorizontalPodAutoscalerScaleDecision
 }
 
 // conditionEdit sets cond, or with remove drops the condition of its type.
@@ -76,6 +79,7 @@ func (p *pass) writeStatus(out outcome) error {
 		lastScale := metav1.NewTime(p.now.Time)
 		st.LastScaleTime = &lastScale
 	}
+	p.recordDecision(st, out.decision)
 	if equality.Semantic.DeepEqual(before, st) {
 		return nil
 	}

@@ -26,6 +26,7 @@ func (p *pass) atZero(s start) start {
 	}
 	s.conds = append(s.conds, set(newCondition(autoscalingv2.ScalingActive, corev1.ConditionFalse, "ScalingDisabled",
 		"scaling is disabled since the replica count of the target is zero")))
+	s.trace = trace{reason: v2.ScaleDecisionScalingDisabled}
 	if !p.c.opts.Gates.Enabled(features.HPAScaleToZero) {
 		s.conds = append(s.conds, remove(v2.ScaledToZero))
 	}

@@ -59,6 +59,7 @@ var gatedFeatures = []featuregate.Feature{
 	features.HPAConfigurableTolerance,
 	features.HPAExternalMetricFallbackStrategy,
 	features.HPAConfigurableSyncPeriod,
+	features.HPAStatusDecisionTrace,
 }
 
 // allGateSettings lists every combination of the gates.

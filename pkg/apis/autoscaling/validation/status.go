@@ -13,10 +13,12 @@ var fallbackStatuses = []string{
 
 // ValidateStatus validates the status of an HPA, as written through the
 // status subresource: upstream's rule that the replica counts are not
-// negative, and that an External metric's fallbackStatus, when set, is one
-// of the known values. No gate applies: a status is what the controller
-// observed, and the controller writes no fallback status while its gate is
-// off.
+// negative, that an External metric's fallbackStatus, when set, is one of
+// the known values, and that lastScaleDecision's counts are not negative
+// and name each metric once. No gate applies: a status is what the
+// controller observed, and the controller writes neither fallback status
+// nor decision while their gates are off. A decision's reasons are not
+// checked against a list: KEP-6107 lets new ones come.
 func ValidateStatus(hpa *v2.HorizontalPodAutoscaler) field.ErrorList {
 	var allErrs field.ErrorList
 	fldPath := field.NewPath("status")
@@ -36,6 +38,36 @@ func ValidateStatus(hpa *v2.HorizontalPodAutoscaler) field.ErrorList {
 		default:
 			allErrs = append(allErrs, field.NotSupported(fldPath.Child("currentMetrics").Index(i).Child("external", "fallbackStatus"),
 				m.External.FallbackStatus, fallbackStatuses))
+		}
+	}
+	return append(allErrs, validateScaleDecision(status.LastScaleDecision, fldPath.Child("lastScaleDecision"))...)
+}
+
+func validateScaleDecision(d *v2.HorizontalPodAutoscalerScaleDecision, fldPath *field.Path) field.ErrorList {
+	if d == nil {
+		return nil
+	}
+	var allErrs field.ErrorList
+	nonNegative := func(path *field.Path, v int32) {
+		if v < 0 {
+			allErrs = append(allErrs, field.Invalid(path, v, "must be greater than or equal to 0"))
+		}
+	}
+	nonNegative(fldPath.Child("currentReplicas"), d.CurrentReplicas)
+	nonNegative(fldPath.Child("desiredReplicas"), d.DesiredReplicas)
+	if d.RecommendedReplicas != nil {
+		nonNegative(fldPath.Child("recommendedReplicas"), *d.RecommendedReplicas)
+	}
+	seen := map[int32]bool{}
+	for i, m := range d.Metrics {
+		path := fldPath.Child("metrics").Index(i)
+		nonNegative(path.Child("metricIndex"), m.MetricIndex)
+		if seen[m.MetricIndex] {
+			allErrs = append(allErrs, field.Duplicate(path.Child("metricIndex"), m.MetricIndex))
+		}
+		seen[m.MetricIndex] = true
+		if m.ProposedReplicas != nil {
+			nonNegative(path.Child("proposedReplicas"), *m.ProposedReplicas)
 		}
 	}
 	return allErrs

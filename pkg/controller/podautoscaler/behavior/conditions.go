@@ -16,6 +16,18 @@ type Condition struct {
 	Message string
 }
 
+// Reasons of the AbleToScale and ScalingLimited conditions that say
+// stabilization or a limit changed the recommendation: the decision trace
+// reads them.
+const (
+	ReasonScaleUpStabilized   = "ScaleUpStabilized"
+	ReasonScaleDownStabilized = "ScaleDownStabilized"
+	ReasonScaleUpLimit        = "ScaleUpLimit"
+	ReasonScaleDownLimit      = "ScaleDownLimit"
+	ReasonTooManyReplicas     = "TooManyReplicas"
+	ReasonTooFewReplicas      = "TooFewReplicas"
+)
+
 // verdict names an outcome of stabilization or of the limits; its reason
 // and message are upstream's, word for word.
 type verdict int
@@ -39,17 +51,17 @@ func (v verdict) reason() string {
 	case readyForNewScale:
 		return "ReadyForNewScale"
 	case scaleUpStabilized:
-		return "ScaleUpStabilized"
+		return ReasonScaleUpStabilized
 	case scaleDownStabilized:
-		return "ScaleDownStabilized"
+		return ReasonScaleDownStabilized
 	case scaleUpLimit:
-		return "ScaleUpLimit"
+		return ReasonScaleUpLimit
 	case scaleDownLimit:
-		return "ScaleDownLimit"
+		return ReasonScaleDownLimit
 	case tooManyReplicas:
-		return "TooManyReplicas"
+		return ReasonTooManyReplicas
 	case tooFewReplicas:
-		return "TooFewReplicas"
+		return ReasonTooFewReplicas
 	default:
 		return "DesiredWithinRange"
 	}

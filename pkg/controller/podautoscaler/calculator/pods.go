@@ -133,3 +133,10 @@ func dropReadings(readings metrics.PodMetricsInfo, pods sets.Set[string]) {
 		delete(readings, name)
 	}
 }
+
+// IsNoMatchingPods reports whether err, however wrapped, says there was no
+// pod to compute from: the selector matched none, or no reading belonged to
+// a pod whose request is known.
+func IsNoMatchingPods(err error) bool {
+	return errors.Is(err, errNoPods) || errors.Is(err, errNoMatchingReadings)
+}
