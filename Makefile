@@ -116,11 +116,14 @@ clean:
 ## INTREE=1: the in-tree mode instead: the kube-apiserver and kube-controller-manager of make intree
 ## (kube-hpa's controller inside it, HPAExternalMetricFallback on), no hpa-controller-manager, and the
 ## native autoscaling/v2 examples of deploy/examples/native.
+## METRICS=prometheus: the examples' metric from a local Prometheus (a PromQL query over an exporter's
+## gauges) instead of the metrics adapter's ConfigMap values; it prints how to stop Prometheus.
 INTREE ?=
+METRICS ?=
 .PHONY: run
 run: upstream-binaries $(if $(filter 1,$(INTREE)),intree,e2e-controller)
 	$(GO) build -o _output/bin/local-up ./hack/local-up
-	_output/bin/local-up $(if $(filter 1,$(INTREE)),-intree)
+	_output/bin/local-up $(if $(filter 1,$(INTREE)),-intree) $(if $(METRICS),-metrics=$(METRICS))
 
 ## upstream-binaries: build etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kubectl and kwok
 ## from source into _output/bin (minutes the first time, a second when up to date).

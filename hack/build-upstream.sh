@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the binaries of the local control plane (test/localcluster) from
 # source into _output/bin: kube-apiserver, kube-controller-manager,
-# kube-scheduler and kubectl of Kubernetes, etcd, and kwok. Each one is
+# kube-scheduler and kubectl of Kubernetes, etcd, kwok, and Prometheus (for
+# the e2e suite and make run METRICS=prometheus). Each one is
 # rebuilt only when the pins of its module changed, so a second run takes
 # a second. Nothing is downloaded prebuilt; the Go module proxy fills an empty
 # module cache on the first run.
@@ -12,6 +13,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 TOOLS_DIR="${REPO_ROOT}/hack/tools"
 KWOK_DIR="${REPO_ROOT}/hack/tools/kwok"
+PROMETHEUS_DIR="${REPO_ROOT}/hack/tools/prometheus"
 
 # Builds of one checkout may be started at once (make integration beside
 # make run); one lock keeps them from compiling the same binary twice and
@@ -40,12 +42,29 @@ k8s_ldflags() {
   done
 }
 
+# Prometheus reports the version it was built from (prometheus --version,
+# /api/v1/status/buildinfo); its module's v0.MNN.P stands for release M.NN.P.
+prometheus_ldflags() {
+  local version minor patch
+  version=$(cd "${PROMETHEUS_DIR}" && go list -m -f '{{.Version}}' github.com/prometheus/prometheus)
+  version=${version#v0.}
+  minor=${version%%.*}
+  patch=${version#*.}
+  printf -- '-s -w -X github.com/prometheus/common/version.Version=%d.%d.%s' $((10#${minor} / 100)) $((10#${minor} % 100)) "${patch}"
+}
+
 build_one() {
   case $1 in
     kube-apiserver | kube-controller-manager | kube-scheduler | kubectl)
       module_bin "${TOOLS_DIR}" "$1" "k8s.io/kubernetes/cmd/$1" -ldflags="$(k8s_ldflags)" ;;
     etcd) module_bin "${TOOLS_DIR}" etcd ./cmd/etcd ;;
     kwok) module_bin "${KWOK_DIR}" kwok sigs.k8s.io/kwok/cmd/kwok ;;
+    # remove_all_sd leaves out every service discovery but file and HTTP
+    # (Prometheus's plugins/ registers each one behind a build tag): the
+    # local Prometheus scrapes static targets, and the cloud SDKs are a
+    # third of the build.
+    prometheus) module_bin "${PROMETHEUS_DIR}" prometheus github.com/prometheus/prometheus/cmd/prometheus \
+      -tags=remove_all_sd -ldflags="$(prometheus_ldflags)" ;;
     metrics-adapter) build_metrics_adapter ;;
     *)
       echo "unknown binary $1" >&2
@@ -57,7 +76,7 @@ build_one() {
 names=("$@")
 if [[ ${#names[@]} -eq 0 ]]; then
   # Smallest first, so a broken toolchain shows up in seconds.
-  names=(etcd kubectl kube-scheduler kube-controller-manager kwok kube-apiserver metrics-adapter)
+  names=(etcd kubectl kube-scheduler kube-controller-manager kwok kube-apiserver metrics-adapter prometheus)
 fi
 for name in "${names[@]}"; do
   build_one "${name}" >/dev/null

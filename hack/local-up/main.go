@@ -10,6 +10,12 @@
 // as kube-controller-manager's HPA controller (HPAExternalMetricFallback
 // on both), the metrics adapter and no hpa-controller-manager; the examples
 // are the native ones of deploy/examples/native.
+//
+// With -metrics=prometheus (`make run METRICS=prometheus`) the examples'
+// metric comes from a real Prometheus instead of the adapter's ConfigMap
+// values: Prometheus scrapes an exporter of gauges that a person sets with
+// curl, the adapter answers queue_depth with a PromQL query over them, and
+// a small control stops and starts Prometheus to show the fallback.
 package main
 
 import (
@@ -40,6 +46,7 @@ var exampleTargets = []struct{ deployment, metricSelector string }{
 func main() {
 	syncPeriod := flag.Duration("sync-period", 15*time.Second, "the controllers' --horizontal-pod-autoscaler-sync-period")
 	inTree := flag.Bool("intree", false, "the in-tree mode: kube-apiserver and kube-controller-manager of make intree, native example HPAs, no hpa-controller-manager")
+	metrics := flag.String("metrics", "configmap", `where the examples' metric comes from: "configmap" (the test adapter's values) or "prometheus" (a PromQL query to a local Prometheus)`)
 	klog.InitFlags(nil)
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -48,7 +55,11 @@ func main() {
 	if *inTree {
 		mode = framework.ModeInTree
 	}
-	if err := run(ctx, mode, *syncPeriod); err != nil {
+	if *metrics != "configmap" && *metrics != "prometheus" {
+		fmt.Fprintf(os.Stderr, "local-up: -metrics=%q: want configmap or prometheus\n", *metrics)
+		os.Exit(2)
+	}
+	if err := run(ctx, mode, *syncPeriod, *metrics == "prometheus"); err != nil {
 		fmt.Fprintln(os.Stderr, "local-up:", err)
 		os.Exit(1)
 	}
@@ -56,12 +67,13 @@ func main() {
 
 // options are the local environment of mode: every feature gate the
 // components of the mode know, on.
-func options(root string, mode framework.Mode, syncPeriod time.Duration) framework.LocalOptions {
+func options(root string, mode framework.Mode, syncPeriod time.Duration, prometheus bool) framework.LocalOptions {
 	opts := framework.LocalOptions{
 		RepoRoot:   root,
 		Mode:       mode,
 		Replicas:   2,
 		SyncPeriod: syncPeriod,
+		Prometheus: prometheus,
 		FeatureGates: map[string]bool{
 			"HPAExternalMetricFallback":         true,
 			"HPAExternalMetricFallbackStrategy": true,
@@ -77,12 +89,12 @@ func options(root string, mode framework.Mode, syncPeriod time.Duration) framewo
 	return opts
 }
 
-func run(ctx context.Context, mode framework.Mode, syncPeriod time.Duration) error {
+func run(ctx context.Context, mode framework.Mode, syncPeriod time.Duration, prometheus bool) error {
 	root, err := localcluster.FindRepoRoot()
 	if err != nil {
 		return err
 	}
-	local, err := framework.StartLocal(ctx, options(root, mode, syncPeriod))
+	local, err := framework.StartLocal(ctx, options(root, mode, syncPeriod, prometheus))
 	if err != nil {
 		return err
 	}
@@ -95,7 +107,20 @@ func run(ctx context.Context, mode framework.Mode, syncPeriod time.Duration) err
 	if err := applyExamples(local, root); err != nil {
 		return err
 	}
-	printWhatToTry(local)
+	if !prometheus {
+		printWhatToTry(local)
+		<-ctx.Done()
+		return nil
+	}
+	if err := applyPrometheusMetrics(local, 40); err != nil {
+		return err
+	}
+	control, err := startPrometheusControl(ctx, local.Prometheus())
+	if err != nil {
+		return err
+	}
+	defer func() { _ = control.Close() }()
+	printWhatToTryWithPrometheus(local, control)
 	<-ctx.Done()
 	return nil
 }

@@ -165,6 +165,10 @@ type Config struct {
 	// mode only.
 	ControllerManagerControlURL string             `json:"controllerManagerControlURL,omitempty"`
 	Replicas                    []ReplicaEndpoints `json:"replicas,omitempty"`
+	// PrometheusURL and ExporterURL are the environment's Prometheus and
+	// the exporter it scrapes, with LocalOptions.Prometheus only.
+	PrometheusURL string `json:"prometheusURL,omitempty"`
+	ExporterURL   string `json:"exporterURL,omitempty"`
 	// LogDir holds the log of every process of the environment.
 	LogDir string `json:"logDir,omitempty"`
 }

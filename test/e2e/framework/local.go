@@ -73,6 +73,11 @@ type LocalOptions struct {
 	// AuditServiceAccount makes kube-apiserver keep an audit log of the
 	// controllers' requests, which RBACUsage reads.
 	AuditServiceAccount bool
+	// Prometheus runs a Prometheus that scrapes an exporter (Local.Exporter)
+	// and points the metrics adapter at it (--prometheus-url), so that
+	// ConfigMap values that are PromQL queries need not name a server:
+	// make run METRICS=prometheus.
+	Prometheus bool
 }
 
 // defaultMetricSharingWindow is hpa-controller-manager's default window,
@@ -85,8 +90,11 @@ type Local struct {
 	cluster     *localcluster.Cluster
 	adapter     *Supervisor
 	controllers *Supervisor
-	proxy       *RoundRobin
-	control     *ControlServer
+	// exporter and prometheus run with LocalOptions.Prometheus.
+	exporter   *localcluster.Exporter
+	prometheus *localcluster.Prometheus
+	proxy      *RoundRobin
+	control    *ControlServer
 	// adapterControl stops and starts the adapter for specs (adapter_control.go).
 	adapterControl *ControlServer
 	// kcmControl restarts kube-controller-manager (in-tree mode).
@@ -125,6 +133,9 @@ func (l *Local) start(ctx context.Context, opts LocalOptions) error {
 	binaries := map[string]string{adapterBinary: binaryPath(root, EnvAdapterBinary, adapterBinary)}
 	if !inTree {
 		binaries[controllerBinary] = binaryPath(root, EnvControllerBinary, controllerBinary)
+	}
+	if opts.Prometheus {
+		binaries[prometheusBinary] = binaryPath(root, EnvPrometheusBinary, prometheusBinary)
 	}
 	for name, path := range binaries {
 		if _, err := os.Stat(path); err != nil {
@@ -194,6 +205,11 @@ func (l *Local) start(ctx context.Context, opts LocalOptions) error {
 	for _, f := range manifests {
 		if out, err := cluster.Kubectl("apply", "-f", filepath.Join(root, "deploy", f)); err != nil {
 			return fmt.Errorf("applying deploy/%s: %w\n%s", f, err, out)
+		}
+	}
+	if opts.Prometheus {
+		if err := l.startPrometheus(ctx, root, dir); err != nil {
+			return err
 		}
 	}
 	if err := l.startAdapter(ctx, kube, dir, binaries[adapterBinary]); err != nil {
@@ -309,20 +325,24 @@ func (l *Local) startAdapter(ctx context.Context, kube kubernetes.Interface, dir
 	if err != nil {
 		return err
 	}
+	args := []string{
+		"--kubeconfig=" + l.cluster.Kubeconfig(),
+		"--bind-address=127.0.0.1",
+		"--secure-port=" + strconv.Itoa(ports[0]),
+		"--tls-cert-file=" + certFile,
+		"--tls-private-key-file=" + keyFile,
+		"--configmap-namespace=" + l.config.MetricsNamespace,
+		"--configmap-name=" + l.config.MetricsConfigMap,
+		"--v=2",
+	}
+	if l.config.PrometheusURL != "" {
+		args = append(args, "--prometheus-url="+l.config.PrometheusURL)
+	}
 	l.adapter = StartSupervisor(l.logger.WithName("adapter"), []ProcessSpec{{
 		Name:    adapterBinary,
 		Binary:  binary,
 		LogPath: filepath.Join(l.cluster.LogDir(), "metrics-adapter.log"),
-		Args: []string{
-			"--kubeconfig=" + l.cluster.Kubeconfig(),
-			"--bind-address=127.0.0.1",
-			"--secure-port=" + strconv.Itoa(ports[0]),
-			"--tls-cert-file=" + certFile,
-			"--tls-private-key-file=" + keyFile,
-			"--configmap-namespace=" + l.config.MetricsNamespace,
-			"--configmap-name=" + l.config.MetricsConfigMap,
-			"--v=2",
-		},
+		Args:    args,
 	}})
 	l.config.AdapterURL = fmt.Sprintf("https://127.0.0.1:%d", ports[0])
 	for _, api := range adapterAPIs() {
@@ -476,6 +496,7 @@ func (l *Local) Stop() error {
 	if l.adapter != nil {
 		l.adapter.Stop()
 	}
+	errs = append(errs, l.stopPrometheus())
 	if l.cluster != nil {
 		errs = append(errs, l.cluster.Stop())
 		leftovers, err := l.cluster.LeftoverProcesses()

@@ -123,6 +123,9 @@ func checkExternal(m *Metric) error {
 }
 
 func checkSingleValue(m *Metric) error {
+	if m.Query != "" {
+		return errors.New("query is only for external metrics")
+	}
 	if len(m.Series) > 1 {
 		return errors.New("a custom metric has one value, not a list of series")
 	}
@@ -140,8 +143,8 @@ func checkObject(m *Metric) error {
 }
 
 func checkFaultOnly(m *Metric) error {
-	if len(m.Series) > 0 || len(m.Pods) > 0 {
-		return errors.New("a fault key takes a fault (and errorCode, delay), not values")
+	if len(m.Series) > 0 || len(m.Pods) > 0 || m.Query != "" {
+		return errors.New("a fault key takes a fault (and errorCode, delay), not values or a query")
 	}
 	return nil
 }

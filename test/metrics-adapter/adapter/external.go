@@ -52,9 +52,15 @@ func (p *Provider) externalMetric(ctx context.Context, config *Config, selector 
 	if selector == nil {
 		selector = labels.Everything()
 	}
-	list := empty
 	now := metav1.NewTime(p.clock.Now())
-	for _, s := range m.Series {
+	series := m.Series
+	if m.Query != "" {
+		if series, err = p.querySeries(ctx, m, what, now.Time); err != nil {
+			return nil, err
+		}
+	}
+	list := empty
+	for _, s := range series {
 		if !selector.Matches(labels.Set(s.Labels)) {
 			continue
 		}

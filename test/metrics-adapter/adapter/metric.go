@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -25,6 +26,13 @@ type Metric struct {
 	ErrorCode int
 	// Delay holds every answer back this long, or until the request ends.
 	Delay time.Duration
+	// Query, when set, is a PromQL expression whose answer is the metric's
+	// series (Prometheus mode), instead of values from the ConfigMap.
+	Query string
+	// Prometheus is the URL of the Prometheus server that answers Query;
+	// empty means the adapter's --prometheus-url. A per-metric server lets
+	// a test stop its own Prometheus without failing anyone else's metrics.
+	Prometheus string
 	// Invalid says why the key could not be read. A fetch of the metric
 	// then answers an internal error that quotes it, so a typo in the
 	// ConfigMap shows where the test looks.
@@ -39,13 +47,15 @@ type Series struct {
 
 // metricDoc is the object form of a ConfigMap value, in YAML or JSON.
 type metricDoc struct {
-	Value     *resource.Quantity           `json:"value,omitempty"`
-	Labels    map[string]string            `json:"labels,omitempty"`
-	Series    []seriesDoc                  `json:"series,omitempty"`
-	Pods      map[string]resource.Quantity `json:"pods,omitempty"`
-	Fault     Fault                        `json:"fault,omitempty"`
-	ErrorCode int                          `json:"errorCode,omitempty"`
-	Delay     string                       `json:"delay,omitempty"`
+	Value      *resource.Quantity           `json:"value,omitempty"`
+	Labels     map[string]string            `json:"labels,omitempty"`
+	Series     []seriesDoc                  `json:"series,omitempty"`
+	Pods       map[string]resource.Quantity `json:"pods,omitempty"`
+	Fault      Fault                        `json:"fault,omitempty"`
+	ErrorCode  int                          `json:"errorCode,omitempty"`
+	Delay      string                       `json:"delay,omitempty"`
+	Query      string                       `json:"query,omitempty"`
+	Prometheus string                       `json:"prometheus,omitempty"`
 }
 
 type seriesDoc struct {
@@ -120,7 +130,7 @@ func decodeStrict(js []byte, into any) error {
 
 // metric checks doc and turns it into a Metric.
 func (doc *metricDoc) metric() (*Metric, error) {
-	m := &Metric{Pods: doc.Pods, Fault: doc.Fault, ErrorCode: doc.ErrorCode}
+	m := &Metric{Pods: doc.Pods, Fault: doc.Fault, ErrorCode: doc.ErrorCode, Query: doc.Query, Prometheus: doc.Prometheus}
 	if !doc.Fault.valid() {
 		return nil, fmt.Errorf("unknown fault %q: want %s", doc.Fault, faultNames)
 	}
@@ -133,6 +143,9 @@ func (doc *metricDoc) metric() (*Metric, error) {
 			return nil, fmt.Errorf("delay %q is not a non-negative duration like 2s", doc.Delay)
 		}
 		m.Delay = d
+	}
+	if err := doc.checkQuery(); err != nil {
+		return nil, err
 	}
 	switch {
 	case doc.Value != nil && len(doc.Series) > 0:
@@ -149,4 +162,21 @@ func (doc *metricDoc) metric() (*Metric, error) {
 		m.Series = append(m.Series, Series{Value: *s.Value, Labels: s.Labels})
 	}
 	return m, nil
+}
+
+// checkQuery checks the Prometheus fields: a query replaces the values, and
+// a server is only for a query.
+func (doc *metricDoc) checkQuery() error {
+	switch {
+	case doc.Query == "" && doc.Prometheus != "":
+		return errors.New("prometheus without a query: give the PromQL query it answers")
+	case doc.Query != "" && (doc.Value != nil || len(doc.Series) > 0 || len(doc.Labels) > 0):
+		return errors.New("give either a query or values (value, labels, series), not both")
+	case doc.Prometheus != "":
+		u, err := url.Parse(doc.Prometheus)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return fmt.Errorf("prometheus %q is not an http(s) URL like http://127.0.0.1:9090", doc.Prometheus)
+		}
+	}
+	return nil
 }

@@ -24,16 +24,22 @@ type Options struct {
 	Clock clock.Clock
 	// Counter counts fetches; nothing is counted when nil.
 	Counter *FetchCounter
+	// Prometheus answers the metrics that carry a query (Prometheus mode);
+	// without it such metrics fail with an error that says why.
+	Prometheus PrometheusClients
 }
 
 // Provider serves the external and custom metrics of a Source. It is safe
-// for concurrent use: it keeps no state of its own besides the counter.
+// for concurrent use: it keeps no state of its own besides the counter
+// and the Prometheus clients.
 type Provider struct {
 	source  Source
 	mapper  meta.RESTMapper
 	lister  ObjectLister
 	clock   clock.Clock
 	counter *FetchCounter
+	// prometheus may be nil.
+	prometheus PrometheusClients
 }
 
 // Provider serves both metrics APIs of custom-metrics-apiserver.
@@ -48,10 +54,11 @@ func New(opts Options) (*Provider, error) {
 		opts.Clock = clock.RealClock{}
 	}
 	return &Provider{
-		source:  opts.Source,
-		mapper:  opts.Mapper,
-		lister:  opts.Lister,
-		clock:   opts.Clock,
-		counter: opts.Counter,
+		source:     opts.Source,
+		mapper:     opts.Mapper,
+		lister:     opts.Lister,
+		clock:      opts.Clock,
+		counter:    opts.Counter,
+		prometheus: opts.Prometheus,
 	}, nil
 }

@@ -14,6 +14,10 @@ const (
 	defaultConfigMapName      = "test-metrics"
 	defaultSecurePort         = 4443
 	defaultDiscoveryInterval  = 10 * time.Second
+	// defaultPrometheusTimeout is below the HPA controller's metric fetch
+	// time-out (10s), so that a hanging Prometheus answers the controller a
+	// time-out status naming Prometheus, as a production adapter would.
+	defaultPrometheusTimeout = 5 * time.Second
 	// fetchesPath serves the fetch counters as JSON.
 	fetchesPath = "/debug/fetches"
 )
@@ -27,6 +31,8 @@ type options struct {
 	kubeconfig         string
 	configMapNamespace string
 	configMapName      string
+	prometheusURL      string
+	prometheusTimeout  time.Duration
 }
 
 // newOptions registers every flag on fs with its default.
@@ -34,6 +40,7 @@ func newOptions(fs *pflag.FlagSet) *options {
 	o := &options{
 		configMapNamespace: defaultConfigMapNamespace,
 		configMapName:      defaultConfigMapName,
+		prometheusTimeout:  defaultPrometheusTimeout,
 	}
 	server := serveroptions.NewCustomMetricsAdapterServerOptions()
 	server.SecureServing.BindPort = defaultSecurePort
@@ -57,6 +64,11 @@ func newOptions(fs *pflag.FlagSet) *options {
 		"namespace of the ConfigMap that holds the metric values and faults")
 	fs.StringVar(&o.configMapName, "configmap-name", o.configMapName,
 		"name of the ConfigMap that holds the metric values and faults")
+	fs.StringVar(&o.prometheusURL, "prometheus-url", o.prometheusURL,
+		"Prometheus server that answers the external metrics whose ConfigMap value is a PromQL query "+
+			"(a value may name another server with prometheus:); empty: only such values answer")
+	fs.DurationVar(&o.prometheusTimeout, "prometheus-timeout", o.prometheusTimeout,
+		"bound of one PromQL query; a Prometheus slower than this answers a time-out status (0: no bound but the request's)")
 	return o
 }
 

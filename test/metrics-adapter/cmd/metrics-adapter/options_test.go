@@ -3,6 +3,7 @@ package main
 import (
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/spf13/pflag"
 )
@@ -15,22 +16,33 @@ func TestOptions(t *testing.T) {
 		// authorization after complete.
 		wantLister, wantAuthn, wantAuthz string
 		wantNamespace, wantName          string
+		wantPrometheusURL                string
+		wantPrometheusTimeout            time.Duration
 	}{
 		{
 			name:          "defaults",
 			wantNamespace: "kube-hpa-system", wantName: "test-metrics",
+			wantPrometheusTimeout: 5 * time.Second,
+		},
+		{
+			name:          "Prometheus mode",
+			args:          []string{"--prometheus-url=http://127.0.0.1:9090", "--prometheus-timeout=2s"},
+			wantNamespace: "kube-hpa-system", wantName: "test-metrics",
+			wantPrometheusURL: "http://127.0.0.1:9090", wantPrometheusTimeout: 2 * time.Second,
 		},
 		{
 			name:       "--kubeconfig stands for the three kubeconfigs of the library",
 			args:       []string{"--kubeconfig=/k", "--configmap-namespace=ns", "--configmap-name=cm"},
 			wantLister: "/k", wantAuthn: "/k", wantAuthz: "/k",
 			wantNamespace: "ns", wantName: "cm",
+			wantPrometheusTimeout: 5 * time.Second,
 		},
 		{
 			name:       "a kubeconfig given to the library wins",
 			args:       []string{"--kubeconfig=/k", "--authentication-kubeconfig=/authn", "--lister-kubeconfig=/lister"},
 			wantLister: "/lister", wantAuthn: "/authn", wantAuthz: "/k",
 			wantNamespace: "kube-hpa-system", wantName: "test-metrics",
+			wantPrometheusTimeout: 5 * time.Second,
 		},
 	}
 	for _, tc := range tests {
@@ -49,6 +61,9 @@ func TestOptions(t *testing.T) {
 			}
 			if o.configMapNamespace != tc.wantNamespace || o.configMapName != tc.wantName {
 				t.Errorf("ConfigMap %s/%s, want %s/%s", o.configMapNamespace, o.configMapName, tc.wantNamespace, tc.wantName)
+			}
+			if o.prometheusURL != tc.wantPrometheusURL || o.prometheusTimeout != tc.wantPrometheusTimeout {
+				t.Errorf("Prometheus %q timeout %v, want %q %v", o.prometheusURL, o.prometheusTimeout, tc.wantPrometheusURL, tc.wantPrometheusTimeout)
 			}
 			if o.base.SecureServing.BindPort != defaultSecurePort {
 				t.Errorf("secure port %d, want %d", o.base.SecureServing.BindPort, defaultSecurePort)

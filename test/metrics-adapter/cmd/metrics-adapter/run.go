@@ -22,7 +22,7 @@ var sourceDigest = "unknown"
 func run(ctx context.Context, o *options) error {
 	logger := klog.FromContext(ctx)
 	logger.Info("Starting the test metrics adapter", "sourceDigest", sourceDigest,
-		"configMap", klog.KRef(o.configMapNamespace, o.configMapName))
+		"configMap", klog.KRef(o.configMapNamespace, o.configMapName), "prometheusURL", o.prometheusURL)
 
 	restConfig, err := o.base.ClientConfig()
 	if err != nil {
@@ -55,6 +55,10 @@ func run(ctx context.Context, o *options) error {
 		Mapper:  mapper,
 		Lister:  adapter.NewMetadataLister(metadataClient, mapper),
 		Counter: counter,
+		Prometheus: adapter.NewPrometheusPool(adapter.PrometheusPoolOptions{
+			DefaultURL: o.prometheusURL,
+			Timeout:    o.prometheusTimeout,
+		}),
 	})
 	if err != nil {
 		return err

@@ -1,0 +1,12 @@
+//go:build tools
+
+// Package tools pins Prometheus, which the e2e suite and `make run
+// METRICS=prometheus` run on loopback as the metrics provider behind the
+// test metrics adapter. It lives in a module of its own because its
+// dependency versions do not mix with the Kubernetes staging replace block
+// of hack/tools; hack/build-upstream.sh builds cmd/prometheus from it.
+package tools
+
+import (
+	_ "github.com/prometheus/prometheus/cmd/prometheus"
+)
