@@ -43,7 +43,7 @@ differential-ci:
 ## verify: formatting, vet, generated code and CRD drift, go.mod tidiness, and the in-tree patches
 ## (they apply to the pinned modules and regenerate to hack/intree/generated.sha256).
 .PHONY: verify
-verify: verify-gofmt verify-vet verify-codegen verify-tidy intree-verify
+verify: verify-gofmt verify-vet verify-codegen verify-tidy verify-chart intree-verify
 
 .PHONY: verify-gofmt
 verify-gofmt:
@@ -62,6 +62,12 @@ verify-codegen:
 .PHONY: verify-tidy
 verify-tidy:
 	hack/verify-tidy.sh
+
+## verify-chart: the Helm chart renders deploy/crd's CRD (kept on uninstall), helm lint and helm
+## template pass on every switch of its values (Helm built from the module proxy, minutes the first time).
+.PHONY: verify-chart
+verify-chart:
+	hack/verify-chart.sh
 
 ## update: regenerate deepcopy code and the CRD from the Go types.
 .PHONY: update

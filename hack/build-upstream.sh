@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Builds the binaries of the local control plane (test/localcluster) from
 # source into _output/bin: kube-apiserver, kube-controller-manager,
-# kube-scheduler and kubectl of Kubernetes, etcd, kwok, and Prometheus (for
-# the e2e suite and make run METRICS=prometheus). Each one is
+# kube-scheduler and kubectl of Kubernetes, etcd, kwok, and Prometheus and
+# Helm (for the e2e suite and make verify). Each one is
 # rebuilt only when the pins of its module changed, so a second run takes
 # a second. Nothing is downloaded prebuilt; the Go module proxy fills an empty
 # module cache on the first run.
@@ -14,6 +14,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 TOOLS_DIR="${REPO_ROOT}/hack/tools"
 KWOK_DIR="${REPO_ROOT}/hack/tools/kwok"
 PROMETHEUS_DIR="${REPO_ROOT}/hack/tools/prometheus"
+HELM_DIR="${REPO_ROOT}/hack/tools/helm"
 
 # Builds of one checkout may be started at once (make integration beside
 # make run); one lock keeps them from compiling the same binary twice and
@@ -53,6 +54,22 @@ prometheus_ldflags() {
   printf -- '-s -w -X github.com/prometheus/common/version.Version=%d.%d.%s' $((10#${minor} / 100)) $((10#${minor} % 100)) "${patch}"
 }
 
+# Helm reports its version, and defaults the Kubernetes version of helm
+# template and of lint's deprecation checks to the client-go it links (as
+# Helm's own Makefile sets it; unset, it would be 1.20).
+helm_ldflags() {
+  local version k8s major minor v
+  version=$(cd "${HELM_DIR}" && go list -m -f '{{.Version}}' helm.sh/helm/v3)
+  k8s=$(cd "${HELM_DIR}" && go list -m -f '{{.Version}}' k8s.io/client-go)
+  k8s=${k8s#v0.}
+  major=1
+  minor=${k8s%%.*}
+  printf -- '-s -w -X helm.sh/helm/v3/internal/version.version=%s -X helm.sh/helm/v3/internal/version.gitTreeState=clean' "${version}"
+  for v in helm.sh/helm/v3/pkg/chartutil helm.sh/helm/v3/pkg/lint/rules; do
+    printf -- ' -X %s.k8sVersionMajor=%s -X %s.k8sVersionMinor=%s' "${v}" "${major}" "${v}" "${minor}"
+  done
+}
+
 build_one() {
   case $1 in
     kube-apiserver | kube-controller-manager | kube-scheduler | kubectl)
@@ -65,6 +82,7 @@ build_one() {
     # third of the build.
     prometheus) module_bin "${PROMETHEUS_DIR}" prometheus github.com/prometheus/prometheus/cmd/prometheus \
       -tags=remove_all_sd -ldflags="$(prometheus_ldflags)" ;;
+    helm) module_bin "${HELM_DIR}" helm helm.sh/helm/v3/cmd/helm -ldflags="$(helm_ldflags)" ;;
     metrics-adapter) build_metrics_adapter ;;
     *)
       echo "unknown binary $1" >&2
@@ -76,7 +94,7 @@ build_one() {
 names=("$@")
 if [[ ${#names[@]} -eq 0 ]]; then
   # Smallest first, so a broken toolchain shows up in seconds.
-  names=(etcd kubectl kube-scheduler kube-controller-manager kwok kube-apiserver metrics-adapter prometheus)
+  names=(etcd kubectl kube-scheduler kube-controller-manager kwok kube-apiserver metrics-adapter helm prometheus)
 fi
 for name in "${names[@]}"; do
   build_one "${name}" >/dev/null

@@ -73,6 +73,11 @@ type LocalOptions struct {
 	// AuditServiceAccount makes kube-apiserver keep an audit log of the
 	// controllers' requests, which RBACUsage reads.
 	AuditServiceAccount bool
+	// NoController (CRD mode) starts no hpa-controller-manager and
+	// installs neither the CRD nor the RBAC nor the webhook of deploy/: a
+	// spec installs them itself, as the Helm chart spec does
+	// (NewDeploymentReplicas).
+	NoController bool
 	// Prometheus runs a Prometheus that scrapes an exporter (Local.Exporter)
 	// and points the metrics adapter at it (--prometheus-url), so that
 	// ConfigMap values that are PromQL queries need not name a server:
@@ -146,7 +151,7 @@ func (l *Local) start(ctx context.Context, opts LocalOptions) error {
 	if err != nil {
 		return err
 	}
-	clusterOpts := localcluster.Options{RepoRoot: root, Nodes: opts.Nodes}
+	clusterOpts := localcluster.Options{RepoRoot: root, Nodes: opts.Nodes, NoCRDs: opts.NoController}
 	if inTree {
 		clusterOpts.InTree = true
 		clusterOpts.InTreeBinDir = opts.InTreeBinDir
@@ -155,8 +160,10 @@ func (l *Local) start(ctx context.Context, opts LocalOptions) error {
 		clusterOpts.FeatureGates = opts.FeatureGates
 		clusterOpts.HPA = localcluster.HPAControllerFlags{SyncPeriod: opts.SyncPeriod}
 		opts.MetricSharingWindow = min(defaultMetricSharingWindow, opts.SyncPeriod)
-	} else if err := l.readRBAC(root, namespace, opts.AuditServiceAccount, &clusterOpts); err != nil {
-		return err
+	} else if !opts.NoController {
+		if err := l.readRBAC(root, namespace, opts.AuditServiceAccount, &clusterOpts); err != nil {
+			return err
+		}
 	}
 
 	begin := time.Now()
@@ -197,7 +204,7 @@ func (l *Local) start(ctx context.Context, opts LocalOptions) error {
 	}
 
 	manifests := []string{"namespace.yaml", "rbac.yaml"}
-	if inTree {
+	if inTree || opts.NoController {
 		// The metrics adapter's ConfigMap lives in the namespace; nothing
 		// uses the controller's ServiceAccount.
 		manifests = manifests[:1]
@@ -218,12 +225,18 @@ func (l *Local) start(ctx context.Context, opts LocalOptions) error {
 	if err := l.startAdapterControl(); err != nil {
 		return err
 	}
-	if inTree {
+	switch {
+	case inTree:
 		if err := l.startControllerManagerControl(); err != nil {
 			return err
 		}
-	} else if err := l.startHPAControllerManager(ctx, opts, kube, dir, binaries[controllerBinary]); err != nil {
-		return err
+	case opts.NoController:
+		l.logger.Info("Local e2e environment is ready without a controller", "took", time.Since(begin).Round(time.Millisecond))
+		return nil
+	default:
+		if err := l.startHPAControllerManager(ctx, opts, kube, dir, binaries[controllerBinary]); err != nil {
+			return err
+		}
 	}
 	env, err := NewEnvironment(l.config)
 	if err != nil {

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Checks the Helm chart charts/kube-hpa: its CRDs are deploy/crd's (files/crd
+# links there), helm lint passes, and helm template renders every switch of
+# the values that turn objects on and off, with each CRD kept on uninstall.
+# Helm is built from the module proxy (hack/tools/helm).
+
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+chart="${REPO_ROOT}/charts/kube-hpa"
+status=0
+
+if [[ "$(readlink "${chart}/files/crd")" != "../../../deploy/crd" ]]; then
+  echo "charts/kube-hpa/files/crd must be a link to ../../../deploy/crd, so that the chart carries the generated CRD" >&2
+  status=1
+fi
+
+"${REPO_ROOT}/hack/build-upstream.sh" helm
+helm="${BIN_DIR}/helm"
+# Helm keeps its caches and repositories under HOME; nothing of the user's
+# may leak in, nor anything of this run stay behind.
+HELM_HOME=$(mktemp -d)
+trap 'rm -rf "${HELM_HOME}"' EXIT
+export HELM_CACHE_HOME="${HELM_HOME}/cache" HELM_CONFIG_HOME="${HELM_HOME}/config" HELM_DATA_HOME="${HELM_HOME}/data"
+
+# Each line is one set of values: the defaults, then every switch flipped.
+variants=(
+  ""
+  "--set webhook.certManager.enabled=true"
+  "--set webhook.certManager.enabled=true --set webhook.certManager.issuerRef.name=my-issuer --set webhook.certManager.issuerRef.kind=ClusterIssuer"
+  "--set serviceMonitor.enabled=true --set manageNativeHPAs=true --set extraArgs={--v=2}"
+  "--set webhook.enabled=false --set crds.install=false --set rbac.create=false --set serviceAccount.create=false --set serviceAccount.name=existing"
+  "--set crds.keep=false --set featureGates.HPAExternalMetricFallback=false"
+)
+for v in "${variants[@]}"; do
+  # shellcheck disable=SC2086 # each variant is a list of flags
+  if ! "${helm}" lint --strict "${chart}" ${v} >"${HELM_HOME}/lint.log" 2>&1; then
+    echo "helm lint ${v:-(defaults)} failed:" >&2
+    cat "${HELM_HOME}/lint.log" >&2
+    status=1
+  fi
+  # shellcheck disable=SC2086
+  if ! "${helm}" template kube-hpa "${chart}" --namespace kube-hpa-system ${v} >"${HELM_HOME}/out.yaml" 2>"${HELM_HOME}/template.log"; then
+    echo "helm template ${v:-(defaults)} failed:" >&2
+    cat "${HELM_HOME}/template.log" >&2
+    status=1
+  fi
+done
+
+# The defaults install every CRD of deploy/crd, each kept by helm uninstall.
+"${helm}" template kube-hpa "${chart}" --namespace kube-hpa-system >"${HELM_HOME}/out.yaml" 2>"${HELM_HOME}/template.log"
+want=$(find "${REPO_ROOT}/deploy/crd" -name '*.yaml' | wc -l)
+crds=$(grep -c '^kind: CustomResourceDefinition$' "${HELM_HOME}/out.yaml" || true)
+kept=$(grep -c '^    helm.sh/resource-policy: keep$' "${HELM_HOME}/out.yaml" || true)
+if [[ ${crds} -ne ${want} || ${kept} -ne ${want} ]]; then
+  echo "helm template: ${crds} CRDs, ${kept} with helm.sh/resource-policy: keep; deploy/crd has ${want}" >&2
+  status=1
+fi
+exit ${status}
