@@ -169,8 +169,20 @@ func TestScaleCacheReadsTheAPIAfterAConflict(t *testing.T) {
 	if got, want := fresh.ResourceVersion, touched.ResourceVersion; resourceVersion(t, fresh) < resourceVersion(t, touched) {
 		t.Errorf("the read after a conflict has rv %s, older than the Deployment's %s", got, want)
 	}
-	fresh.Spec.Replicas = 3
-	if _, err := scales.Update(ctx, deploymentsGR, fresh, metav1.UpdateOptions{}); err != nil {
+	// The Deployment controller may write the object again after the
+	// fresh read; the retry then conflicts and reads fresh once more.
+	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		fresh.Spec.Replicas = 3
+		_, err := scales.Update(ctx, deploymentsGR, fresh, metav1.UpdateOptions{})
+		if apierrors.IsConflict(err) {
+			var getErr error
+			if fresh, getErr = scales.Get(ctx, deploymentsGR, "web", metav1.GetOptions{}); getErr != nil {
+				return getErr
+			}
+		}
+		return err
+	})
+	if err != nil {
 		t.Errorf("the retry from the fresh read: %v", err)
 	}
 	if got := deploymentReplicas(ctx, kube, ns, "web"); got != 3 {
