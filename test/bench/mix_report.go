@@ -6,6 +6,10 @@ import (
 	"time"
 )
 
+// statusWrite is the request key (requestKey) of an extended HPA's status
+// update.
+const statusWrite = "PUT autoscaling.kube-hpa.io/horizontalpodautoscalers/status"
+
 // mixRows lays out the sync period mix: one value per window (gates off,
 // gates on, mix).
 func mixRows(res *Result) []row {
@@ -28,6 +32,9 @@ func mixRows(res *Result) []row {
 		{label: "mean wait in the HPA queue once due, ms", values: pick(func(p Phase) float64 { return p.QueueWaitSeconds * 1000 }), format: "%.1f"},
 		{label: "controller CPU s per 1,000 reconciles", values: pick(func(p Phase) float64 { return p.CPUPer1000 }), format: "%.3f"},
 		{label: "controller CPU, % of one core", values: pick(func(p Phase) float64 { return p.CPUPer1000 * p.ReconcilesPerSecond / 10 }), format: "%.1f"},
+		// Always shown, even at zero: the decision trace must add no
+		// status write in steady state.
+		{label: "HPA status writes per reconcile", values: pick(func(p Phase) float64 { return p.RequestsPerReconcile[statusWrite] }), format: "%.3f"},
 		{label: "API requests per reconcile", values: pick(func(p Phase) float64 { return p.TotalRequests }), format: "%.3f"},
 		{label: "GET external.metrics.k8s.io (proxied; adapter's count)", values: pick(func(p Phase) float64 { return p.FetchesPerReconcile }), format: "%.3f", indent: true},
 	}

@@ -74,6 +74,7 @@ func TestWriteMixTable(t *testing.T) {
 		"66.7       66.7  110.0    1.00    1.65",
 		"controller CPU s per 1,000 reconciles",
 		"GET apps/deployments/scale",
+		"HPA status writes per reconcile 0.000 0.000 0.000",
 	} {
 		if !strings.Contains(strings.Join(strings.Fields(b.String()), " "), strings.Join(strings.Fields(line), " ")) {
 			t.Errorf("table lacks %q:\n%s", line, b.String())
