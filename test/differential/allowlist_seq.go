@@ -36,11 +36,20 @@ var seqAllowList = []allowed{
 		Visible: "ScaledToZero: upstream keeps it True until its next rescale, kube-hpa turns it False at once; a later zero set by the person is then a pause for kube-hpa, while upstream scales the workload up again",
 		Why:     "a person's zero must never be taken for the HPA's own (README \"Differences from upstream\")",
 		Readme:  "`ScaledToZero` turns `False`",
-		from: func(_ seqScenario, up []observation) int {
+		from: func(s seqScenario, up []observation) int {
 			for i := range up {
 				c := condition(&up[i], autoscalingv2.ScaledToZero)
 				if c != nil && c.Status == "True" && up[i].Scale > 0 {
 					return i
+				}
+				// A person's scale-up of the HPA's own zero, within a step of
+				// several periods: upstream may rescale, and so clear the
+				// condition, before the step ends, a period after kube-hpa
+				// cleared it (-seed 20261125 -case 57620).
+				if i > 0 && s.Steps[i].Manual > 0 {
+					if p := condition(&up[i-1], autoscalingv2.ScaledToZero); p != nil && p.Status == "True" {
+						return i
+					}
 				}
 			}
 			return -1
