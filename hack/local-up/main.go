@@ -78,13 +78,14 @@ func options(root string, mode framework.Mode, syncPeriod time.Duration, prometh
 			"HPAExternalMetricFallback":         true,
 			"HPAExternalMetricFallbackStrategy": true,
 			"HPAConfigurableSyncPeriod":         true,
+			"HPAStatusDecisionTrace":            true,
 			"HPAScaleToZero":                    true,
 		},
 	}
 	if mode == framework.ModeInTree {
-		// The in-tree patch has no fallback strategy: kube-apiserver would
-		// refuse the unknown gate.
-		delete(opts.FeatureGates, "HPAExternalMetricFallbackStrategy")
+		// The in-tree patch carries KEP-5679 alone: kube-apiserver and
+		// kube-controller-manager would refuse the proposals' gates.
+		opts.FeatureGates = map[string]bool{"HPAExternalMetricFallback": true, "HPAScaleToZero": true}
 	}
 	return opts
 }
