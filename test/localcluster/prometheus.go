@@ -216,7 +216,42 @@ func (p *Prometheus) signal(sig syscall.Signal, paused bool) error {
 		return fmt.Errorf("sending %v to prometheus: %w", sig, err)
 	}
 	p.paused = paused
+	if paused {
+		return waitStopped(p.proc.pid())
+	}
 	return nil
+}
+
+// waitStopped returns once every thread of the process pid is stopped:
+// SIGSTOP takes effect after kill returns, and a request answered in
+// between would make a pause look like no pause at all.
+func waitStopped(pid int) error {
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if stopped, err := allThreadsStopped(pid); err != nil || stopped {
+			return err
+		}
+	}
+	return fmt.Errorf("prometheus (pid %d) did not stop within 5s of SIGSTOP", pid)
+}
+
+func allThreadsStopped(pid int) (bool, error) {
+	tasks, err := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/stat", pid))
+	if err != nil || len(tasks) == 0 {
+		return false, fmt.Errorf("listing the threads of pid %d: %v", pid, err)
+	}
+	for _, task := range tasks {
+		stat, err := os.ReadFile(task)
+		if err != nil {
+			// A thread that ended is not running either.
+			continue
+		}
+		// The state follows the command name, which is in parentheses.
+		i := strings.LastIndexByte(string(stat), ')')
+		if i < 0 || i+2 >= len(stat) || (stat[i+2] != 'T' && stat[i+2] != 't') {
+			return false, nil
+		}
+	}
+	return true, nil
 }
 
 // Close stops Prometheus for good.
