@@ -5,8 +5,6 @@ import (
 	"math"
 	"regexp"
 	"slices"
-	"sort"
-	"strconv"
 	"strings"
 
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
@@ -71,36 +69,12 @@ var seqAllowList = []allowed{
 	},
 	{
 		Class:   "errors about pods' requests while several pods have such a problem (reconcile)",
-		Visible: "which pod (and problem) the ScalingActive message and FailedGetResourceMetric events name, and so how the events count: both name the first pod the informer cache lists, in no set order",
+		Visible: "which pod (and problem) the ScalingActive message and FailedGetResourceMetric events name: both name the first pod the informer cache lists, in no set order",
 		Why:     "not a difference of kube-hpa: the cache's order is random on both sides",
 		rewrite: func(_ seqScenario, up, ours *observation) {
 			for _, o := range []*observation{up, ours} {
 				rewriteTexts(o, func(m string) string { return podRequestError.ReplaceAllString(m, "<a pod's requests>") })
-				o.Events = mergeEvents(o.Events)
 			}
-		},
-	},
-	{
-		Class:   "more than 10 events of one reason with different messages within 10 minutes (client-go's event aggregation)",
-		Visible: "none of kube-hpa's doing: which of the events client-go's correlator prefixes with \"(combined from similar events)\"; the same events, scale, status and conditions on both sides",
-		Why:     "not a difference of kube-hpa: the correlator of the events library marks them as they reach the broadcaster, and the cases that showed it (-seed 7 -case 18276, 23491) agree when run alone",
-		rewrite: func(_ seqScenario, up, ours *observation) {
-			for _, o := range []*observation{up, ours} {
-				rewriteTexts(o, func(m string) string { return strings.Replace(m, `"(combined from similar events): `, `"`, 1) })
-				o.Events = mergeEvents(o.Events)
-			}
-		},
-	},
-	// UNTRIAGED: found by this harness, cause not pinned down yet.
-	{
-		Class:   "UNTRIAGED: more than 25 warning events, so client-go's spam filter drops some",
-		Visible: "the counts of warning events (the same messages on both sides): the filter lets 25 through and then one per 5 minutes, so which events it drops depends on the order of the events within a pass",
-		Why:     "UNTRIAGED: seen with pods whose requests are missing (random cache order decides the message) and with several failing metrics; check the order of events within one reconcile against upstream's",
-		rewrite: func(_ seqScenario, up, ours *observation) {
-			if warnings(up.Events) < 25 || warnings(ours.Events) < 25 || !slices.Equal(eventTexts(up.Events), eventTexts(ours.Events)) {
-				return
-			}
-			ours.Events = slices.Clone(up.Events)
 		},
 	},
 }
@@ -149,56 +123,6 @@ var objectErrorText = regexp.MustCompile(`unable to get metric (\S+) on (\S+) ([
 // longer message.
 var podRequestError = regexp.MustCompile(`(missing request for \w+ in container \w+ of|container \w+ not found in|missing pod-level request for \w+ in) Pod p[0-9]+`)
 
-// eventCount splits an event line into its text and count.
-var eventCount = regexp.MustCompile(`^(.*) x([0-9]+)$`)
-
-// mergeEvents adds up the counts of event lines whose text became the same.
-func mergeEvents(events []string) []string {
-	counts := map[string]int{}
-	var order []string
-	for _, e := range events {
-		m := eventCount.FindStringSubmatch(e)
-		if m == nil {
-			m = []string{e, e, "1"}
-		}
-		if _, seen := counts[m[1]]; !seen {
-			order = append(order, m[1])
-		}
-		n, _ := strconv.Atoi(m[2])
-		counts[m[1]] += n
-	}
-	out := make([]string, 0, len(order))
-	for _, text := range order {
-		out = append(out, fmt.Sprintf("%s x%d", text, counts[text]))
-	}
-	sort.Strings(out)
-	return out
-}
-
-// warnings counts the warning events of a list of event lines.
-func warnings(events []string) int {
-	n := 0
-	for _, e := range events {
-		if m := eventCount.FindStringSubmatch(e); m != nil && strings.HasPrefix(e, "Warning ") {
-			c, _ := strconv.Atoi(m[2])
-			n += c
-		}
-	}
-	return n
-}
-
-// eventTexts returns the texts of event lines, without their counts.
-func eventTexts(events []string) []string {
-	out := make([]string, 0, len(events))
-	for _, e := range events {
-		if m := eventCount.FindStringSubmatch(e); m != nil {
-			e = m[1]
-		}
-		out = append(out, e)
-	}
-	return out
-}
-
 // rewriteTexts applies f to every condition message and event of o.
 func rewriteTexts(o *observation, f func(string) string) {
 	for i := range o.Status.Conditions {
@@ -207,7 +131,6 @@ func rewriteTexts(o *observation, f func(string) string) {
 	for i := range o.Events {
 		o.Events[i] = f(o.Events[i])
 	}
-	sort.Strings(o.Events)
 }
 
 func condition(o *observation, t autoscalingv2.HorizontalPodAutoscalerConditionType) *autoscalingv2.HorizontalPodAutoscalerCondition {

@@ -11,7 +11,10 @@
 //     HorizontalController and kube-hpa's Controller, each with fake API
 //     clients in a testing/synctest bubble, so that both reconcile at the
 //     same instants of a fake clock, and compares after every step the scale,
-//     status (replicas, currentMetrics, conditions) and events.
+//     status (replicas, currentMetrics, conditions) and the events recorded
+//     during the step, in order, as each controller records them: client-go's
+//     correlator, which aggregates and drops events at random, comes after
+//     (events.go).
 //
 // Both are seeded: go test . -args -seed 7 -scenarios 20000 (or
 // DIFFERENTIAL_SEED and DIFFERENTIAL_N). A difference prints with

@@ -1,21 +1,12 @@
 package differential
 
 import (
-	"context"
 	"fmt"
 	"strings"
 
-	"github.com/go-logr/logr"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	"k8s.io/apimachinery/pkg/api/equality"
-	"k8s.io/klog/v2"
 )
-
-// quietContext carries a logger that drops everything: the controllers log
-// every pass, and a run makes millions.
-func quietContext() context.Context {
-	return klog.NewContext(context.Background(), logr.Discard())
-}
 
 func metricsText(ms []autoscalingv2.MetricStatus) string {
 	var parts []string

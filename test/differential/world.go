@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"testing/synctest"
@@ -44,7 +43,7 @@ const (
 )
 
 // observation is what a user sees after a step: the target's replicas, the
-// HPA's status and the events so far.
+// HPA's status, and the events recorded during the step, in order.
 type observation struct {
 	Scale  int32
 	Status autoscalingv2.HorizontalPodAutoscalerStatus
@@ -113,7 +112,8 @@ func (k controllerKind) String() string {
 // exact multiples of the sync period from the HPA's creation, and each step
 // lands halfway between two of them. It returns one observation per step.
 func (s seqScenario) run(kind controllerKind) ([]observation, error) {
-	ctx, cancel := context.WithCancel(quietContext())
+	events := &eventLog{}
+	ctx, cancel := context.WithCancel(eventLogContext(context.Background(), events))
 	defer cancel()
 	t0 := time.Now()
 	// NewClientset's field-managed tracker builds a REST mapper of every
@@ -135,6 +135,7 @@ func (s seqScenario) run(kind controllerKind) ([]observation, error) {
 		runController = func() { c.Run(ctx, 1) }
 	case ourController:
 		broadcaster := record.NewBroadcaster(record.WithContext(ctx))
+		broadcaster.StartStructuredLogging(eventLoggingLevel)
 		broadcaster.StartRecordingToSink(&v1core.EventSinkImpl{Interface: client.CoreV1().Events("")})
 		c, err := podautoscaler.New(podautoscaler.Options{
 			Sources:                      []podautoscaler.HPASource{hpaclient.NewNativeSource(client.AutoscalingV2(), hpaInformer.Informer())},
@@ -180,6 +181,7 @@ func (s seqScenario) run(kind controllerKind) ([]observation, error) {
 		if err != nil {
 			return nil, err
 		}
+		o.Events = events.take()
 		out = append(out, o)
 	}
 	return out, nil
@@ -251,16 +253,7 @@ func observe(ctx context.Context, client *fake.Clientset, scales *scaleStore, t0
 	if err != nil {
 		return observation{}, err
 	}
-	events, err := client.CoreV1().Events(namespace).List(ctx, metav1.ListOptions{})
-	if err != nil {
-		return observation{}, err
-	}
-	o := observation{Scale: scales.get(), Status: *relativeTimes(hpa.Status.DeepCopy(), t0)}
-	for _, e := range events.Items {
-		o.Events = append(o.Events, fmt.Sprintf("%s %s %q x%d", e.Type, e.Reason, e.Message, e.Count))
-	}
-	sort.Strings(o.Events)
-	return o, nil
+	return observation{Scale: scales.get(), Status: *relativeTimes(hpa.Status.DeepCopy(), t0)}, nil
 }
 
 // relativeTimes makes the status' times relative to the world's start, so

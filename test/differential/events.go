@@ -1,0 +1,75 @@
+package differential
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/go-logr/logr"
+	"k8s.io/klog/v2"
+)
+
+// eventLog is every event a controller records, in the order it records
+// them, before client-go's correlator. The events that reach the API server
+// are no fair comparison: the correlator aggregates similar events by
+// dropping a random message from its set (sets.PopAny), so upstream run
+// twice on one scenario already writes different events (-seed 20261125
+// -case 16472), and its spam filter then drops a different subset. Equal
+// streams here mean equal events written, whatever the correlator does.
+type eventLog struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+// take returns the events recorded since the last take.
+func (l *eventLog) take() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	out := l.lines
+	l.lines = nil
+	return out
+}
+
+func (l *eventLog) add(line string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.lines = append(l.lines, line)
+}
+
+// eventLogContext returns ctx with a logger that keeps in log the events an
+// event broadcaster reports through StartStructuredLogging(3), and drops
+// everything else. Upstream's controller starts that logging itself; the
+// harness starts it for kube-hpa's broadcaster, so both streams come the
+// same way.
+func eventLogContext(ctx context.Context, log *eventLog) context.Context {
+	return klog.NewContext(ctx, logr.New(eventSink{log: log}))
+}
+
+// eventLoggingLevel is the verbosity at which both broadcasters log events.
+const eventLoggingLevel = 3
+
+type eventSink struct{ log *eventLog }
+
+func (eventSink) Init(logr.RuntimeInfo)            {}
+func (eventSink) Enabled(level int) bool           { return level <= eventLoggingLevel }
+func (eventSink) Error(error, string, ...any)      {}
+func (s eventSink) WithValues(...any) logr.LogSink { return s }
+func (s eventSink) WithName(string) logr.LogSink   { return s }
+
+func (s eventSink) Info(_ int, msg string, kv ...any) {
+	if msg != "Event occurred" {
+		return
+	}
+	var typ, reason, message any
+	for i := 0; i+1 < len(kv); i += 2 {
+		switch kv[i] {
+		case "type":
+			typ = kv[i+1]
+		case "reason":
+			reason = kv[i+1]
+		case "message":
+			message = kv[i+1]
+		}
+	}
+	s.log.add(fmt.Sprintf("%s %s %q", typ, reason, message))
+}
