@@ -97,6 +97,9 @@ func New(ctx context.Context, opts Options) (*Controller, error) {
 		return nil, err
 	}
 	native := opts.InformerFactory.Autoscaling().V2().HorizontalPodAutoscalers()
+	// Upstream's timing (SpreadReconciles off) and a GET per scale read:
+	// kube-controller-manager has no flags to choose otherwise, and its
+	// controller role grants no list or watch on workloads.
 	controller, err := podautoscaler.New(podautoscaler.Options{
 		Sources:                      []podautoscaler.HPASource{hpaclient.NewNativeSource(opts.Client.AutoscalingV2(), native.Informer())},
 		PodInformer:                  opts.InformerFactory.Core().V1().Pods(),

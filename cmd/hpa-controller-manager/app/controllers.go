@@ -50,7 +50,7 @@ func runControllers(ctx context.Context, cfg *config.Config, c *clients, registr
 		native := factory.Autoscaling().V2().HorizontalPodAutoscalers()
 		sources = append(sources, hpaclient.NewNativeSource(c.kube.AutoscalingV2(), native.Informer()))
 	}
-	scales, scalesSynced, startScales := scaleClient(cfg, c)
+	scales := newScaleSource(cfg, c)
 	controller, err := podautoscaler.New(podautoscaler.Options{
 		Sources:                      sources,
 		PodInformer:                  factory.Core().V1().Pods(),
@@ -66,6 +66,7 @@ func runControllers(ctx context.Context, cfg *config.Config, c *clients, registr
 		DownscaleStabilizationWindow: cfg.HPA.DownscaleStabilizationWindow,
 		CPUInitializationPeriod:      cfg.HPA.CPUInitializationPeriod,
 		InitialReadinessDelay:        cfg.HPA.InitialReadinessDelay,
+		SpreadReconciles:             cfg.HPA.SpreadReconciles,
 	})
 	if err != nil {
 		return err
@@ -73,12 +74,12 @@ func runControllers(ctx context.Context, cfg *config.Config, c *clients, registr
 
 	factory.Start(ctx.Done())
 	defer factory.Shutdown()
-	stopScales := startScales(ctx)
+	stopScales := scales.start(ctx)
 	defer stopScales()
 	go crdInformer.RunWithContext(ctx)
 	go metricsClient.Run(ctx)
 	go wait.UntilWithContext(ctx, func(context.Context) { c.mapper.Reset() }, mapperResetPeriod)
-	health.setSynced(func() bool { return controller.HasSynced() && scalesSynced() })
+	health.setSynced(func() bool { return controller.HasSynced() && scales.hasSynced() })
 
 	controller.Run(ctx, cfg.HPA.ConcurrentSyncs)
 	return nil
@@ -100,21 +101,38 @@ func newMetricsClient(cfg *config.Config, clk clock.WithTicker) (*metrics.RESTCl
 	return client, nil
 }
 
-// scaleClient returns the scale client of the controller: with
-// --horizontal-pod-autoscaler-scale-from-watch, a cache fed by its own
-// stripped informers, which start returns to run (and stop); otherwise the
-// API's.
-func scaleClient(cfg *config.Config, c *clients) (scale.ScalesGetter, func() bool, func(context.Context) func()) {
+// scaleSource is where the controller reads scales: the API, or with
+// --horizontal-pod-autoscaler-scale-from-watch a cache fed by stripped
+// informers of its own, which start runs.
+type scaleSource struct {
+	scale.ScalesGetter
+	// factory and cache are nil when every scale is read from the API.
+	factory informers.SharedInformerFactory
+	cache   *scalecache.Cache
+}
+
+func newScaleSource(cfg *config.Config, c *clients) scaleSource {
 	if !cfg.HPA.ScaleFromWatch {
-		return c.scale, func() bool { return true }, func(context.Context) func() { return func() {} }
+		return scaleSource{ScalesGetter: c.scale}
 	}
 	factory := informers.NewSharedInformerFactoryWithOptions(c.kube, 0, informers.WithTransform(scalecache.Strip))
-	scales := scalecache.New(c.scale, factory)
-	return scales, scales.HasSynced, func(ctx context.Context) func() {
-		factory.Start(ctx.Done())
-		return factory.Shutdown
-	}
+	cache := scalecache.New(c.scale, factory)
+	return scaleSource{ScalesGetter: cache, factory: factory, cache: cache}
 }
+
+// start runs the informers until ctx ends; the returned func waits for
+// them to stop.
+func (s scaleSource) start(ctx context.Context) (stop func()) {
+	if s.factory == nil {
+		return func() {}
+	}
+	s.factory.Start(ctx.Done())
+	return s.factory.Shutdown
+}
+
+// hasSynced reports whether the cache, if any, has synced: until then it
+// reads from the API, correct but at the cost the cache saves.
+func (s scaleSource) hasSynced() bool { return s.cache == nil || s.cache.HasSynced() }
 
 // sharingWindow caps the external metric sharing window at the sync
 // period: a shared answer older than one period would make an HPA act on a

@@ -80,6 +80,11 @@ type Options struct {
 	CPUInitializationPeriod time.Duration
 	// InitialReadinessDelay (--horizontal-pod-autoscaler-initial-readiness-delay).
 	InitialReadinessDelay time.Duration
+	// SpreadReconciles (--horizontal-pod-autoscaler-spread-reconciles)
+	// reconciles a new HPA at once and then each HPA at a stable offset
+	// within its period, instead of all HPAs listed together one period
+	// after their last pass (spread.go). Off is upstream's timing.
+	SpreadReconciles bool
 }
 
 func (o *Options) validate() error {

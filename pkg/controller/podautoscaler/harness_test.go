@@ -74,6 +74,8 @@ type harnessOptions struct {
 	// sharingWindow, when set, puts the binary's shared external metric
 	// fetches (metrics.NewSharedExternal) in front of the fake metrics.
 	sharingWindow time.Duration
+	// spread turns on SpreadReconciles.
+	spread bool
 }
 
 func newHarness(t *testing.T, hpa *v2.HorizontalPodAutoscaler, opts harnessOptions) *harness {
@@ -121,6 +123,7 @@ func newHarness(t *testing.T, hpa *v2.HorizontalPodAutoscaler, opts harnessOptio
 	if opts.downscaleStabilizationWindow != nil {
 		controllerOpts.DownscaleStabilizationWindow = *opts.downscaleStabilizationWindow
 	}
+	controllerOpts.SpreadReconciles = opts.spread
 	if opts.sharingWindow > 0 {
 		controllerOpts.MetricsClient = metrics.NewSharedExternal(h.metrics, opts.sharingWindow, h.clock)
 	}

@@ -15,7 +15,9 @@ import (
 // global period later (the fixed-interval limiter). With the gate on
 // (KEP-6003): each HPA has its own period, behavior.syncPeriodSeconds or
 // the global one; a new HPA and a changed spec are reconciled at once; a
-// status-only update asks for nothing earlier than the period.
+// status-only update asks for nothing earlier than the period. With
+// SpreadReconciles (spread.go), a new HPA is reconciled at once and every
+// later pass lands on the HPA's own slot of its period.
 
 // configurablePeriod reports whether the HPAConfigurableSyncPeriod gate is
 // on.
@@ -61,7 +63,7 @@ func specChanged(old, cur any) bool {
 
 // enqueueNew queues an HPA the informer just delivered.
 func (c *Controller) enqueueNew(key hpaKey) {
-	if c.configurablePeriod() {
+	if c.configurablePeriod() || c.opts.SpreadReconciles {
 		c.queue.Add(key)
 		return
 	}
@@ -76,10 +78,13 @@ func (c *Controller) enqueueNew(key hpaKey) {
 // queue ignores when the HPA is already due sooner: it never comes early.
 func (c *Controller) enqueueUpdate(key hpaKey, old, cur any) {
 	switch {
+	case c.configurablePeriod() && specChanged(old, cur):
+		c.queue.Add(key)
+	case c.opts.SpreadReconciles:
+		period := c.syncPeriodOfObject(cur)
+		c.queue.AddAfter(key, untilSlot(key, period, c.opts.Clock.Now()))
 	case !c.configurablePeriod():
 		c.queue.AddRateLimited(key)
-	case specChanged(old, cur):
-		c.queue.Add(key)
 	default:
 		c.queue.AddAfter(key, c.syncPeriodOfObject(cur))
 	}
@@ -102,7 +107,15 @@ func (c *Controller) enqueueDeleted(key hpaKey) {
 // the end rather than the start also keeps shared external metrics fresh:
 // the answer an HPA got is always more than a period old at its next pass,
 // so it never takes its own last answer again from the sharing window.
+//
+// Spread, the HPA comes back on its next slot at least half a period away
+// instead; SharedExternal's rule that an HPA never takes its own answer of
+// an earlier pass (metrics.WithAsker) keeps the shared metrics fresh.
 func (c *Controller) requeue(key hpaKey, period time.Duration) {
+	if c.opts.SpreadReconciles {
+		c.queue.AddAfter(key, untilSlot(key, period, c.opts.Clock.Now()))
+		return
+	}
 	if !c.configurablePeriod() {
 		c.queue.AddRateLimited(key)
 		return

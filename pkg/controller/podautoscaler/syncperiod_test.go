@@ -311,15 +311,20 @@ func TestSyncPeriodFallbackWake(t *testing.T) {
 // TestSyncPeriodSharedFetches: HPAs asking for one external metric share
 // its fetches across periods: the 2s HPA never takes an answer older than
 // 2s, and the 15s HPA takes the 2s HPA's fresher one. With the gate off
-// both share the window.
+// each takes the other's fetch within the window. Neither ever takes its
+// own answer of an earlier pass again.
 func TestSyncPeriodSharedFetches(t *testing.T) {
 	cases := []struct {
 		name        string
 		opts        harnessOptions
 		wantFetches int
 	}{
-		{name: "gate on: the 2s HPA fetches every 2s and the 15s HPA shares", opts: syncPeriodOn, wantFetches: 3},
-		{name: "gate off: both share one fetch per window", opts: syncPeriodOff, wantFetches: 1},
+		// slow fetches; web finds it 3s old, too old for its 2s, and
+		// fetches; slow takes web's; web fetches again, 3s later.
+		{name: "gate on: the 2s HPA takes no answer older than 2s and the 15s HPA shares its fresher one", opts: syncPeriodOn, wantFetches: 3},
+		// slow fetches; web takes it; slow does not take its own again
+		// and fetches; web takes that one.
+		{name: "gate off: each takes the other's fetch, never its own earlier one", opts: syncPeriodOff, wantFetches: 2},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -335,7 +340,7 @@ func TestSyncPeriodSharedFetches(t *testing.T) {
 			for _, step := range []struct {
 				after time.Duration
 				hpa   string
-			}{{0, testHPAName}, {time.Second, "slow"}, {time.Second, testHPAName}, {time.Second, "slow"}, {time.Second, testHPAName}, {time.Second, "slow"}} {
+			}{{0, "slow"}, {3 * time.Second, testHPAName}, {time.Second, "slow"}, {3 * time.Second, testHPAName}} {
 				h.clock.Step(step.after)
 				if err := h.reconcile(step.hpa); err != nil {
 					t.Fatalf("reconcile %s: %v", step.hpa, err)

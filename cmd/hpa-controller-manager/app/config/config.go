@@ -38,6 +38,7 @@ type HPA struct {
 	MetricFetchTimeout           Duration
 	ExternalMetricSharingWindow  Duration
 	ScaleFromWatch               bool
+	SpreadReconciles             bool
 }
 
 // Webhook configures the admission webhook server; empty CertFile disables

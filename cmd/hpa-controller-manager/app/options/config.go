@@ -74,6 +74,7 @@ func (o *Options) Config() (*config.Config, error) {
 			MetricFetchTimeout:           o.HPA.MetricFetchTimeout,
 			ExternalMetricSharingWindow:  o.HPA.ExternalMetricSharingWindow,
 			ScaleFromWatch:               o.HPA.ScaleFromWatch,
+			SpreadReconciles:             o.HPA.SpreadReconciles,
 		},
 	}
 	if o.Port > 0 {

@@ -67,6 +67,9 @@ type HPAOptions struct {
 	// StatefulSets and ReplicationControllers from watches instead of a
 	// GET per reconcile (ours).
 	ScaleFromWatch bool
+	// SpreadReconciles reconciles each HPA at a stable offset within the
+	// sync period instead of every HPA at once (ours).
+	SpreadReconciles bool
 }
 
 // WebhookOptions configure the validating admission webhook's server.
@@ -105,6 +108,8 @@ func NewOptions() (*Options, error) {
 			InitialReadinessDelay:        30 * time.Second,
 			MetricFetchTimeout:           10 * time.Second,
 			ExternalMetricSharingWindow:  15 * time.Second,
+			ScaleFromWatch:               true,
+			SpreadReconciles:             true,
 		},
 		BindAddress:  "0.0.0.0",
 		Port:         10258,
@@ -146,7 +151,8 @@ func (o *HPAOptions) addFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&o.CPUInitializationPeriod, "horizontal-pod-autoscaler-cpu-initialization-period", o.CPUInitializationPeriod, "The period after pod start when CPU samples might be skipped.")
 	fs.DurationVar(&o.InitialReadinessDelay, "horizontal-pod-autoscaler-initial-readiness-delay", o.InitialReadinessDelay, "The period after pod start during which readiness changes will be treated as initial readiness.")
 	fs.DurationVar(&o.ExternalMetricSharingWindow, "horizontal-pod-autoscaler-external-metric-sharing-window", o.ExternalMetricSharingWindow, "HPAs that ask for the same external metric (name, selector and namespace) within this window share one fetch from the external metrics API; capped at the sync period; 0 fetches for every HPA, as kube-controller-manager does.")
-	fs.BoolVar(&o.ScaleFromWatch, "horizontal-pod-autoscaler-scale-from-watch", o.ScaleFromWatch, "Read the scale of Deployments, ReplicaSets, StatefulSets and ReplicationControllers from watches of them (list and watch permission on those kinds) instead of a GET of their scale subresource on every reconcile; scale updates still go to the scale subresource. Experimental.")
+	fs.BoolVar(&o.ScaleFromWatch, "horizontal-pod-autoscaler-scale-from-watch", o.ScaleFromWatch, "Read the scale of Deployments, ReplicaSets, StatefulSets and ReplicationControllers from watches of them (list and watch permission on those kinds) instead of a GET of their scale subresource on every reconcile; scale updates still go to the scale subresource, and a conflict sends the next read to the API. false reads every scale with a GET, as kube-controller-manager does.")
+	fs.BoolVar(&o.SpreadReconciles, "horizontal-pod-autoscaler-spread-reconciles", o.SpreadReconciles, "Reconcile a new HPA at once, then each HPA at a stable offset within its sync period (from a hash of its namespace and name), so that the API server and the metrics provider see an even rate instead of every HPA at once; false keeps kube-controller-manager's timing (every HPA one sync period after its last pass).")
 	fs.DurationVar(&o.MetricFetchTimeout, "horizontal-pod-autoscaler-metric-fetch-timeout", o.MetricFetchTimeout, "The longest a single call to a metrics API may take before it counts as failed (a hanging metrics adapter cannot stall a worker).")
 }
 

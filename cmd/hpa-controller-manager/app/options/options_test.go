@@ -72,6 +72,32 @@ func TestFlagDefaultsMatchKubeControllerManager(t *testing.T) {
 	}
 }
 
+// TestOwnFlagDefaults pins the defaults of the flags kube-controller-
+// manager does not have, as the README's table of differing flags lists
+// them.
+func TestOwnFlagDefaults(t *testing.T) {
+	own := map[string]string{
+		"manage-native-hpas":                                       "false",
+		"horizontal-pod-autoscaler-metric-fetch-timeout":           "10s",
+		"horizontal-pod-autoscaler-external-metric-sharing-window": "15s",
+		"horizontal-pod-autoscaler-scale-from-watch":               "true",
+		"horizontal-pod-autoscaler-spread-reconciles":              "true",
+	}
+	fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
+	for _, section := range newTestOptions(t).Flags().FlagSets {
+		fs.AddFlagSet(section)
+	}
+	for name, want := range own {
+		f := fs.Lookup(name)
+		switch {
+		case f == nil:
+			t.Errorf("flag --%s is missing", name)
+		case f.DefValue != want:
+			t.Errorf("--%s defaults to %q, want %q", name, f.DefValue, want)
+		}
+	}
+}
+
 func TestFlagSectionsFollowKubeControllerManagerHelp(t *testing.T) {
 	o := newTestOptions(t)
 	got := o.Flags().Order
@@ -175,7 +201,8 @@ func TestFeatureGatesFlagSetsTheGate(t *testing.T) {
 func TestConfigCarriesTheFlags(t *testing.T) {
 	o := newTestOptions(t)
 	if err := parse(t, o, "--master=https://127.0.0.1:6443", "--kube-api-qps=50", "--kube-api-burst=80", "--kube-api-content-type=application/json",
-		"--horizontal-pod-autoscaler-sync-period=5s", "--concurrent-horizontal-pod-autoscaler-syncs=9", "--horizontal-pod-autoscaler-scale-from-watch",
+		"--horizontal-pod-autoscaler-sync-period=5s", "--concurrent-horizontal-pod-autoscaler-syncs=9", "--horizontal-pod-autoscaler-scale-from-watch=false",
+		"--horizontal-pod-autoscaler-spread-reconciles=false",
 		"--bind-address=127.0.0.1", "--port=10999", "--tls-cert-file=c", "--tls-private-key-file=k", "--webhook-port=9444"); err != nil {
 		t.Fatal(err)
 	}
@@ -189,7 +216,7 @@ func TestConfigCarriesTheFlags(t *testing.T) {
 	if cfg.RESTConfig.ContentType != "application/json" || cfg.RESTConfig.AcceptContentTypes != "application/json" {
 		t.Errorf("rest config content type %q, accept %q, want JSON", cfg.RESTConfig.ContentType, cfg.RESTConfig.AcceptContentTypes)
 	}
-	if cfg.HPA.SyncPeriod != 5*time.Second || cfg.HPA.ConcurrentSyncs != 9 || !cfg.HPA.ScaleFromWatch {
+	if cfg.HPA.SyncPeriod != 5*time.Second || cfg.HPA.ConcurrentSyncs != 9 || cfg.HPA.ScaleFromWatch || cfg.HPA.SpreadReconciles {
 		t.Errorf("hpa config = %+v", cfg.HPA)
 	}
 	if cfg.HealthAddress != "127.0.0.1:10999" || cfg.Webhook.Address != "127.0.0.1:9444" || cfg.Webhook.CertFile != "c" {
