@@ -53,18 +53,22 @@ func rbacProbes() map[string]rbacProbe {
 		"autoscaling horizontalpodautoscalers list":                      informerListProbe(framework.Native, "autoscaling", "horizontalpodautoscalers"),
 		"autoscaling horizontalpodautoscalers watch":                     informerWatchProbe(framework.Native, "autoscaling", "horizontalpodautoscalers"),
 		"autoscaling horizontalpodautoscalers/status update":             statusProbe(framework.Native, "autoscaling"),
-		"core pods list":                    informerListProbe(framework.Extended, "", "pods"),
-		"core pods watch":                   informerWatchProbe(framework.Extended, "", "pods"),
-		"* */scale get":                     scaleGetProbe(),
-		"* */scale update":                  scaleUpdateProbe(),
-		"core events create":                eventCreateProbe(),
-		"core events patch":                 eventPatchProbe(),
-		"metrics.k8s.io pods list":          resourceMetricsProbe(),
-		"custom.metrics.k8s.io * get":       customMetricsProbe(),
-		"external.metrics.k8s.io * list":    externalMetricsProbe(),
-		"coordination.k8s.io leases get":    leaseGetProbe(),
-		"coordination.k8s.io leases create": leaseCreateProbe(),
-		"coordination.k8s.io leases update": leaseUpdateProbe(),
+		"core pods list":  informerListProbe(framework.Extended, "", "pods"),
+		"core pods watch": informerWatchProbe(framework.Extended, "", "pods"),
+		"* */scale get":   scaleGetProbe(),
+		"apps deployments,replicasets,statefulsets list":  scaleInformerListProbe("apps", "deployments"),
+		"apps deployments,replicasets,statefulsets watch": informerWatchProbe(framework.Extended, "apps", "deployments"),
+		"core replicationcontrollers list":                scaleInformerListProbe("", "replicationcontrollers"),
+		"core replicationcontrollers watch":               informerWatchProbe(framework.Extended, "", "replicationcontrollers"),
+		"* */scale update":                                scaleUpdateProbe(),
+		"core events create":                              eventCreateProbe(),
+		"core events patch":                               eventPatchProbe(),
+		"metrics.k8s.io pods list":                        resourceMetricsProbe(),
+		"custom.metrics.k8s.io * get":                     customMetricsProbe(),
+		"external.metrics.k8s.io * list":                  externalMetricsProbe(),
+		"coordination.k8s.io leases get":                  leaseGetProbe(),
+		"coordination.k8s.io leases create":               leaseCreateProbe(),
+		"coordination.k8s.io leases update":               leaseUpdateProbe(),
 	}
 }
 
@@ -149,19 +153,70 @@ func statusProbe(kind framework.HPAKind, group string) rbacProbe {
 }
 
 func scaleGetProbe() rbacProbe {
+	forbidden := cannot("get", "scalables/scale", framework.ScalableGroup)
 	return rbacProbe{
-		access: authorizationv1.ResourceAttributes{Verb: "get", Group: "apps", Resource: "deployments", Subresource: "scale"},
-		setup:  createTarget,
+		access: authorizationv1.ResourceAttributes{Verb: "get", Group: framework.ScalableGroup, Resource: "scalables", Subresource: "scale"},
+		setup: func(ctx context.Context, rc *rbacCase) {
+			rc.f.EnsureScalableCRD(ctx)
+			rc.f.CreateScalable(ctx, rbacTarget, 1)
+		},
 		broken: func(ctx context.Context, rc *rbacCase) {
-			forbidden := cannot("get", "deployments/scale", "apps")
-			rc.externalProbeHPA(ctx, framework.Extended, rbacHPA, 2)
+			rc.scalableProbeHPA(ctx, rbacHPA, 2)
 			rc.f.WaitForHPA(ctx, framework.Extended, rbacHPA, reaction(), "AbleToScale=False FailedGetScale, forbidden",
 				conditionMentions(autoscalingv2.AbleToScale, corev1.ConditionFalse, "FailedGetScale", forbidden))
 			rc.f.WaitForEvent(ctx, rbacHPA, "FailedGetScale", forbidden, reaction())
-			rc.f.EnsureScaleStays(ctx, rbacTarget, 1, time.Second)
+			rc.f.EnsureScalableStays(ctx, rbacTarget, 1, time.Second)
 		},
 		restored: func(ctx context.Context, rc *rbacCase) {
+			rc.f.WaitForScalableReplicas(ctx, rbacTarget, 2, reaction())
+		},
+	}
+}
+
+// scalableProbeHPA is externalProbeHPA on the scalable custom resource
+// rbacTarget, whose scale the controller reads by GET: Deployments' it
+// reads from its watches.
+func (rc *rbacCase) scalableProbeHPA(ctx context.Context, name string, replicas int) {
+	ginkgo.GinkgoHelper()
+	metric := rc.f.UniqueName(name)
+	rc.f.SetExternalMetric(ctx, metric, fmt.Sprint(10*replicas))
+	hpa := framework.ExternalHPA(name, rbacTarget, metric, autoscalingv2.AverageValueMetricType, "10", 1, 5)
+	hpa.Spec.ScaleTargetRef = autoscalingv2.CrossVersionObjectReference{
+		APIVersion: framework.ScalableGroup + "/" + framework.ScalableVersion, Kind: framework.ScalableKind, Name: rbacTarget,
+	}
+	rc.f.CreateHPA(ctx, framework.Extended, framework.NoScaleDownStabilization(hpa))
+}
+
+// scaleInformerListProbe: list is the scale watches' fallback where
+// watch-list is not served, as for the HPA informers (informerListProbe).
+// Without it, a replica without watch-list never syncs its scale cache:
+// it logs the refusal and stays not ready, and meanwhile reads every scale
+// by GET, so it still scales.
+func scaleInformerListProbe(group, resource string) rbacProbe {
+	forbidden := cannot("list", resource, group)
+	var own *ownReplica
+	return rbacProbe{
+		access:  authorizationv1.ResourceAttributes{Verb: "list", Group: group, Resource: resource},
+		restart: true,
+		setup:   createTarget,
+		broken: func(ctx context.Context, rc *rbacCase) {
+			rc.externalProbeHPA(ctx, framework.Extended, rbacHPA, 2)
 			rc.f.WaitForReplicas(ctx, rbacTarget, 2, reaction())
+			rc.expectNoForbiddenInLogs(forbidden)
+
+			ginkgo.By("running the controller without watch-list")
+			own = rc.startOwnReplica(ctx, "KUBE_FEATURE_WatchListClient=false")
+			own.waitLeading(ctx)
+			gomega.Eventually(ctx, func() bool { return forbiddenIn(own.log(), forbidden) }).
+				WithTimeout(reaction()).WithPolling(500*time.Millisecond).Should(gomega.BeTrue(),
+				"the replica without watch-list to log a Forbidden error naming %s", forbidden)
+			rc.f.SetExternalMetric(ctx, rc.f.UniqueName(rbacHPA), "30")
+			rc.f.WaitForReplicas(ctx, rbacTarget, 3, reaction())
+			gomega.Expect(own.ready(ctx)).To(gomega.BeFalse(), "the leader without watch-list to be not ready (scale cache not synced)")
+		},
+		restored: func(ctx context.Context, rc *rbacCase) {
+			gomega.Eventually(ctx, own.ready).WithTimeout(reaction()+time.Minute).WithPolling(500*time.Millisecond).
+				Should(gomega.BeTrue(), "the leader without watch-list to get ready once list is back")
 		},
 	}
 }
