@@ -61,6 +61,7 @@ func controllerSpecs(o Options, adminKubeconfig, dir string) (map[string]control
 	// --manage-native-hpas (the workload is native), the sync period mix
 	// does not (its HPAs are the extended kind).
 	ours := func(name string, extra ...string) controllerSpec {
+		extra = append(extra, o.KubeHPAFlags...)
 		return controllerSpec{
 			name:   name,
 			binary: o.ControllerBinary,
@@ -109,6 +110,9 @@ type runningController struct {
 	proc *process
 	url  string
 	http *http.Client
+	// started is when it first served its metrics: where a warm-up
+	// starts counting.
+	started time.Time
 }
 
 // startController starts spec with the given sync period and waits until
@@ -140,6 +144,7 @@ func startController(ctx context.Context, spec controllerSpec, sync time.Duratio
 		c.stop()
 		return nil, fmt.Errorf("waiting for %s to serve its metrics: %w", spec.name, err)
 	}
+	c.started = time.Now()
 	return c, nil
 }
 

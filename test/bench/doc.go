@@ -11,5 +11,11 @@
 // baseline), external metric fetches per reconcile (from the adapter's
 // counters) and the latency from a metric change to the scale update.
 //
+// A run has scenarios, one table each, each on a cluster of its own
+// (scenario.go): the workload above; every HPA with a metric of its own,
+// where no fetch can be shared; and more HPAs at kube-controller-manager's
+// default client limits, where a request made on every reconcile caps the
+// reconcile rate.
+//
 // cmd/hpa-bench is the command line; `make bench` runs it.
 package bench

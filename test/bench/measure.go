@@ -11,7 +11,8 @@ import (
 
 // measureController runs one controller twice: at the steady sync period
 // (CPU, requests and fetches per reconcile, then the latency of a metric
-// change), and at the saturation sync period (throughput).
+// change), and at the saturation sync period (throughput). A scenario may
+// leave out the latency and the saturation phases.
 func (r *runner) measureController(ctx context.Context, spec controllerSpec) (ControllerResult, error) {
 	res := ControllerResult{Name: spec.name}
 	o := r.opts
@@ -20,14 +21,19 @@ func (r *runner) measureController(ctx context.Context, spec controllerSpec) (Co
 	if err != nil {
 		return res, err
 	}
-	steady, latency, rss, err := r.steadyPhase(ctx, c)
+	steady, err := r.steadyPhase(ctx, c)
 	c.stop()
 	if err != nil {
 		return res, err
 	}
-	res.Steady, res.Latency, res.PeakRSSBytes = steady, latency, rss
-	if err := resetLatencyWorkload(ctx, r.kube, o); err != nil {
-		return res, err
+	res.Steady, res.WarmUp, res.Latency, res.PeakRSSBytes = steady.phase, steady.warmUp, steady.latency, steady.rss
+	if o.SkipSaturation {
+		return res, nil
+	}
+	if !o.SkipLatency {
+		if err := resetLatencyWorkload(ctx, r.kube, o); err != nil {
+			return res, err
+		}
 	}
 
 	sync := o.saturationSyncPeriod()
@@ -44,31 +50,63 @@ func (r *runner) measureController(ctx context.Context, spec controllerSpec) (Co
 	return res, nil
 }
 
-// steadyPhase waits for one full pass over the HPAs and one more sync
-// period (the first pass writes statuses), measures one window, then the
-// latency of a metric change.
-func (r *runner) steadyPhase(ctx context.Context, c *runningController) (Phase, Latency, int64, error) {
+// steadyResult is what the steady phase measures.
+type steadyResult struct {
+	phase   Phase
+	warmUp  WarmUp
+	latency Latency
+	rss     int64
+}
+
+// steadyPhase waits for one full pass over the HPAs (or the warm-up
+// limit) and one more sync period (the first pass writes statuses),
+// measures one window, then the latency of a metric change.
+func (r *runner) steadyPhase(ctx context.Context, c *runningController) (steadyResult, error) {
 	o := r.opts
-	if err := waitReconciles(ctx, c, float64(o.HPAs), 3*o.SyncPeriod+2*time.Minute); err != nil {
-		return Phase{}, Latency{}, 0, err
+	var res steadyResult
+	var err error
+	if res.warmUp, err = r.warmUp(ctx, c); err != nil {
+		return res, err
 	}
 	if err := sleep(ctx, o.SyncPeriod, c); err != nil {
-		return Phase{}, Latency{}, 0, err
+		return res, err
 	}
 	d, err := r.window(ctx, c, o.Window)
 	if err != nil {
-		return Phase{}, Latency{}, 0, err
+		return res, err
 	}
 	r.logger.Info("Steady window measured", "controller", c.spec.name, "reconciles", d.reconciles, "queueWaits", d.queueWaits, "queueDepth", d.queueDepth)
-	// A metric change waits for the HPA's next sync, and for a controller
-	// that shares fetches, for the shared value to expire: up to about two
-	// periods, plus the adapter's and the watch's delays.
-	latency, err := measureLatency(ctx, r.kube, o, 3*o.SyncPeriod+30*time.Second)
-	if err != nil {
-		return Phase{}, Latency{}, 0, err
+	res.phase = phaseOf(d.lessBaseline(r.base), o.SyncPeriod)
+	if !o.SkipLatency {
+		// A metric change waits for the HPA's next sync, and for a
+		// controller that shares fetches, for the shared value to expire:
+		// up to about two periods, plus the adapter's and the watch's
+		// delays.
+		if res.latency, err = measureLatency(ctx, r.kube, o, 3*o.SyncPeriod+30*time.Second); err != nil {
+			return res, err
+		}
 	}
-	rss, err := peakRSS(c.proc.pid())
-	return phaseOf(d.lessBaseline(r.base), o.SyncPeriod), latency, rss, err
+	res.rss, err = peakRSS(c.proc.pid())
+	return res, err
+}
+
+// warmUp waits until the controller has reconciled as many times as there
+// are HPAs. Without a warm-up limit, not getting there in three periods
+// and two minutes is an error; with one, the wait ends at the limit and
+// the result says how far the controller got.
+func (r *runner) warmUp(ctx context.Context, c *runningController) (WarmUp, error) {
+	o := r.opts
+	limit := 3*o.SyncPeriod + 2*time.Minute
+	if o.WarmUpLimit > 0 {
+		limit = o.WarmUpLimit - time.Since(c.started)
+	}
+	got, err := waitReconciles(ctx, c, float64(o.HPAs), limit)
+	w := WarmUp{Seconds: time.Since(c.started).Seconds(), Reconciles: got, Complete: err == nil}
+	if err != nil && (o.WarmUpLimit == 0 || ctx.Err() != nil || !wait.Interrupted(err)) {
+		return w, err
+	}
+	r.logger.Info("Warmed up", "controller", c.spec.name, "seconds", int(w.Seconds), "reconciles", got, "firstPassComplete", w.Complete)
+	return w, nil
 }
 
 // saturationPhase lets the queue fill during the warm-up, then measures
@@ -120,19 +158,21 @@ func (r *runner) window(ctx context.Context, c *runningController, length time.D
 	return s0.until(s1), nil
 }
 
-// waitReconciles waits until the controller has reconciled n times.
-func waitReconciles(ctx context.Context, c *runningController, n float64, timeout time.Duration) error {
+// waitReconciles waits until the controller has reconciled n times, and
+// returns the count it last read.
+func waitReconciles(ctx context.Context, c *runningController, n float64, timeout time.Duration) (float64, error) {
 	var got float64
 	err := wait.PollUntilContextTimeout(ctx, time.Second, timeout, true, func(ctx context.Context) (bool, error) {
 		if err := c.proc.alive(); err != nil {
 			return false, err
 		}
-		var err error
-		got, err = c.reconciles(ctx)
-		return err == nil && got >= n, nil
+		if count, err := c.reconciles(ctx); err == nil {
+			got = count
+		}
+		return got >= n, nil
 	})
 	if err != nil {
-		return fmt.Errorf("waiting for %s to reconcile %.0f times (%.0f so far): %w", c.spec.name, n, got, err)
+		return got, fmt.Errorf("waiting for %s to reconcile %.0f times (%.0f so far): %w", c.spec.name, n, got, err)
 	}
-	return nil
+	return got, nil
 }

@@ -140,7 +140,7 @@ func (r *runner) mixWindow(ctx context.Context, spec controllerSpec, phase strin
 		return Phase{}, err
 	}
 	defer c.stop()
-	if err := waitReconciles(ctx, c, float64(o.HPAs), 3*o.SyncPeriod+2*time.Minute); err != nil {
+	if _, err := waitReconciles(ctx, c, float64(o.HPAs), 3*o.SyncPeriod+2*time.Minute); err != nil {
 		return Phase{}, err
 	}
 	if err := sleep(ctx, o.SyncPeriod, c); err != nil {

@@ -62,8 +62,8 @@ func TestWriteMixTable(t *testing.T) {
 			RequestsPerReconcile: map[string]float64{"GET apps/deployments/scale": 1}}
 	}
 	res := &Result{
-		Setup: Setup{HPAs: 1000, SyncPeriod: "15s"},
-		Mix:   &MixResult{FastHPAs: 100, FastPeriod: "2s", GatesOff: phase(66.7, 0.5), GatesOn: phase(66.7, 0.5), Mix: phase(110, 0.5)},
+		ScenarioResult: ScenarioResult{Setup: Setup{HPAs: 1000, SyncPeriod: "15s"}},
+		Mix:            &MixResult{FastHPAs: 100, FastPeriod: "2s", GatesOff: phase(66.7, 0.5), GatesOn: phase(66.7, 0.5), Mix: phase(110, 0.5)},
 	}
 	var b strings.Builder
 	if err := WriteMixTable(&b, res); err != nil {

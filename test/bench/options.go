@@ -60,6 +60,35 @@ type Options struct {
 	// side-by-side run: the proposals' gates off, on, and on with a tenth
 	// of the HPAs at a 2 s sync period (mix.go).
 	SyncPeriodMix bool
+	// KubeHPAFlags are added to every run of hpa-controller-manager: to
+	// measure a flag that is not yet its default.
+	KubeHPAFlags []string
+
+	// DistinctMetrics gives every HPA an external metric of its own, so
+	// that no fetch can be shared: what a controller costs without its
+	// sharing advantage.
+	DistinctMetrics bool
+	// WarmUpLimit bounds the steady phase's wait for one full pass over
+	// the HPAs: a controller that cannot make one within it is measured
+	// anyway, and the table says how far it got. Zero waits for the pass.
+	WarmUpLimit time.Duration
+	// SkipLatency and SkipSaturation leave those phases out: the steady
+	// window alone answers what a scenario asks.
+	SkipLatency    bool
+	SkipSaturation bool
+
+	// The scenarios after the default one (scenario.go), each on a
+	// cluster of its own; zero HPAs skips one. DistinctHPAs is the
+	// distinct-metrics table, ThrottledHPAs the table at the default
+	// client limits of kube-controller-manager (ThrottledQPS and
+	// ThrottledBurst), whose steady window is ThrottledWindow after a
+	// warm-up of at most ThrottledWarmUpLimit.
+	DistinctHPAs         int
+	ThrottledHPAs        int
+	ThrottledQPS         float64
+	ThrottledBurst       int
+	ThrottledWarmUpLimit time.Duration
+	ThrottledWindow      time.Duration
 }
 
 // The names of the controllers a run can measure.
@@ -78,21 +107,32 @@ const (
 var knownControllers = []string{Upstream, KubeHPA, KubeHPANoSharing, UpstreamJSON}
 
 // NewOptions returns the defaults: 1,000 HPAs at the default 15 s sync
-// period, measured over two periods.
+// period, measured over two periods; then 1,000 HPAs of distinct metrics;
+// then 2,000 HPAs at kube-controller-manager's default client limits
+// (--kube-api-qps=20 --kube-api-burst=30), measured over four periods
+// after a warm-up of at most 150 s: at 20 requests/s a controller that
+// makes one request of a kind per reconcile needs 100 s for a first pass
+// over 2,000 HPAs, and one that cannot finish it must still be measured.
 func NewOptions() Options {
 	return Options{
-		HPAs:             1000,
-		LatencyHPAs:      50,
-		SharedGroupSize:  10,
-		SyncPeriod:       15 * time.Second,
-		Window:           30 * time.Second,
-		SaturationWarmUp: 10 * time.Second,
-		SaturationWindow: 20 * time.Second,
-		Workers:          5,
-		QPS:              2000,
-		Burst:            4000,
-		Controllers:      []string{Upstream, KubeHPA},
-		SyncPeriodMix:    true,
+		HPAs:                 1000,
+		LatencyHPAs:          50,
+		SharedGroupSize:      10,
+		SyncPeriod:           15 * time.Second,
+		Window:               30 * time.Second,
+		SaturationWarmUp:     10 * time.Second,
+		SaturationWindow:     20 * time.Second,
+		Workers:              5,
+		QPS:                  2000,
+		Burst:                4000,
+		Controllers:          []string{Upstream, KubeHPA},
+		SyncPeriodMix:        true,
+		DistinctHPAs:         1000,
+		ThrottledHPAs:        2000,
+		ThrottledQPS:         20,
+		ThrottledBurst:       30,
+		ThrottledWarmUpLimit: 150 * time.Second,
+		ThrottledWindow:      60 * time.Second,
 	}
 }
 
@@ -118,6 +158,26 @@ func (o Options) Validate() error {
 	}
 	if o.SaturationSyncPeriod < 0 {
 		errs = append(errs, fmt.Errorf("saturation-sync-period must not be negative, got %v", o.SaturationSyncPeriod))
+	}
+	if o.WarmUpLimit < 0 {
+		errs = append(errs, fmt.Errorf("warm-up-limit must not be negative, got %v", o.WarmUpLimit))
+	}
+	if o.DistinctHPAs < 0 || o.ThrottledHPAs < 0 {
+		errs = append(errs, fmt.Errorf("distinct-hpas and throttled-hpas must not be negative (0 skips), got %d and %d", o.DistinctHPAs, o.ThrottledHPAs))
+	}
+	// A scenario's latency HPAs are the first of its HPAs.
+	for name, n := range map[string]int{"distinct-hpas": o.DistinctHPAs, "throttled-hpas": o.ThrottledHPAs} {
+		if n > 0 && n < o.LatencyHPAs {
+			errs = append(errs, fmt.Errorf("%s must be 0 or at least latency-hpas (%d), got %d", name, o.LatencyHPAs, n))
+		}
+	}
+	if o.ThrottledHPAs > 0 {
+		if o.ThrottledQPS <= 0 || o.ThrottledBurst < 1 {
+			errs = append(errs, fmt.Errorf("throttled-qps and throttled-burst must be positive, got %v and %d", o.ThrottledQPS, o.ThrottledBurst))
+		}
+		if o.ThrottledWindow <= 0 || o.ThrottledWarmUpLimit <= 0 {
+			errs = append(errs, fmt.Errorf("throttled-window and throttled-warm-up-limit must be positive, got %v and %v", o.ThrottledWindow, o.ThrottledWarmUpLimit))
+		}
 	}
 	if o.Workers < 1 || o.QPS <= 0 || o.Burst < 1 {
 		errs = append(errs, errors.New("workers, qps and burst must be positive"))

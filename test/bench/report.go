@@ -22,9 +22,11 @@ type row struct {
 // once per hundred reconciles: noise left by the baseline subtraction.
 const requestRowThreshold = 0.01
 
-// tableRows lays out the figures of res, one value per controller.
-func tableRows(res *Result) []row {
-	cs := res.Controllers
+// tableRows lays out the figures of one scenario, one value per
+// controller; the rows of a phase the scenario did not measure are left
+// out.
+func tableRows(sr ScenarioResult) []row {
+	cs := sr.Controllers
 	pick := func(f func(ControllerResult) float64) []float64 {
 		out := make([]float64, len(cs))
 		for i, c := range cs {
@@ -32,35 +34,72 @@ func tableRows(res *Result) []row {
 		}
 		return out
 	}
-	s := res.Setup
+	s := sr.Setup
+	sat := func(r ...row) []row {
+		if s.Saturation {
+			return r
+		}
+		return nil
+	}
 	rows := []row{
 		{label: "reconciles/s, steady (sync " + s.SyncPeriod + ")", values: pick(func(c ControllerResult) float64 { return c.Steady.ReconcilesPerSecond }), format: "%.1f"},
 		{label: "reconciles per HPA and sync period, steady (1 = keeps up)", values: pick(func(c ControllerResult) float64 { return perPeriod(c.Steady, s.HPAs) }), format: "%.2f"},
 		{label: "mean wait in the HPA queue once due, ms, steady", values: pick(func(c ControllerResult) float64 { return c.Steady.QueueWaitSeconds * 1000 }), format: "%.1f"},
 		{label: "HPA queue depth at the end of the steady window", values: pick(func(c ControllerResult) float64 { return c.Steady.QueueDepth }), format: "%.0f"},
+		{label: "first pass over every HPA after start, s (- = not in the warm-up)", values: pick(firstPassSeconds), format: "%.0f"},
 		{label: "controller CPU s per 1,000 reconciles, steady", values: pick(func(c ControllerResult) float64 { return c.Steady.CPUPer1000 }), format: "%.3f"},
-		{label: "controller CPU s per 1,000 reconciles, saturated", values: pick(func(c ControllerResult) float64 { return c.Saturation.CPUPer1000 }), format: "%.3f"},
-		{label: "reconciles/s at saturation (sync " + s.SaturationSyncPeriod + ")", values: pick(func(c ControllerResult) float64 { return c.Saturation.ReconcilesPerSecond }), format: "%.1f"},
-		{label: "peak RSS, MiB", values: pick(func(c ControllerResult) float64 { return float64(c.PeakRSSBytes) / (1 << 20) }), format: "%.1f"},
-		{label: "API requests per reconcile, steady", values: pick(func(c ControllerResult) float64 { return c.Steady.TotalRequests }), format: "%.3f"},
-		{label: "GET external.metrics.k8s.io (proxied; adapter's count)", values: pick(func(c ControllerResult) float64 { return c.Steady.FetchesPerReconcile }), format: "%.3f", indent: true},
 	}
-	rows = append(rows, requestRows(cs, func(c ControllerResult) Phase { return c.Steady })...)
+	rows = append(rows, sat(
+		row{label: "controller CPU s per 1,000 reconciles, saturated", values: pick(func(c ControllerResult) float64 { return c.Saturation.CPUPer1000 }), format: "%.3f"},
+		row{label: "reconciles/s at saturation (sync " + s.SaturationSyncPeriod + ")", values: pick(func(c ControllerResult) float64 { return c.Saturation.ReconcilesPerSecond }), format: "%.1f"},
+	)...)
 	rows = append(rows,
+		row{label: "peak RSS, MiB", values: pick(func(c ControllerResult) float64 { return float64(c.PeakRSSBytes) / (1 << 20) }), format: "%.1f"},
+		row{label: "API requests per reconcile, steady", values: pick(func(c ControllerResult) float64 { return c.Steady.TotalRequests }), format: "%.3f"},
+		row{label: "GET external.metrics.k8s.io (proxied; adapter's count)", values: pick(func(c ControllerResult) float64 { return c.Steady.FetchesPerReconcile }), format: "%.3f", indent: true},
+	)
+	rows = append(rows, requestRows(cs, func(c ControllerResult) Phase { return c.Steady })...)
+	rows = append(rows, sat(
 		row{label: "API requests per reconcile, saturated", values: pick(func(c ControllerResult) float64 { return c.Saturation.TotalRequests }), format: "%.3f"},
+	)...)
+	rows = append(rows,
 		row{label: "external metric fetches per reconcile, steady", values: pick(func(c ControllerResult) float64 { return c.Steady.FetchesPerReconcile }), format: "%.3f"},
+	)
+	rows = append(rows, sat(
 		row{label: "external metric fetches per reconcile, saturated", values: pick(func(c ControllerResult) float64 { return c.Saturation.FetchesPerReconcile }), format: "%.3f"},
+	)...)
+	rows = append(rows,
 		row{label: "kube-apiserver CPU s per 1,000 reconciles, steady", values: pick(func(c ControllerResult) float64 { return c.Steady.APIServerCPUPer1000 }), format: "%.3f"},
 		row{label: "metrics adapter CPU s per 1,000 reconciles, steady", values: pick(func(c ControllerResult) float64 { return c.Steady.AdapterCPUPer1000 }), format: "%.3f"},
-		row{label: fmt.Sprintf("metric change to scale, p50 s (%d HPAs, %d changes per period)", s.LatencyHPAs, min(maxLatencyTrials, s.LatencyHPAs)), values: pick(func(c ControllerResult) float64 { return c.Latency.P50 }), format: "%.2f"},
-		row{label: "metric change to scale, p99 s", values: pick(func(c ControllerResult) float64 { return c.Latency.P99 }), format: "%.2f"},
-		row{label: "HPAs not scaled within the latency time-out", values: pick(func(c ControllerResult) float64 { return float64(c.Latency.Missed) }), format: "%.0f"},
-		row{label: "machine CPU busy, steady, % of all cores", values: pick(func(c ControllerResult) float64 { return c.Steady.MachineBusyPercent }), format: "%.0f"},
-		row{label: "machine CPU busy, saturated, % of all cores", values: pick(func(c ControllerResult) float64 { return c.Saturation.MachineBusyPercent }), format: "%.0f"},
-		row{label: "of which not the benchmark's, steady", values: pick(func(c ControllerResult) float64 { return c.Steady.OtherLoadPercent }), format: "%.0f", indent: true},
-		row{label: "of which not the benchmark's, saturated", values: pick(func(c ControllerResult) float64 { return c.Saturation.OtherLoadPercent }), format: "%.0f", indent: true},
 	)
-	return rows
+	if s.Latency {
+		rows = append(rows,
+			row{label: fmt.Sprintf("metric change to scale, p50 s (%d HPAs, %d changes per period)", s.LatencyHPAs, min(maxLatencyTrials, s.LatencyHPAs)), values: pick(func(c ControllerResult) float64 { return c.Latency.P50 }), format: "%.2f"},
+			row{label: "metric change to scale, p99 s", values: pick(func(c ControllerResult) float64 { return c.Latency.P99 }), format: "%.2f"},
+			row{label: "HPAs not scaled within the latency time-out", values: pick(func(c ControllerResult) float64 { return float64(c.Latency.Missed) }), format: "%.0f"},
+		)
+	}
+	rows = append(rows,
+		row{label: "machine CPU busy, steady, % of all cores", values: pick(func(c ControllerResult) float64 { return c.Steady.MachineBusyPercent }), format: "%.0f"},
+	)
+	rows = append(rows, sat(
+		row{label: "machine CPU busy, saturated, % of all cores", values: pick(func(c ControllerResult) float64 { return c.Saturation.MachineBusyPercent }), format: "%.0f"},
+	)...)
+	rows = append(rows,
+		row{label: "of which not the benchmark's, steady", values: pick(func(c ControllerResult) float64 { return c.Steady.OtherLoadPercent }), format: "%.0f", indent: true},
+	)
+	return append(rows, sat(
+		row{label: "of which not the benchmark's, saturated", values: pick(func(c ControllerResult) float64 { return c.Saturation.OtherLoadPercent }), format: "%.0f", indent: true},
+	)...)
+}
+
+// firstPassSeconds is the warm-up's length when it saw a full pass, NaN
+// (printed "-") when the warm-up limit ended it first.
+func firstPassSeconds(c ControllerResult) float64 {
+	if !c.WarmUp.Complete {
+		return math.NaN()
+	}
+	return c.WarmUp.Seconds
 }
 
 // requestRows breaks the requests per reconcile down by verb and resource.
@@ -89,30 +128,64 @@ func requestRows(cs []ControllerResult, phase func(ControllerResult) Phase) []ro
 	return rows
 }
 
-// WriteTable prints the side-by-side table, with the ratio of each other
-// controller to the first (kube-hpa over upstream in the default order).
-func WriteTable(w io.Writer, res *Result) error {
-	m, s := res.Machine, res.Setup
-	fmt.Fprintf(w, "%d HPAs (%d distinct external metrics), %d workers, kube-api-qps %.0f; %d cores (%s), %.1f GiB, %s\n\n",
-		s.HPAs, s.DistinctMetrics, s.Workers, s.QPS, m.Cores, m.CPUModel, m.MemoryGiB, m.GoVersion)
+// scenarioTitles head each scenario's table.
+var scenarioTitles = map[string]string{
+	ScenarioDefault:   "Default workload: half of the HPAs share external metrics in groups",
+	ScenarioDistinct:  "Distinct metrics: every HPA has an external metric of its own (nothing to share)",
+	ScenarioThrottled: "Default client limits of kube-controller-manager",
+}
+
+// WriteReport prints every table of res: the default scenario's, the
+// other scenarios', then the sync period mix.
+func WriteReport(w io.Writer, res *Result) error {
+	if err := WriteTable(w, res.Machine, res.ScenarioResult); err != nil {
+		return err
+	}
+	for _, sr := range res.Scenarios {
+		fmt.Fprintln(w)
+		if err := WriteTable(w, res.Machine, sr); err != nil {
+			return err
+		}
+	}
+	if res.Mix == nil {
+		return nil
+	}
+	fmt.Fprintln(w)
+	return WriteMixTable(w, res)
+}
+
+// WriteTable prints one scenario's side-by-side table, with the ratio of
+// each other controller to the first (kube-hpa over upstream in the
+// default order), and the notes that tell how to read it.
+func WriteTable(w io.Writer, m Machine, sr ScenarioResult) error {
+	s := sr.Setup
+	if title := scenarioTitles[sr.Name]; title != "" {
+		fmt.Fprintf(w, "%s (%s)\n", title, sr.Name)
+	}
+	fmt.Fprintf(w, "%d HPAs (%d distinct external metrics), %d workers, kube-api-qps %.0f, burst %d; %d cores (%s), %.1f GiB, %s\n\n",
+		s.HPAs, s.DistinctMetrics, s.Workers, s.QPS, s.Burst, m.Cores, m.CPUModel, m.MemoryGiB, m.GoVersion)
+	if len(sr.Controllers) == 0 {
+		_, err := fmt.Fprintln(w, "(no controller measured)")
+		return err
+	}
 	header := []string{"figure"}
-	for _, c := range res.Controllers {
+	for _, c := range sr.Controllers {
 		header = append(header, c.Name)
 	}
-	for _, c := range res.Controllers[min(1, len(res.Controllers)):] {
-		header = append(header, c.Name+"/"+res.Controllers[0].Name)
+	for _, c := range sr.Controllers[1:] {
+		header = append(header, c.Name+"/"+sr.Controllers[0].Name)
 	}
 	lines := [][]string{header}
-	for _, r := range tableRows(res) {
+	for _, r := range tableRows(sr) {
 		label := r.label
 		if r.indent {
 			label = "  " + label
 		}
 		cells := []string{label}
 		for _, v := range r.values {
-			cells = append(cells, fmt.Sprintf(r.format, v))
+			cells = append(cells, formatValue(r.format, v))
 		}
-		for _, v := range r.values[min(1, len(r.values)):] {
+		for _, v := range r.values[1:] {
 			cells = append(cells, formatRatio(v, r.values[0]))
 		}
 		lines = append(lines, cells)
@@ -120,15 +193,38 @@ func WriteTable(w io.Writer, res *Result) error {
 	if _, err := io.WriteString(w, alignColumns(lines)); err != nil {
 		return err
 	}
-	for _, c := range res.Controllers {
-		if !c.Saturation.Saturated {
-			fmt.Fprintf(w, "\nnote: %s kept up with every HPA at %s: its saturation figure is a lower bound.\n", c.Name, s.SaturationSyncPeriod)
+	writeNotes(w, sr)
+	return nil
+}
+
+// writeNotes says what the table alone does not: which figures are
+// bounds, where a warm-up ended early, and what the request rows count.
+func writeNotes(w io.Writer, sr ScenarioResult) {
+	s := sr.Setup
+	fmt.Fprintln(w)
+	for _, c := range sr.Controllers {
+		if s.Saturation && !c.Saturation.Saturated {
+			fmt.Fprintf(w, "note: %s kept up with every HPA at %s: its saturation figure is a lower bound.\n", c.Name, s.SaturationSyncPeriod)
+		}
+		if !c.WarmUp.Complete {
+			fmt.Fprintf(w, "note: %s had reconciled %.0f times for %d HPAs when the warm-up limit of %s ended; its window began one sync period later, without a full pass behind it.\n",
+				c.Name, c.WarmUp.Reconciles, s.HPAs, s.WarmUpLimit)
 		}
 	}
-	fmt.Fprintf(w, "\nOne fetch per distinct external metric and sync period would be %.3f fetches per reconcile.\n", s.IdealFetchesPerReconcile)
+	fmt.Fprintf(w, "One fetch per distinct external metric and sync period would be %.3f fetches per reconcile.\n", s.IdealFetchesPerReconcile)
 	fmt.Fprintf(w, "API requests: kube-apiserver's apiserver_request_total less an idle baseline of %.2f requests/s (it has no client label; one controller runs at a time),\n"+
-		"plus the external metric requests it proxies to the adapter, which it does not count there.\n", res.Baseline.TotalRequests)
-	return nil
+		"plus the external metric requests it proxies to the adapter, which it does not count there. Steady windows (%s) start a sync period after the first pass:\n"+
+		"a controller's LISTs and WATCHes at start (kube-hpa's of the apps kinds and ReplicationControllers, whose scale it reads from watches) are one-off and fall before them,\n"+
+		"and no HPA scales in them (every metric sits at its target), so no PUT of a scale either; the latency phase, after the window, makes those.\n",
+		sr.Baseline.TotalRequests, s.Window)
+}
+
+// formatValue prints v, or "-" for a figure that was not measured (NaN).
+func formatValue(format string, v float64) string {
+	if math.IsNaN(v) {
+		return "-"
+	}
+	return fmt.Sprintf(format, v)
 }
 
 // alignColumns pads the first column on the right (labels) and the others
@@ -173,7 +269,7 @@ func perPeriod(p Phase, hpas int) float64 {
 
 // formatRatio prints ours/upstream, or "-" where it means nothing.
 func formatRatio(ours, upstream float64) string {
-	if upstream == 0 || math.IsNaN(ours/upstream) {
+	if upstream == 0 || math.IsNaN(ours/upstream) || math.IsInf(ours/upstream, 0) {
 		return "-"
 	}
 	return fmt.Sprintf("%.2f", ours/upstream)

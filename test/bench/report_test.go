@@ -85,33 +85,100 @@ func TestQueueFigures(t *testing.T) {
 }
 
 func TestWriteTable(t *testing.T) {
-	res := &Result{
-		Setup: Setup{HPAs: 200, SyncPeriod: "15s", SaturationSyncPeriod: "100ms"},
-		Controllers: []ControllerResult{
-			{Name: Upstream, Steady: Phase{CPUPer1000: 0.4, QueueWaitSeconds: 0.0125, QueueDepth: 40, RequestsPerReconcile: map[string]float64{"GET apps/deployments/scale": 1, "LIST pods": 0.001}}, Saturation: Phase{Saturated: true}},
-			{Name: KubeHPA, Steady: Phase{CPUPer1000: 0.2, QueueWaitSeconds: 0.0025, RequestsPerReconcile: map[string]float64{"GET apps/deployments/scale": 1}}},
+	scaleGet := "GET apps/deployments/scale"
+	tests := []struct {
+		name             string
+		scenario         ScenarioResult
+		wanted, unwanted []string // regular expressions
+	}{
+		{
+			name: "the default scenario has every phase",
+			scenario: ScenarioResult{
+				Name:  ScenarioDefault,
+				Setup: Setup{HPAs: 200, SyncPeriod: "15s", SaturationSyncPeriod: "100ms", Window: "30s", Saturation: true, Latency: true, LatencyHPAs: 50},
+				Controllers: []ControllerResult{
+					{Name: Upstream, WarmUp: WarmUp{Seconds: 16, Complete: true}, Steady: Phase{CPUPer1000: 0.4, QueueWaitSeconds: 0.0125, QueueDepth: 40, RequestsPerReconcile: map[string]float64{scaleGet: 1, "LIST pods": 0.001}}, Saturation: Phase{Saturated: true}},
+					{Name: KubeHPA, WarmUp: WarmUp{Seconds: 14, Complete: true}, Steady: Phase{CPUPer1000: 0.2, QueueWaitSeconds: 0.0025, RequestsPerReconcile: map[string]float64{"PUT apps/deployments/scale": 0.02}}},
+				},
+			},
+			wanted: []string{
+				`^Default workload: .* \(default\)\n200 HPAs .*kube-api-qps 0, burst 0;`,
+				`kube-hpa/upstream\n`,
+				`\ncontroller CPU s per 1,000 reconciles, steady +0\.400 +0\.200 +0\.50\n`,
+				`\ncontroller CPU s per 1,000 reconciles, saturated `,
+				`\n  GET apps/deployments/scale +1\.000 +0\.000 +0\.00\n`,
+				// A request kind only kube-hpa makes gets its row, with no
+				// ratio to upstream's zero.
+				`\n  PUT apps/deployments/scale +0\.000 +0\.020 +-\n`,
+				`\nmean wait in the HPA queue once due, ms, steady +12\.5 +2\.5 +0\.20\n`,
+				`\nHPA queue depth at the end of the steady window +40 +0 +0\.00\n`,
+				`\nfirst pass over every HPA after start, s \(- = not in the warm-up\) +16 +14 +0\.88\n`,
+				`\nmetric change to scale, p99 s `,
+				`note: kube-hpa kept up`,
+				`LISTs and WATCHes at start .* are one-off`,
+			},
+			unwanted: []string{`LIST pods`, `note: upstream`, `warm-up limit`},
+		},
+		{
+			name: "a steady-only scenario whose warm-up ended before a full pass",
+			scenario: ScenarioResult{
+				Name:  ScenarioThrottled,
+				Setup: Setup{HPAs: 2000, SyncPeriod: "15s", Window: "1m0s", WarmUpLimit: "2m30s", QPS: 20, Burst: 30},
+				Controllers: []ControllerResult{
+					{Name: Upstream, WarmUp: WarmUp{Seconds: 150, Reconciles: 1830}, Steady: Phase{SyncPeriod: "15s", ReconcilesPerSecond: 20, QueueDepth: 1700}},
+					{Name: KubeHPA, WarmUp: WarmUp{Seconds: 101, Reconciles: 2000, Complete: true}, Steady: Phase{SyncPeriod: "15s", ReconcilesPerSecond: 2000.0 / 15}},
+				},
+			},
+			wanted: []string{
+				`^Default client limits .* \(default-client-limits\)\n2000 HPAs .*kube-api-qps 20, burst 30;`,
+				`\nreconciles per HPA and sync period, steady \(1 = keeps up\) +0\.15 +1\.00 +6\.67\n`,
+				`\nfirst pass over every HPA after start, s \(- = not in the warm-up\) +- +101 +-\n`,
+				`note: upstream had reconciled 1830 times for 2000 HPAs when the warm-up limit of 2m30s ended`,
+			},
+			unwanted: []string{`saturat`, `metric change to scale`, `note: kube-hpa`},
 		},
 	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var b strings.Builder
+			if err := WriteTable(&b, Machine{Cores: 2}, tc.scenario); err != nil {
+				t.Fatal(err)
+			}
+			out := b.String()
+			for _, want := range tc.wanted {
+				if !regexp.MustCompile(want).MatchString(out) {
+					t.Errorf("table lacks %q:\n%s", want, out)
+				}
+			}
+			for _, unwanted := range tc.unwanted {
+				if regexp.MustCompile(unwanted).MatchString(out) {
+					t.Errorf("table has %q:\n%s", unwanted, out)
+				}
+			}
+		})
+	}
+}
+
+func TestWriteReportOrder(t *testing.T) {
+	one := func(name string) ScenarioResult {
+		return ScenarioResult{Name: name, Setup: Setup{HPAs: 10, SyncPeriod: "15s"}, Controllers: []ControllerResult{{Name: Upstream}, {Name: KubeHPA}}}
+	}
+	res := &Result{
+		ScenarioResult: one(ScenarioDefault),
+		Scenarios:      []ScenarioResult{one(ScenarioDistinct), one(ScenarioThrottled)},
+		Mix:            &MixResult{FastPeriod: "2s"},
+	}
 	var b strings.Builder
-	if err := WriteTable(&b, res); err != nil {
+	if err := WriteReport(&b, res); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()
-	for _, want := range []string{
-		`kube-hpa/upstream\n`,
-		`\ncontroller CPU s per 1,000 reconciles, steady +0\.400 +0\.200 +0\.50\n`,
-		`\n  GET apps/deployments/scale +1\.000 +1\.000 +1\.00\n`,
-		`\nmean wait in the HPA queue once due, ms, steady +12\.5 +2\.5 +0\.20\n`,
-		`\nHPA queue depth at the end of the steady window +40 +0 +0\.00\n`,
-		`note: kube-hpa kept up`,
-	} {
-		if !regexp.MustCompile(want).MatchString(out) {
-			t.Errorf("table lacks %q:\n%s", want, out)
+	last := -1
+	for _, heading := range []string{"(default)", "(distinct-metrics)", "(default-client-limits)", "Sync period mix"} {
+		at := strings.Index(out, heading)
+		if at <= last {
+			t.Fatalf("%q at %d, after %d: want the default, distinct, throttled tables, then the mix:\n%s", heading, at, last, out)
 		}
-	}
-	for _, unwanted := range []string{"LIST pods", "note: upstream"} {
-		if strings.Contains(out, unwanted) {
-			t.Errorf("table has %q:\n%s", unwanted, out)
-		}
+		last = at
 	}
 }

@@ -13,13 +13,13 @@ import (
 type Result struct {
 	Started time.Time `json:"started"`
 	Machine Machine   `json:"machine"`
-	Setup   Setup     `json:"setup"`
-	// Baseline is the idle cluster, no HPA controller running: what is
-	// subtracted from each controller's API requests.
-	Baseline    Phase              `json:"baseline"`
-	Controllers []ControllerResult `json:"controllers"`
+	// ScenarioResult is the default scenario, at the top level of the
+	// JSON where the results of runs before the other scenarios have it.
+	ScenarioResult
 	// Mix is the sync period mix, when measured.
 	Mix *MixResult `json:"syncPeriodMix,omitempty"`
+	// Scenarios are the scenarios after the default one, in order.
+	Scenarios []ScenarioResult `json:"scenarios,omitempty"`
 }
 
 // Machine describes where the run happened.
@@ -41,6 +41,16 @@ type Setup struct {
 	Workers              int     `json:"workers"`
 	QPS                  float64 `json:"kubeAPIQPS"`
 	Burst                int     `json:"kubeAPIBurst"`
+	// DistinctOnly says every HPA had a metric of its own.
+	DistinctOnly bool   `json:"distinctMetricsOnly,omitempty"`
+	Window       string `json:"window"`
+	// WarmUpLimit bounds the wait for a first pass; empty when the run
+	// waited for it.
+	WarmUpLimit string `json:"warmUpLimit,omitempty"`
+	// Latency and Saturation say which phases were measured besides the
+	// steady window.
+	Latency    bool `json:"latencyMeasured"`
+	Saturation bool `json:"saturationMeasured"`
 	// IdealFetchesPerReconcile is distinct metrics over HPAs: what a
 	// controller that fetches each distinct metric once per pass makes.
 	IdealFetchesPerReconcile float64 `json:"idealFetchesPerReconcile"`
@@ -53,8 +63,20 @@ type ControllerResult struct {
 	Saturation   Phase   `json:"saturation"`
 	Latency      Latency `json:"latency"`
 	PeakRSSBytes int64   `json:"peakRSSBytes"`
+	WarmUp       WarmUp  `json:"warmUp"`
 	// Profile is the perf report of the saturation window, if recorded.
 	Profile string `json:"profile,omitempty"`
+}
+
+// WarmUp is the steady phase's wait for a first pass over the HPAs.
+type WarmUp struct {
+	// Seconds runs from the controller's start (its /metrics answering)
+	// until it had reconciled as many times as there are HPAs, or until
+	// the warm-up limit ended the wait; Reconciles is the count then, and
+	// Complete says whether it reached the HPAs'.
+	Seconds    float64 `json:"seconds"`
+	Reconciles float64 `json:"reconciles"`
+	Complete   bool    `json:"complete"`
 }
 
 // Phase is one measured window.

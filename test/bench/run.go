@@ -26,22 +26,50 @@ type runner struct {
 	logger  klog.Logger
 }
 
-// Run starts a local cluster, creates the workload, measures each
-// controller of Options.Controllers in turn and returns the result. The
-// cluster's and the controllers' logs stay in a run directory under
-// Options.OutputDir.
+// Run measures each scenario of o in turn (scenario.go), each on a local
+// cluster of its own: it creates the workload, measures each controller of
+// Options.Controllers and stops the cluster. The clusters' and the
+// controllers' logs stay in a run directory under Options.OutputDir, one
+// subdirectory per scenario. When a scenario fails, Run returns what the
+// scenarios before it measured along with the error: a long run keeps its
+// finished tables.
 func Run(ctx context.Context, o Options) (*Result, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
 	started := time.Now()
-	r := &runner{opts: o, logger: klog.FromContext(ctx), dir: filepath.Join(o.OutputDir, "run-"+started.Format("20060102-150405"))}
+	res := &Result{Started: started, Machine: describeMachine()}
+	dir := filepath.Join(o.OutputDir, "run-"+started.Format("20060102-150405"))
+	for i, sc := range o.scenarios() {
+		klog.FromContext(ctx).Info("Measuring a scenario", "scenario", sc.name, "hpas", sc.opts.HPAs)
+		sr, mix, err := runScenario(ctx, sc, filepath.Join(dir, sc.name))
+		if err != nil {
+			if i == 0 {
+				return nil, fmt.Errorf("scenario %s: %w", sc.name, err)
+			}
+			return res, fmt.Errorf("scenario %s: %w", sc.name, err)
+		}
+		if i == 0 {
+			res.ScenarioResult, res.Mix = sr, mix
+		} else {
+			res.Scenarios = append(res.Scenarios, sr)
+		}
+	}
+	return res, nil
+}
+
+// runScenario starts a local cluster, creates the scenario's workload and
+// measures each controller, then the sync period mix when asked to.
+func runScenario(ctx context.Context, sc scenario, dir string) (ScenarioResult, *MixResult, error) {
+	o := sc.opts
+	res := ScenarioResult{Name: sc.name, Setup: o.setup()}
+	r := &runner{opts: o, logger: klog.FromContext(ctx), dir: dir}
 	if err := os.MkdirAll(r.dir, 0o755); err != nil {
-		return nil, err
+		return res, nil, err
 	}
 	cluster, err := localcluster.Start(ctx, localcluster.Options{RepoRoot: o.RepoRoot, BinDir: o.BinDir})
 	if err != nil {
-		return nil, err
+		return res, nil, err
 	}
 	r.cluster = cluster
 	defer func() {
@@ -52,13 +80,12 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	cfg := cluster.RESTConfig()
 	cfg.QPS, cfg.Burst = 500, 1000 // the workload's creation, not what is measured
 	if r.kube, err = kubernetes.NewForConfig(cfg); err != nil {
-		return nil, err
+		return res, nil, err
 	}
 
-	res := &Result{Started: started, Machine: describeMachine(), Setup: o.setup()}
 	ad, err := r.prepare(ctx)
 	if err != nil {
-		return nil, err
+		return res, nil, err
 	}
 	defer func() {
 		if err := ad.stop(context.WithoutCancel(ctx), cluster); err != nil {
@@ -66,42 +93,54 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		}
 	}()
 	if res.Baseline, err = r.measureBaseline(ctx); err != nil {
-		return nil, err
+		return res, nil, err
 	}
 	specs, err := controllerSpecs(o, cluster.Kubeconfig(), r.dir)
 	if err != nil {
-		return nil, err
+		return res, nil, err
 	}
 	for _, name := range o.Controllers {
-		r.logger.Info("Measuring a controller", "controller", name)
+		r.logger.Info("Measuring a controller", "scenario", sc.name, "controller", name)
 		cr, err := r.measureController(ctx, specs[name])
 		if err != nil {
-			return nil, fmt.Errorf("measuring %s (logs in %s): %w", name, r.dir, err)
+			return res, nil, fmt.Errorf("measuring %s (logs in %s): %w", name, r.dir, err)
 		}
 		res.Controllers = append(res.Controllers, cr)
 	}
-	if o.SyncPeriodMix {
-		if res.Mix, err = r.measureMix(ctx, specs); err != nil {
-			return nil, fmt.Errorf("measuring the sync period mix (logs in %s): %w", r.dir, err)
-		}
+	if !o.SyncPeriodMix {
+		return res, nil, nil
 	}
-	return res, nil
+	mix, err := r.measureMix(ctx, specs)
+	if err != nil {
+		return res, nil, fmt.Errorf("measuring the sync period mix (logs in %s): %w", r.dir, err)
+	}
+	return res, mix, nil
 }
 
 func (o Options) setup() Setup {
 	distinct := distinctMetrics(o)
-	return Setup{
+	s := Setup{
 		HPAs:                     o.HPAs,
 		LatencyHPAs:              o.LatencyHPAs,
 		SharedGroupSize:          o.SharedGroupSize,
 		DistinctMetrics:          distinct,
 		SyncPeriod:               o.SyncPeriod.String(),
-		SaturationSyncPeriod:     o.saturationSyncPeriod().String(),
 		Workers:                  o.Workers,
 		QPS:                      o.QPS,
 		Burst:                    o.Burst,
 		IdealFetchesPerReconcile: float64(distinct) / float64(o.HPAs),
+		DistinctOnly:             o.DistinctMetrics,
+		Window:                   o.Window.String(),
+		Latency:                  !o.SkipLatency && o.LatencyHPAs > 0,
+		Saturation:               !o.SkipSaturation,
 	}
+	if s.Saturation {
+		s.SaturationSyncPeriod = o.saturationSyncPeriod().String()
+	}
+	if o.WarmUpLimit > 0 {
+		s.WarmUpLimit = o.WarmUpLimit.String()
+	}
+	return s
 }
 
 // clusterComponents are the processes of test/localcluster, found by their

@@ -55,8 +55,17 @@ func workloadName(i int) string { return fmt.Sprintf("w-%05d", i) }
 
 // metricFor assigns HPA i its metric: the first LatencyHPAs get a latency
 // metric (half alone, half in groups), the others alternate between a
-// metric shared by SharedGroupSize HPAs and one of their own.
+// metric shared by SharedGroupSize HPAs and one of their own. With
+// Options.DistinctMetrics every HPA has a metric of its own: the latency
+// HPAs their trial's metric with a selector of their own, the others
+// bench_unique.
 func metricFor(i int, o Options) metricRef {
+	if o.DistinctMetrics {
+		if i < o.LatencyHPAs {
+			return metricRef{name: latencyMetric(i % o.latencyTrials()), labelKey: "lat", labelValue: fmt.Sprintf("u%d", i), averageValue: true, latency: true}
+		}
+		return metricRef{name: metricUnique, labelKey: "hpa", labelValue: workloadName(i)}
+	}
 	if i < o.LatencyHPAs {
 		// Latency HPA i belongs to trial i%trials, as its rank-th member.
 		trials := o.latencyTrials()

@@ -10,6 +10,7 @@ func TestMetricMix(t *testing.T) {
 	tests := []struct {
 		name                       string
 		hpas, latency, group       int
+		distinctOnly               bool
 		wantDistinct               int
 		wantShared, wantUnique     int
 		wantLatencyAlone, wantLatG int
@@ -22,11 +23,13 @@ func TestMetricMix(t *testing.T) {
 		{name: "fewer latency HPAs than trials", hpas: 3, latency: 3, group: 1, wantDistinct: 3, wantLatencyAlone: 3},
 		// Trials 0 and 1 have two members, one alone and one in a group.
 		{name: "uneven trials", hpas: 7, latency: 7, group: 1, wantDistinct: 7, wantLatencyAlone: 5, wantLatG: 2},
+		{name: "distinct metrics: no group, every HPA its own", hpas: 200, latency: 50, group: 10, distinctOnly: true,
+			wantDistinct: 200, wantUnique: 150, wantLatencyAlone: 50},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			o := NewOptions()
-			o.HPAs, o.LatencyHPAs, o.SharedGroupSize = tc.hpas, tc.latency, tc.group
+			o.HPAs, o.LatencyHPAs, o.SharedGroupSize, o.DistinctMetrics = tc.hpas, tc.latency, tc.group, tc.distinctOnly
 			var shared, unique, alone, grouped int
 			for i := range o.HPAs {
 				m := metricFor(i, o)
@@ -89,6 +92,13 @@ func TestOptions(t *testing.T) {
 		{name: "more latency HPAs than HPAs", change: func(o *Options) { o.HPAs = 10 }, wantErr: "latency-hpas"},
 		{name: "unknown controller", change: func(o *Options) { o.Controllers = []string{"kcm"} }, wantErr: "unknown controller"},
 		{name: "zero window", change: func(o *Options) { o.Window = 0 }, wantErr: "window must be positive"},
+		{name: "no extra scenario", change: func(o *Options) { o.DistinctHPAs, o.ThrottledHPAs = 0, 0 }, wantSatur: 250 * time.Millisecond},
+		{name: "negative scenario size", change: func(o *Options) { o.DistinctHPAs = -1 }, wantErr: "must not be negative (0 skips)"},
+		{name: "scenario smaller than its latency HPAs", change: func(o *Options) { o.ThrottledHPAs = 10 }, wantErr: "throttled-hpas must be 0 or at least latency-hpas"},
+		{name: "throttled scenario without a limit", change: func(o *Options) { o.ThrottledQPS = 0 }, wantErr: "throttled-qps and throttled-burst must be positive"},
+		{name: "throttled scenario without a window", change: func(o *Options) { o.ThrottledWindow = 0 }, wantErr: "throttled-window and throttled-warm-up-limit must be positive"},
+		{name: "a skipped throttled scenario needs no limits", change: func(o *Options) { o.ThrottledHPAs, o.ThrottledQPS = 0, 0 }, wantSatur: 250 * time.Millisecond},
+		{name: "negative warm-up limit", change: func(o *Options) { o.WarmUpLimit = -time.Second }, wantErr: "warm-up-limit must not be negative"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

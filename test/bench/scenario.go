@@ -1,0 +1,62 @@
+package bench
+
+// The scenarios of a run, one side-by-side table each. Each runs on a
+// cluster of its own, so that no object, status or watch of one carries
+// over into the next, and each has its own idle baseline.
+const (
+	// ScenarioDefault is the workload of Options as given, half of its
+	// HPAs sharing metrics in groups, at client limits high enough that
+	// no controller is throttled; the sync period mix follows it.
+	ScenarioDefault = "default"
+	// ScenarioDistinct gives every HPA a metric of its own: no fetch can
+	// be shared, so the table shows what is left without sharing.
+	ScenarioDistinct = "distinct-metrics"
+	// ScenarioThrottled runs both controllers at kube-controller-manager's
+	// default client limits, where a request made on every reconcile caps
+	// the reconcile rate.
+	ScenarioThrottled = "default-client-limits"
+)
+
+// scenario is one table: its name and the Options its run uses.
+type scenario struct {
+	name string
+	opts Options
+}
+
+// scenarios derives each scenario's Options from o, the default first.
+func (o Options) scenarios() []scenario {
+	base := o
+	base.DistinctHPAs, base.ThrottledHPAs = 0, 0
+	out := []scenario{{name: ScenarioDefault, opts: base}}
+	// The mix is a study of kube-hpa's own features on the default
+	// workload; the other scenarios compare the two controllers only.
+	extra := base
+	extra.SyncPeriodMix = false
+	if o.DistinctHPAs > 0 {
+		d := extra
+		d.HPAs, d.DistinctMetrics = o.DistinctHPAs, true
+		out = append(out, scenario{name: ScenarioDistinct, opts: d})
+	}
+	if o.ThrottledHPAs > 0 {
+		t := extra
+		t.HPAs, t.QPS, t.Burst = o.ThrottledHPAs, o.ThrottledQPS, o.ThrottledBurst
+		t.WarmUpLimit, t.Window = o.ThrottledWarmUpLimit, o.ThrottledWindow
+		// What this table asks is whether a controller keeps up at all:
+		// the steady window answers it. A latency phase would time
+		// metric changes behind a backlog of minutes, and saturation is
+		// the client limit's, not the controller's.
+		t.SkipLatency, t.SkipSaturation = true, true
+		out = append(out, scenario{name: ScenarioThrottled, opts: t})
+	}
+	return out
+}
+
+// ScenarioResult is one scenario's table.
+type ScenarioResult struct {
+	Name  string `json:"name"`
+	Setup Setup  `json:"setup"`
+	// Baseline is the idle cluster, no HPA controller running: what is
+	// subtracted from each controller's API requests.
+	Baseline    Phase              `json:"baseline"`
+	Controllers []ControllerResult `json:"controllers"`
+}

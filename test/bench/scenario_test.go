@@ -1,0 +1,88 @@
+package bench
+
+import (
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestScenarios(t *testing.T) {
+	// summary is what sets a scenario apart.
+	type summary struct {
+		Name                               string
+		HPAs, Burst                        int
+		QPS                                float64
+		Distinct, Mix, Latency, Saturation bool
+		WarmUpLimit, Window                time.Duration
+	}
+	defaults := summary{Name: ScenarioDefault, HPAs: 1000, QPS: 2000, Burst: 4000, Mix: true, Latency: true, Saturation: true, Window: 30 * time.Second}
+	tests := []struct {
+		name   string
+		change func(*Options)
+		want   []summary
+	}{
+		{
+			name:   "make bench: the default, distinct metrics, then 2,000 HPAs at 20 QPS, steady only, warm-up bounded",
+			change: func(*Options) {},
+			want: []summary{
+				defaults,
+				{Name: ScenarioDistinct, HPAs: 1000, QPS: 2000, Burst: 4000, Distinct: true, Latency: true, Saturation: true, Window: 30 * time.Second},
+				{Name: ScenarioThrottled, HPAs: 2000, QPS: 20, Burst: 30, WarmUpLimit: 150 * time.Second, Window: time.Minute},
+			},
+		},
+		{
+			name:   "the extra scenarios skipped",
+			change: func(o *Options) { o.DistinctHPAs, o.ThrottledHPAs = 0, 0 },
+			want:   []summary{defaults},
+		},
+		{
+			name: "a quick run keeps its own sizes and flags",
+			change: func(o *Options) {
+				o.HPAs, o.DistinctHPAs, o.ThrottledHPAs, o.SyncPeriodMix = 200, 0, 300, false
+				o.ThrottledQPS, o.ThrottledBurst, o.ThrottledWindow, o.ThrottledWarmUpLimit = 5, 10, 20*time.Second, 40*time.Second
+			},
+			want: []summary{
+				{Name: ScenarioDefault, HPAs: 200, QPS: 2000, Burst: 4000, Latency: true, Saturation: true, Window: 30 * time.Second},
+				{Name: ScenarioThrottled, HPAs: 300, QPS: 5, Burst: 10, WarmUpLimit: 40 * time.Second, Window: 20 * time.Second},
+			},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			o := NewOptions()
+			tc.change(&o)
+			if err := o.Validate(); err != nil {
+				t.Fatal(err)
+			}
+			var got []summary
+			for _, sc := range o.scenarios() {
+				so := sc.opts
+				if so.DistinctHPAs != 0 || so.ThrottledHPAs != 0 {
+					t.Errorf("scenario %s would nest scenarios", sc.name)
+				}
+				got = append(got, summary{Name: sc.name, HPAs: so.HPAs, QPS: so.QPS, Burst: so.Burst, Distinct: so.DistinctMetrics,
+					Mix: so.SyncPeriodMix, Latency: !so.SkipLatency, Saturation: !so.SkipSaturation, WarmUpLimit: so.WarmUpLimit, Window: so.Window})
+				if err := so.Validate(); err != nil {
+					t.Errorf("scenario %s: %v", sc.name, err)
+				}
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("scenarios (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestSetupOfAScenario(t *testing.T) {
+	o := NewOptions()
+	scs := o.scenarios()
+	throttled := scs[len(scs)-1].opts.setup()
+	if throttled.Saturation || throttled.Latency || throttled.SaturationSyncPeriod != "" || throttled.WarmUpLimit != "2m30s" || throttled.Window != "1m0s" {
+		t.Errorf("throttled setup %+v", throttled)
+	}
+	distinct := scs[1].opts.setup()
+	if !distinct.DistinctOnly || distinct.DistinctMetrics != distinct.HPAs || distinct.IdealFetchesPerReconcile != 1 {
+		t.Errorf("distinct setup %+v: want one metric per HPA", distinct)
+	}
+}
