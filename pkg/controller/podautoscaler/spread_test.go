@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"testing"
 	"time"
-
-	v2 "github.com/kube-hpa/kube-hpa/api/autoscaling/v2"
 )
 
 func TestNextSlot(t *testing.T) {
@@ -92,16 +90,7 @@ func TestSpreadQueueing(t *testing.T) {
 	if testStart.UnixNano()%int64(15*time.Second) != 0 {
 		t.Fatal("testStart must be a whole multiple of the periods")
 	}
-	statusOnly := func(hpa *v2.HorizontalPodAutoscaler) *v2.HorizontalPodAutoscaler {
-		hpa.Status.DesiredReplicas = 3
-		return hpa
-	}
-	cases := []struct {
-		name  string
-		opts  harnessOptions
-		event func(c *Controller)
-		want  []string
-	}{
+	runQueueingCases(t, []queueingCase{
 		{name: "a new HPA is reconciled at once, gate off too", opts: spreadOn,
 			event: func(c *Controller) { c.onAdd(0, newHPA(1, 10)) }, want: []string{"Add default/web"}},
 		{name: "a status update asks for the HPA's next slot", opts: spreadOn,
@@ -118,17 +107,7 @@ func TestSpreadQueueing(t *testing.T) {
 				c.onUpdate(0, withSyncPeriod(newHPA(1, 10), 2), statusOnly(withSyncPeriod(newHPA(1, 10), 2)))
 			},
 			want: []string{addAfterWeb(slotDelay(2*time.Second, 0))}},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			h := newHarness(t, nil, tc.opts)
-			q := recordQueue(h)
-			tc.event(h.c)
-			if got := q.recorded(); !sameStrings(got, tc.want) {
-				t.Errorf("queue calls = %v, want %v", got, tc.want)
-			}
-		})
-	}
+	})
 }
 
 // TestSpreadRequeue pins when a reconciled HPA is due again with

@@ -28,6 +28,12 @@ func withSyncPeriod(hpa *v2.HorizontalPodAutoscaler, seconds int32) *v2.Horizont
 	return hpa
 }
 
+// statusOnly changes hpa as the controller's own status write does.
+func statusOnly(hpa *v2.HorizontalPodAutoscaler) *v2.HorizontalPodAutoscaler {
+	hpa.Status.DesiredReplicas = 3
+	return hpa
+}
+
 // withGeneration sets metadata.generation, which the API server bumps on
 // every spec change of an extended HPA.
 func withGeneration(hpa *v2.HorizontalPodAutoscaler, generation int64) *v2.HorizontalPodAutoscaler {
@@ -79,16 +85,7 @@ func TestSyncPeriodEventsQueueing(t *testing.T) {
 			Spec:       autoscalingv2.HorizontalPodAutoscalerSpec{MaxReplicas: maxReplicas},
 		}
 	}
-	statusOnly := func(hpa *v2.HorizontalPodAutoscaler) *v2.HorizontalPodAutoscaler {
-		hpa.Status.DesiredReplicas = 3
-		return hpa
-	}
-	cases := []struct {
-		name  string
-		opts  harnessOptions
-		event func(c *Controller)
-		want  []string
-	}{
+	runQueueingCases(t, []queueingCase{
 		{name: "gate off: a new HPA waits for the period", opts: syncPeriodOff,
 			event: func(c *Controller) { c.onAdd(0, fast()) }, want: []string{"AddRateLimited default/web"}},
 		{name: "gate off: a spec change waits for the period", opts: syncPeriodOff,
@@ -117,7 +114,19 @@ func TestSyncPeriodEventsQueueing(t *testing.T) {
 			}, want: []string{"AddAfter default/web 15s"}},
 		{name: "gate on: a deleted HPA is reconciled at once to drop its state", opts: syncPeriodOn,
 			event: func(c *Controller) { c.onDelete(0, fast()) }, want: []string{"Forget default/web", "Add default/web"}},
-	}
+	})
+}
+
+// queueingCase is an informer event and the queue calls it must make.
+type queueingCase struct {
+	name  string
+	opts  harnessOptions
+	event func(c *Controller)
+	want  []string
+}
+
+func runQueueingCases(t *testing.T, cases []queueingCase) {
+	t.Helper()
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newHarness(t, nil, tc.opts)

@@ -82,6 +82,24 @@ func rbacProbes() map[string]rbacProbe {
 // default in 1.33, or the client's): the case then runs a replica with the
 // client's gate off, which cannot sync its caches without list.
 func informerListProbe(kind framework.HPAKind, group, resource string) rbacProbe {
+	return listFallbackProbe(kind, group, resource,
+		func(ctx context.Context, rc *rbacCase, own *ownReplica) {
+			rc.f.SetExternalMetric(ctx, rc.f.UniqueName(rbacHPA), "30")
+			gomega.Consistently(ctx, own.ready).WithTimeout(suite.Config.SyncPeriod.Duration+2*time.Second).
+				WithPolling(500*time.Millisecond).Should(gomega.BeFalse(), "the leader without watch-list to stay not ready (caches not synced)")
+			rc.f.EnsureScaleStays(ctx, rbacTarget, 2, time.Second)
+		},
+		func(ctx context.Context, rc *rbacCase, _ *ownReplica) {
+			rc.f.WaitForReplicas(ctx, rbacTarget, 3, reaction())
+		})
+}
+
+// listFallbackProbe is the case of list on an informer's resource: the
+// HPA scales without list while watch-list is served, then a replica
+// without watch-list takes the lead and must log the refusal; without
+// shows the rest of the symptom, with what follows once list is back and
+// that replica has got ready.
+func listFallbackProbe(kind framework.HPAKind, group, resource string, without, with func(context.Context, *rbacCase, *ownReplica)) rbacProbe {
 	forbidden := cannot("list", resource, group)
 	var own *ownReplica
 	return rbacProbe{
@@ -96,20 +114,17 @@ func informerListProbe(kind framework.HPAKind, group, resource string) rbacProbe
 			ginkgo.By("running the controller without watch-list")
 			own = rc.startOwnReplica(ctx, "KUBE_FEATURE_WatchListClient=false")
 			own.waitLeading(ctx)
-			rc.f.SetExternalMetric(ctx, rc.f.UniqueName(rbacHPA), "30")
 			gomega.Eventually(ctx, func() bool { return forbiddenIn(own.log(), forbidden) }).
 				WithTimeout(reaction()).WithPolling(500*time.Millisecond).Should(gomega.BeTrue(),
 				"the replica without watch-list to log a Forbidden error naming %s", forbidden)
-			gomega.Consistently(ctx, own.ready).WithTimeout(suite.Config.SyncPeriod.Duration+2*time.Second).
-				WithPolling(500*time.Millisecond).Should(gomega.BeFalse(), "the leader without watch-list to stay not ready (caches not synced)")
-			rc.f.EnsureScaleStays(ctx, rbacTarget, 2, time.Second)
+			without(ctx, rc, own)
 		},
 		restored: func(ctx context.Context, rc *rbacCase) {
 			// The informer lists again after its back-off, which grows to
 			// 30 s (and up to twice that with jitter) while list is refused.
 			gomega.Eventually(ctx, own.ready).WithTimeout(reaction()+time.Minute).WithPolling(500*time.Millisecond).
 				Should(gomega.BeTrue(), "the leader without watch-list to get ready once list is back")
-			rc.f.WaitForReplicas(ctx, rbacTarget, 3, reaction())
+			with(ctx, rc, own)
 		},
 	}
 }
@@ -193,32 +208,13 @@ func (rc *rbacCase) scalableProbeHPA(ctx context.Context, name string, replicas 
 // it logs the refusal and stays not ready, and meanwhile reads every scale
 // by GET, so it still scales.
 func scaleInformerListProbe(group, resource string) rbacProbe {
-	forbidden := cannot("list", resource, group)
-	var own *ownReplica
-	return rbacProbe{
-		access:  authorizationv1.ResourceAttributes{Verb: "list", Group: group, Resource: resource},
-		restart: true,
-		setup:   createTarget,
-		broken: func(ctx context.Context, rc *rbacCase) {
-			rc.externalProbeHPA(ctx, framework.Extended, rbacHPA, 2)
-			rc.f.WaitForReplicas(ctx, rbacTarget, 2, reaction())
-			rc.expectNoForbiddenInLogs(forbidden)
-
-			ginkgo.By("running the controller without watch-list")
-			own = rc.startOwnReplica(ctx, "KUBE_FEATURE_WatchListClient=false")
-			own.waitLeading(ctx)
-			gomega.Eventually(ctx, func() bool { return forbiddenIn(own.log(), forbidden) }).
-				WithTimeout(reaction()).WithPolling(500*time.Millisecond).Should(gomega.BeTrue(),
-				"the replica without watch-list to log a Forbidden error naming %s", forbidden)
+	return listFallbackProbe(framework.Extended, group, resource,
+		func(ctx context.Context, rc *rbacCase, own *ownReplica) {
 			rc.f.SetExternalMetric(ctx, rc.f.UniqueName(rbacHPA), "30")
 			rc.f.WaitForReplicas(ctx, rbacTarget, 3, reaction())
 			gomega.Expect(own.ready(ctx)).To(gomega.BeFalse(), "the leader without watch-list to be not ready (scale cache not synced)")
 		},
-		restored: func(ctx context.Context, rc *rbacCase) {
-			gomega.Eventually(ctx, own.ready).WithTimeout(reaction()+time.Minute).WithPolling(500*time.Millisecond).
-				Should(gomega.BeTrue(), "the leader without watch-list to get ready once list is back")
-		},
-	}
+		func(context.Context, *rbacCase, *ownReplica) {})
 }
 
 // scaleUpdateProbe: the controller reads the scale and computes a new
