@@ -16,6 +16,10 @@ type row struct {
 	format string
 	// indent marks a breakdown of the row above.
 	indent bool
+	// ratioFloor is the smallest first value a ratio is printed against:
+	// a request kind the first controller makes less often than that is
+	// baseline noise, and a ratio to it means nothing.
+	ratioFloor float64
 }
 
 // requestRowThreshold hides request kinds that neither controller makes
@@ -123,7 +127,7 @@ func requestRows(cs []ControllerResult, phase func(ControllerResult) Phase) []ro
 		for i, c := range cs {
 			values[i] = phase(c).RequestsPerReconcile[k]
 		}
-		rows = append(rows, row{label: k, values: values, format: "%.3f", indent: true})
+		rows = append(rows, row{label: k, values: values, format: "%.3f", indent: true, ratioFloor: requestRowThreshold})
 	}
 	return rows
 }
@@ -186,6 +190,10 @@ func WriteTable(w io.Writer, m Machine, sr ScenarioResult) error {
 			cells = append(cells, formatValue(r.format, v))
 		}
 		for _, v := range r.values[1:] {
+			if math.Abs(r.values[0]) < r.ratioFloor {
+				cells = append(cells, "-")
+				continue
+			}
 			cells = append(cells, formatRatio(v, r.values[0]))
 		}
 		lines = append(lines, cells)
@@ -220,11 +228,17 @@ func writeNotes(w io.Writer, sr ScenarioResult) {
 }
 
 // formatValue prints v, or "-" for a figure that was not measured (NaN).
+// A value that rounds to zero prints as zero: a "-0.000" left by the
+// baseline subtraction reads as a figure of its own.
 func formatValue(format string, v float64) string {
 	if math.IsNaN(v) {
 		return "-"
 	}
-	return fmt.Sprintf(format, v)
+	out := fmt.Sprintf(format, v)
+	if strings.Trim(out, "-0.") == "" {
+		return fmt.Sprintf(format, 0.0)
+	}
+	return out
 }
 
 // alignColumns pads the first column on the right (labels) and the others
