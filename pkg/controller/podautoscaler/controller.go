@@ -265,14 +265,14 @@ func (c *Controller) processNextWorkItem(ctx context.Context) bool {
 	}
 	defer c.queue.Done(key)
 
-	period, deleted, err := c.reconcileKey(ctx, key)
+	next, deleted, err := c.reconcileKey(ctx, key)
 	if err != nil {
 		utilruntime.HandleErrorWithContext(ctx, err, "Reconciling HPA failed", "key", key)
 	}
 	// Every HPA comes back after its sync period, whether this pass
 	// failed or not.
 	if !deleted {
-		c.requeue(key, period)
+		c.requeue(key, next)
 	}
 	return true
 }
@@ -284,18 +284,18 @@ func (c *Controller) requeueAt(key hpaKey, at time.Time) {
 }
 
 // reconcileKey reconciles the HPA of key, or forgets it when it is gone.
-// period is the HPA's sync period: when it is due again.
-func (c *Controller) reconcileKey(ctx context.Context, key hpaKey) (period time.Duration, deleted bool, err error) {
+// next says when it is due again.
+func (c *Controller) reconcileKey(ctx context.Context, key hpaKey) (next cadence, deleted bool, err error) {
 	source := c.opts.Sources[key.source]
 	hpa, exists, err := source.Get(key.namespace, key.name)
 	if err != nil {
-		return c.opts.SyncPeriod, false, err
+		return cadence{period: c.opts.SyncPeriod, slotKey: key.String()}, false, err
 	}
 	if !exists {
 		klog.FromContext(ctx).Info("HPA has been deleted", "hpa", klog.KRef(key.namespace, key.name), "kind", source.Name())
 		c.behavior.Forget(key.String())
 		c.opts.Monitor.DeleteHPA(monitor.HPARef{APIVersion: source.Name(), Namespace: key.namespace, Name: key.name})
-		return 0, true, nil
+		return cadence{}, true, nil
 	}
-	return c.syncPeriodOf(hpa), false, c.reconcile(ctx, source, hpa, key)
+	return c.cadenceOf(key, hpa), false, c.reconcile(ctx, source, hpa, key)
 }

@@ -40,9 +40,13 @@ func (c *Controller) newPass(ctx context.Context, source HPASource, shared *v2.H
 	hpa := shared.DeepCopy()
 	v2.SetDefaults(hpa)
 	period := c.syncPeriodOf(hpa)
-	now := c.opts.Clock.Now()
-	ctx = metrics.WithAsker(ctx, metrics.Asker{HPA: key.String(), Pass: now})
-	if period < c.opts.SyncPeriod {
+	switch {
+	case c.opts.SpreadReconciles:
+		// The HPAs that share a metric share its slot (spread.go): half a
+		// period takes in the whole group's pass and never its answer of
+		// the period before.
+		ctx = metrics.WithMaxAge(ctx, period/2)
+	case period < c.opts.SyncPeriod:
 		// An HPA reconciled more often than the global period wants
 		// external metrics that fresh, not as old as the sharing window
 		// (which is at most the global period) allows.
@@ -54,7 +58,7 @@ func (c *Controller) newPass(ctx context.Context, source HPASource, shared *v2.H
 		ctx:       ctx,
 		logger:    klog.LoggerWithValues(klog.FromContext(ctx), "hpa", klog.KObj(hpa)),
 		key:       key,
-		now:       metav1.NewTime(now),
+		now:       metav1.NewTime(c.opts.Clock.Now()),
 		hpa:       hpa,
 		reference: fmt.Sprintf("%s/%s/%s", hpa.Spec.ScaleTargetRef.Kind, hpa.Namespace, hpa.Spec.ScaleTargetRef.Name),
 		period:    period,

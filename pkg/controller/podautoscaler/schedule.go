@@ -81,8 +81,7 @@ func (c *Controller) enqueueUpdate(key hpaKey, old, cur any) {
 	case c.configurablePeriod() && specChanged(old, cur):
 		c.queue.Add(key)
 	case c.opts.SpreadReconciles:
-		period := c.syncPeriodOfObject(cur)
-		c.queue.AddAfter(key, untilSlot(key, period, c.opts.Clock.Now()))
+		c.queue.AddAfter(key, c.cadenceOf(key, cur).untilSlot(c.opts.Clock.Now()))
 	case !c.configurablePeriod():
 		c.queue.AddRateLimited(key)
 	default:
@@ -109,16 +108,15 @@ func (c *Controller) enqueueDeleted(key hpaKey) {
 // so it never takes its own last answer again from the sharing window.
 //
 // Spread, the HPA comes back on its next slot at least half a period away
-// instead; SharedExternal's rule that an HPA never takes its own answer of
-// an earlier pass (metrics.WithAsker) keeps the shared metrics fresh.
-func (c *Controller) requeue(key hpaKey, period time.Duration) {
+// instead, and takes shared answers at most half a period old (newPass).
+func (c *Controller) requeue(key hpaKey, next cadence) {
 	if c.opts.SpreadReconciles {
-		c.queue.AddAfter(key, untilSlot(key, period, c.opts.Clock.Now()))
+		c.queue.AddAfter(key, next.untilSlot(c.opts.Clock.Now()))
 		return
 	}
 	if !c.configurablePeriod() {
 		c.queue.AddRateLimited(key)
 		return
 	}
-	c.queue.AddAfter(key, period)
+	c.queue.AddAfter(key, next.period)
 }

@@ -3,6 +3,11 @@ package podautoscaler
 import (
 	"hash/fnv"
 	"time"
+
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	v2 "github.com/kube-hpa/kube-hpa/api/autoscaling/v2"
 )
 
 // Spreading reconciles over the period (Options.SpreadReconciles). Upstream
@@ -10,15 +15,59 @@ import (
 // start stay one burst per period: the API server and the metrics provider
 // see a spike of every HPA's requests, and a metric change waits up to a
 // period behind it. Spread, each HPA is due on a grid of its own, its
-// period apart and shifted by a stable offset taken from its key; the grid
-// counts from the Unix epoch, so the offset survives restarts and leader
-// changes.
+// period apart and shifted by a stable offset; the grid counts from the
+// Unix epoch, so the offset survives restarts and leader changes.
+//
+// The offset is a hash of the HPA's first External metric (namespace, name
+// and selector) when it has one, else of its key: HPAs that share a metric
+// pass together, so that one fetch serves them all, fresh, while distinct
+// metrics and the other HPAs spread over the period. Apart, each would
+// take an answer fetched up to a window earlier by another, and act on a
+// change that much later.
 
-// spreadOffset is where within period the HPA of key is due: a hash of its
-// key, so that offsets are uniform over the period and stable.
-func spreadOffset(key hpaKey, period time.Duration) time.Duration {
+// cadence is when an HPA is due again: every period, on the slot of its
+// slot key when spread.
+type cadence struct {
+	period  time.Duration
+	slotKey string
+}
+
+// cadenceOf is the cadence of obj, an HPA of a source's informer (native
+// or extended) or a source's copy.
+func (c *Controller) cadenceOf(key hpaKey, obj any) cadence {
+	return cadence{period: c.syncPeriodOfObject(obj), slotKey: slotKey(key, obj)}
+}
+
+// slotKey is what the HPA's offset is taken from.
+func slotKey(key hpaKey, obj any) string {
+	var id *autoscalingv2.MetricIdentifier
+	switch hpa := obj.(type) {
+	case *v2.HorizontalPodAutoscaler:
+		for _, m := range hpa.Spec.Metrics {
+			if m.External != nil {
+				id = &m.External.Metric
+				break
+			}
+		}
+	case *autoscalingv2.HorizontalPodAutoscaler:
+		for _, m := range hpa.Spec.Metrics {
+			if m.External != nil {
+				id = &m.External.Metric
+				break
+			}
+		}
+	}
+	if id == nil {
+		return key.String()
+	}
+	return "external/" + key.namespace + "/" + id.Name + "/" + metav1.FormatLabelSelector(id.Selector)
+}
+
+// spreadOffset is where within period the HPAs of slotKey are due: a hash,
+// so that offsets are uniform over the period and stable.
+func spreadOffset(slotKey string, period time.Duration) time.Duration {
 	h := fnv.New64a()
-	_, _ = h.Write([]byte(key.String()))
+	_, _ = h.Write([]byte(slotKey))
 	return time.Duration(h.Sum64() % uint64(period))
 }
 
@@ -35,10 +84,10 @@ func nextSlot(earliest time.Time, period, offset time.Duration) time.Time {
 	return earliest.Add(period - time.Duration(into))
 }
 
-// untilSlot is how long the HPA of key waits from now for its next slot at
-// least half a period away: a pass that started on its slot and ended
+// untilSlot is how long an HPA of cadence next waits from now for its slot
+// at least half a period away: a pass that started on its slot and ended
 // within half a period is next due exactly one period after the slot, and
 // two passes are never less than half a period apart.
-func untilSlot(key hpaKey, period time.Duration, now time.Time) time.Duration {
-	return nextSlot(now.Add(period/2), period, spreadOffset(key, period)).Sub(now)
+func (n cadence) untilSlot(now time.Time) time.Duration {
+	return nextSlot(now.Add(n.period/2), n.period, spreadOffset(n.slotKey, n.period)).Sub(now)
 }

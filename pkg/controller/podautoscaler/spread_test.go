@@ -4,6 +4,12 @@ import (
 	"fmt"
 	"testing"
 	"time"
+
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	v2 "github.com/kube-hpa/kube-hpa/api/autoscaling/v2"
+	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/metrics/metricstest"
 )
 
 func TestNextSlot(t *testing.T) {
@@ -33,16 +39,15 @@ func TestNextSlot(t *testing.T) {
 }
 
 func TestSpreadOffset(t *testing.T) {
-	t.Run("an HPA keeps its offset", func(t *testing.T) {
-		key := hpaKey{namespace: "shop", name: "web"}
-		if a, b := spreadOffset(key, 15*time.Second), spreadOffset(key, 15*time.Second); a != b {
+	t.Run("a slot key keeps its offset", func(t *testing.T) {
+		if a, b := spreadOffset("shop/web", 15*time.Second), spreadOffset("shop/web", 15*time.Second); a != b {
 			t.Errorf("offsets %v and %v of one key", a, b)
 		}
 	})
 	t.Run("offsets fall within the period", func(t *testing.T) {
 		for _, period := range []time.Duration{time.Second, 15 * time.Second, time.Hour} {
 			for i := range 200 {
-				if off := spreadOffset(hpaKey{namespace: "ns", name: fmt.Sprint(i)}, period); off < 0 || off >= period {
+				if off := spreadOffset(fmt.Sprintf("ns/%d", i), period); off < 0 || off >= period {
 					t.Fatalf("offset %v outside a period of %v", off, period)
 				}
 			}
@@ -52,7 +57,7 @@ func TestSpreadOffset(t *testing.T) {
 		// 1,500 HPAs over 15 one-second buckets: 100 each on average.
 		var buckets [15]int
 		for i := range 1500 {
-			buckets[spreadOffset(hpaKey{namespace: "ns", name: fmt.Sprintf("hpa-%d", i)}, 15*time.Second)/time.Second]++
+			buckets[spreadOffset(hpaKey{namespace: "ns", name: fmt.Sprintf("hpa-%d", i)}.String(), 15*time.Second)/time.Second]++
 		}
 		for second, n := range buckets {
 			if n < 60 || n > 140 {
@@ -60,18 +65,69 @@ func TestSpreadOffset(t *testing.T) {
 			}
 		}
 	})
-	t.Run("a native and an extended HPA of one name have offsets of their own", func(t *testing.T) {
-		if spreadOffset(hpaKey{source: 0, namespace: "ns", name: "web"}, time.Hour) == spreadOffset(hpaKey{source: 1, namespace: "ns", name: "web"}, time.Hour) {
-			t.Error("the two kinds share an offset")
+}
+
+func TestSlotKey(t *testing.T) {
+	web := hpaKey{namespace: "shop", name: "web"}
+	external := func(name string, selector map[string]string) v2.MetricSpec {
+		m := externalAverage(name, "10")
+		if selector != nil {
+			m.External.Metric.Selector = &metav1.LabelSelector{MatchLabels: selector}
 		}
-	})
+		return m
+	}
+	withNamespace := func(hpa *v2.HorizontalPodAutoscaler, ns string) *v2.HorizontalPodAutoscaler {
+		hpa.Namespace = ns
+		return hpa
+	}
+	native := &autoscalingv2.HorizontalPodAutoscaler{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web"},
+		Spec: autoscalingv2.HorizontalPodAutoscalerSpec{Metrics: []autoscalingv2.MetricSpec{{
+			Type:     autoscalingv2.ExternalMetricSourceType,
+			External: &autoscalingv2.ExternalMetricSource{Metric: autoscalingv2.MetricIdentifier{Name: "queue"}},
+		}}}}
+	cases := []struct {
+		name      string
+		a, b      any
+		keyA      hpaKey
+		keyB      hpaKey
+		wantEqual bool
+	}{
+		{name: "two HPAs on one external metric share a slot", wantEqual: true,
+			a: withNamespace(newHPA(1, 10, external("queue", nil)), "shop"), keyA: web,
+			b: withNamespace(newHPA(1, 10, external("queue", nil)), "shop"), keyB: hpaKey{namespace: "shop", name: "api"}},
+		{name: "the first external metric decides, after others", wantEqual: true,
+			a: newHPA(1, 10, cpuUtilization(50), external("queue", nil)), keyA: web,
+			b: newHPA(1, 10, external("queue", nil), external("other", nil)), keyB: hpaKey{namespace: "shop", name: "api"}},
+		{name: "a native and an extended HPA on one metric share a slot", wantEqual: true,
+			a: native, keyA: hpaKey{source: 1, namespace: "shop", name: "web"},
+			b: withNamespace(newHPA(1, 10, external("queue", nil)), "shop"), keyB: web},
+		{name: "another selector is another slot",
+			a: newHPA(1, 10, external("queue", map[string]string{"q": "a"})), keyA: web,
+			b: newHPA(1, 10, external("queue", map[string]string{"q": "b"})), keyB: web},
+		{name: "another namespace is another slot",
+			a: newHPA(1, 10, external("queue", nil)), keyA: web,
+			b: newHPA(1, 10, external("queue", nil)), keyB: hpaKey{namespace: "billing", name: "web"}},
+		{name: "HPAs without an external metric have slots of their own",
+			a: newHPA(1, 10, cpuUtilization(50)), keyA: web,
+			b: newHPA(1, 10, cpuUtilization(50)), keyB: hpaKey{namespace: "shop", name: "api"}},
+		{name: "a native and an extended HPA of one name without external metrics differ",
+			a: newHPA(1, 10), keyA: web, b: newHPA(1, 10), keyB: hpaKey{source: 1, namespace: "shop", name: "web"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			a, b := slotKey(tc.keyA, tc.a), slotKey(tc.keyB, tc.b)
+			if (a == b) != tc.wantEqual {
+				t.Errorf("slot keys %q and %q: equal = %t, want %t", a, b, a == b, tc.wantEqual)
+			}
+		})
+	}
 }
 
 // slotDelay is how long after testStart (a whole multiple of every period
 // here) plus elapsed the HPA named web waits for its slot: its offset, or
 // one period more when the offset is less than half a period away.
 func slotDelay(period, elapsed time.Duration) time.Duration {
-	off := spreadOffset(hpaKey{namespace: testNamespace, name: testHPAName}, period)
+	off := spreadOffset(hpaKey{namespace: testNamespace, name: testHPAName}.String(), period)
 	for off < elapsed+period/2 {
 		off += period
 	}
@@ -114,7 +170,7 @@ func TestSpreadQueueing(t *testing.T) {
 // SpreadReconciles on: on its next slot at least half a period after the
 // pass, so that a pass that starts on its slot comes back one period later.
 func TestSpreadRequeue(t *testing.T) {
-	onSlot := spreadOffset(hpaKey{namespace: testNamespace, name: testHPAName}, 15*time.Second)
+	onSlot := spreadOffset(hpaKey{namespace: testNamespace, name: testHPAName}.String(), 15*time.Second)
 	cases := []struct {
 		name  string
 		opts  harnessOptions
@@ -149,6 +205,42 @@ func TestSpreadRequeue(t *testing.T) {
 			}
 			if got := q.recorded(); !sameStrings(got, []string{tc.want}) {
 				t.Errorf("queue calls = %v, want [%s]", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestSpreadSharedFetches: spread, an HPA takes a shared answer at most
+// half a period old, so that the HPAs of one metric, which pass together,
+// share one fetch, and never take the group's answer of the period before.
+func TestSpreadSharedFetches(t *testing.T) {
+	cases := []struct {
+		name        string
+		opts        harnessOptions
+		gap         time.Duration
+		wantFetches int
+	}{
+		{name: "spread: an answer 7s old is shared", opts: harnessOptions{spread: true, sharingWindow: 15 * time.Second}, gap: 7 * time.Second, wantFetches: 1},
+		{name: "spread: an answer 8s old, over half the period, is not", opts: harnessOptions{spread: true, sharingWindow: 15 * time.Second}, gap: 8 * time.Second, wantFetches: 2},
+		{name: "not spread: an answer 14s old is shared within the window", opts: harnessOptions{sharingWindow: 15 * time.Second}, gap: 14 * time.Second, wantFetches: 1},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			other := newHPA(1, 10, externalAverage("queue_depth", "10"))
+			other.Name = "other"
+			h := newHarness(t, newHPA(1, 10, externalAverage("queue_depth", "10")), tc.opts)
+			h.addHPA(other)
+			h.scales.setScale(3, 3, testSelector)
+			h.metrics.SetExternal("queue_depth", metricstest.ExternalAnswer{Values: []int64{30000}, Timestamp: testStart})
+			if err := h.reconcile(testHPAName); err != nil {
+				t.Fatal(err)
+			}
+			h.clock.Step(tc.gap)
+			if err := h.reconcile("other"); err != nil {
+				t.Fatal(err)
+			}
+			if got := h.metrics.Calls(metricstest.External, "queue_depth"); got != tc.wantFetches {
+				t.Errorf("fetches = %d, want %d", got, tc.wantFetches)
 			}
 		})
 	}

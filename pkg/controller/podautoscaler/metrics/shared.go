@@ -33,9 +33,7 @@ type SharedExternal struct {
 // sharedFetch is one fetch of one external metric: under way until done is
 // closed, then its answer.
 type sharedFetch struct {
-	done chan struct{}
-	// owner is who made the fetch (WithAsker), if it said.
-	owner     Asker
+	done      chan struct{}
 	fetchedAt time.Time
 	values    []int64
 	timestamp time.Time
@@ -55,7 +53,7 @@ func NewSharedExternal(client Client, window time.Duration, clk clock.PassiveClo
 // shorter age ctx allows), waits for one under way, or fetches.
 func (s *SharedExternal) GetExternalMetric(ctx context.Context, metricName, namespace string, selector labels.Selector) ([]int64, time.Time, error) {
 	key := namespace + "\x00" + metricName + "\x00" + selector.String()
-	fetch, owner := s.claim(key, maxAge(ctx, s.window), askerOf(ctx))
+	fetch, owner := s.claim(key, maxAge(ctx, s.window))
 	if owner {
 		s.fetch(ctx, key, fetch, metricName, namespace, selector)
 	} else {
@@ -68,19 +66,19 @@ func (s *SharedExternal) GetExternalMetric(ctx context.Context, metricName, name
 	return slices.Clone(fetch.values), fetch.timestamp, fetch.err
 }
 
-// claim returns the fetch to use for key, at most age old and not the
-// asker's own of an earlier pass, and whether the caller must make it. A
-// fetch under way is always fresh enough. A new fetch replaces the old one
-// for every asker, so those that accept older answers get the fresher one.
-func (s *SharedExternal) claim(key string, age time.Duration, asker Asker) (*sharedFetch, bool) {
+// claim returns the fetch to use for key, at most age old, and whether the
+// caller must make it. A fetch under way is always fresh enough. A new
+// fetch replaces the old one for every asker, so those that accept older
+// answers get the fresher one.
+func (s *SharedExternal) claim(key string, age time.Duration) (*sharedFetch, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now := s.clock.Now()
-	if f, ok := s.fetches[key]; ok && (!isDone(f) || now.Sub(f.fetchedAt) < age && !asker.ownEarlier(f.owner)) {
+	if f, ok := s.fetches[key]; ok && (!isDone(f) || now.Sub(f.fetchedAt) < age) {
 		return f, false
 	}
 	s.sweep(now)
-	f := &sharedFetch{done: make(chan struct{}), owner: asker}
+	f := &sharedFetch{done: make(chan struct{})}
 	s.fetches[key] = f
 	return f, true
 }

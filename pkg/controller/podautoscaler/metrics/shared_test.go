@@ -22,11 +22,6 @@ func TestSharedExternal(t *testing.T) {
 		metric    string
 		namespace string
 		selector  labels.Selector
-		// asker, when set, is who asks (metrics.WithAsker).
-		asker *metrics.Asker
-	}
-	pass := func(hpa string, second int64) *metrics.Asker {
-		return &metrics.Asker{HPA: hpa, Pass: time.Unix(second, 0)}
 	}
 	cases := []struct {
 		name        string
@@ -35,38 +30,23 @@ func TestSharedExternal(t *testing.T) {
 		wantFetches int
 	}{
 		{name: "asks within the window share one fetch", window: 15 * time.Second,
-			asks:        []ask{{0, "q", "ns", queue, nil}, {5 * time.Second, "q", "ns", queue, nil}, {9 * time.Second, "q", "ns", queue, nil}},
+			asks:        []ask{{0, "q", "ns", queue}, {5 * time.Second, "q", "ns", queue}, {9 * time.Second, "q", "ns", queue}},
 			wantFetches: 1},
 		{name: "an ask after the window fetches again", window: 15 * time.Second,
-			asks:        []ask{{0, "q", "ns", queue, nil}, {15 * time.Second, "q", "ns", queue, nil}},
+			asks:        []ask{{0, "q", "ns", queue}, {15 * time.Second, "q", "ns", queue}},
 			wantFetches: 2},
 		{name: "another selector is another metric", window: 15 * time.Second,
-			asks:        []ask{{0, "q", "ns", queue, nil}, {0, "q", "ns", other, nil}},
+			asks:        []ask{{0, "q", "ns", queue}, {0, "q", "ns", other}},
 			wantFetches: 2},
 		{name: "another namespace is another metric", window: 15 * time.Second,
-			asks:        []ask{{0, "q", "a", queue, nil}, {0, "q", "b", queue, nil}},
+			asks:        []ask{{0, "q", "a", queue}, {0, "q", "b", queue}},
 			wantFetches: 2},
 		{name: "another name is another metric", window: 15 * time.Second,
-			asks:        []ask{{0, "q", "ns", queue, nil}, {0, "r", "ns", queue, nil}},
+			asks:        []ask{{0, "q", "ns", queue}, {0, "r", "ns", queue}},
 			wantFetches: 2},
 		{name: "a zero window turns sharing off", window: 0,
-			asks:        []ask{{0, "q", "ns", queue, nil}, {0, "q", "ns", queue, nil}},
+			asks:        []ask{{0, "q", "ns", queue}, {0, "q", "ns", queue}},
 			wantFetches: 2},
-		{name: "an HPA never gets back its own fetch of an earlier pass, even within the window", window: 15 * time.Second,
-			asks:        []ask{{0, "q", "ns", queue, pass("a", 1000)}, {14 * time.Second, "q", "ns", queue, pass("a", 1014)}},
-			wantFetches: 2},
-		{name: "another HPA shares an HPA's fetch", window: 15 * time.Second,
-			asks:        []ask{{0, "q", "ns", queue, pass("a", 1000)}, {14 * time.Second, "q", "ns", queue, pass("b", 1014)}},
-			wantFetches: 1},
-		{name: "an HPA shares its own fetch within one pass (two metrics on one series)", window: 15 * time.Second,
-			asks:        []ask{{0, "q", "ns", queue, pass("a", 1000)}, {0, "q", "ns", queue, pass("a", 1000)}},
-			wantFetches: 1},
-		{name: "an HPA takes another's fetch made after its own", window: 15 * time.Second,
-			asks:        []ask{{0, "q", "ns", queue, pass("a", 1000)}, {16 * time.Second, "q", "ns", queue, pass("b", 1016)}, {4 * time.Second, "q", "ns", queue, pass("a", 1020)}},
-			wantFetches: 2},
-		{name: "an ask that does not say who asks shares any fetch", window: 15 * time.Second,
-			asks:        []ask{{0, "q", "ns", queue, pass("a", 1000)}, {14 * time.Second, "q", "ns", queue, nil}},
-			wantFetches: 1},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -77,11 +57,7 @@ func TestSharedExternal(t *testing.T) {
 			client := metrics.NewSharedExternal(fake, tc.window, clk)
 			for _, a := range tc.asks {
 				clk.Step(a.after)
-				ctx := context.Background()
-				if a.asker != nil {
-					ctx = metrics.WithAsker(ctx, *a.asker)
-				}
-				if _, _, err := client.GetExternalMetric(ctx, a.metric, a.namespace, a.selector); err != nil {
+				if _, _, err := client.GetExternalMetric(context.Background(), a.metric, a.namespace, a.selector); err != nil {
 					t.Fatalf("GetExternalMetric: %v", err)
 				}
 			}
