@@ -204,7 +204,7 @@ e2e-controller:
 ## upstream kube-controller-manager's HPA controller, each scenario on a local cluster of its own
 ## (test/bench): BENCH_HPAS HPAs (default 1000) and the sync period mix, 1000 HPAs of distinct
 ## metrics, 2000 HPAs at the default client limits (qps 20, burst 30); about 25 minutes on 2 cores.
-## BENCH_HPAS=200 BENCH_FLAGS='-distinct-hpas=0 -throttled-hpas=0 -sync-period-mix=false' for a
+## BENCH_HPAS=200 BENCH_FLAGS='-distinct-hpas=0 -throttled-hpas=0 -throttled-shared-hpas=0 -sync-period-mix=false' for a
 ## quick run; BENCH_FLAGS for more (go run ./test/bench/cmd/hpa-bench -help). BENCH_PERF=1 also records
 ## a perf profile of each saturated controller. Results in _output/bench (latest.txt, latest.json).
 ## Not part of `make test`.

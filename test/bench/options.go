@@ -68,6 +68,10 @@ type Options struct {
 	// that no fetch can be shared: what a controller costs without its
 	// sharing advantage.
 	DistinctMetrics bool
+	// AllShared has every HPA but the latency ones share an external
+	// metric in groups of SharedGroupSize: a workload whose fetches fit
+	// a client limit that one fetch per HPA would not.
+	AllShared bool
 	// WarmUpLimit bounds the steady phase's wait for one full pass over
 	// the HPAs: a controller that cannot make one within it is measured
 	// anyway, and the table says how far it got. Zero waits for the pass.
@@ -82,9 +86,11 @@ type Options struct {
 	// distinct-metrics table, ThrottledHPAs the table at the default
 	// client limits of kube-controller-manager (ThrottledQPS and
 	// ThrottledBurst), whose steady window is ThrottledWindow after a
-	// warm-up of at most ThrottledWarmUpLimit.
+	// warm-up of at most ThrottledWarmUpLimit. ThrottledSharedHPAs is the
+	// same table on a workload of shared metrics only (AllShared).
 	DistinctHPAs         int
 	ThrottledHPAs        int
+	ThrottledSharedHPAs  int
 	ThrottledQPS         float64
 	ThrottledBurst       int
 	ThrottledWarmUpLimit time.Duration
@@ -129,6 +135,7 @@ func NewOptions() Options {
 		SyncPeriodMix:        true,
 		DistinctHPAs:         1000,
 		ThrottledHPAs:        2000,
+		ThrottledSharedHPAs:  2000,
 		ThrottledQPS:         20,
 		ThrottledBurst:       30,
 		ThrottledWarmUpLimit: 150 * time.Second,
@@ -162,16 +169,20 @@ func (o Options) Validate() error {
 	if o.WarmUpLimit < 0 {
 		errs = append(errs, fmt.Errorf("warm-up-limit must not be negative, got %v", o.WarmUpLimit))
 	}
-	if o.DistinctHPAs < 0 || o.ThrottledHPAs < 0 {
-		errs = append(errs, fmt.Errorf("distinct-hpas and throttled-hpas must not be negative (0 skips), got %d and %d", o.DistinctHPAs, o.ThrottledHPAs))
+	if o.DistinctHPAs < 0 || o.ThrottledHPAs < 0 || o.ThrottledSharedHPAs < 0 {
+		errs = append(errs, fmt.Errorf("distinct-hpas, throttled-hpas and throttled-shared-hpas must not be negative (0 skips), got %d, %d and %d",
+			o.DistinctHPAs, o.ThrottledHPAs, o.ThrottledSharedHPAs))
+	}
+	if o.DistinctMetrics && o.AllShared {
+		errs = append(errs, errors.New("a workload cannot have distinct metrics only and shared metrics only"))
 	}
 	// A scenario's latency HPAs are the first of its HPAs.
-	for name, n := range map[string]int{"distinct-hpas": o.DistinctHPAs, "throttled-hpas": o.ThrottledHPAs} {
+	for name, n := range map[string]int{"distinct-hpas": o.DistinctHPAs, "throttled-hpas": o.ThrottledHPAs, "throttled-shared-hpas": o.ThrottledSharedHPAs} {
 		if n > 0 && n < o.LatencyHPAs {
 			errs = append(errs, fmt.Errorf("%s must be 0 or at least latency-hpas (%d), got %d", name, o.LatencyHPAs, n))
 		}
 	}
-	if o.ThrottledHPAs > 0 {
+	if o.ThrottledHPAs > 0 || o.ThrottledSharedHPAs > 0 {
 		if o.ThrottledQPS <= 0 || o.ThrottledBurst < 1 {
 			errs = append(errs, fmt.Errorf("throttled-qps and throttled-burst must be positive, got %v and %d", o.ThrottledQPS, o.ThrottledBurst))
 		}

@@ -134,9 +134,10 @@ func requestRows(cs []ControllerResult, phase func(ControllerResult) Phase) []ro
 
 // scenarioTitles head each scenario's table.
 var scenarioTitles = map[string]string{
-	ScenarioDefault:   "Default workload: half of the HPAs share external metrics in groups",
-	ScenarioDistinct:  "Distinct metrics: every HPA has an external metric of its own (nothing to share)",
-	ScenarioThrottled: "Default client limits of kube-controller-manager",
+	ScenarioDefault:         "Default workload: half of the HPAs share external metrics in groups",
+	ScenarioDistinct:        "Distinct metrics: every HPA has an external metric of its own (nothing to share)",
+	ScenarioThrottled:       "Default client limits of kube-controller-manager",
+	ScenarioThrottledShared: "Default client limits of kube-controller-manager, every HPA sharing a metric in groups (the fetches fit the limit)",
 }
 
 // WriteReport prints every table of res: the default scenario's, the

@@ -15,6 +15,10 @@ const (
 	// default client limits, where a request made on every reconcile caps
 	// the reconcile rate.
 	ScenarioThrottled = "default-client-limits"
+	// ScenarioThrottledShared is ScenarioThrottled on a workload whose
+	// HPAs all share metrics in groups: the fetches fit the limit, so
+	// only a per-reconcile scale read keeps a controller behind.
+	ScenarioThrottledShared = "default-client-limits-shared"
 )
 
 // scenario is one table: its name and the Options its run uses.
@@ -26,7 +30,7 @@ type scenario struct {
 // scenarios derives each scenario's Options from o, the default first.
 func (o Options) scenarios() []scenario {
 	base := o
-	base.DistinctHPAs, base.ThrottledHPAs = 0, 0
+	base.DistinctHPAs, base.ThrottledHPAs, base.ThrottledSharedHPAs = 0, 0, 0
 	out := []scenario{{name: ScenarioDefault, opts: base}}
 	// The mix is a study of kube-hpa's own features on the default
 	// workload; the other scenarios compare the two controllers only.
@@ -38,17 +42,28 @@ func (o Options) scenarios() []scenario {
 		out = append(out, scenario{name: ScenarioDistinct, opts: d})
 	}
 	if o.ThrottledHPAs > 0 {
-		t := extra
-		t.HPAs, t.QPS, t.Burst = o.ThrottledHPAs, o.ThrottledQPS, o.ThrottledBurst
-		t.WarmUpLimit, t.Window = o.ThrottledWarmUpLimit, o.ThrottledWindow
-		// What this table asks is whether a controller keeps up at all:
-		// the steady window answers it. A latency phase would time
-		// metric changes behind a backlog of minutes, and saturation is
-		// the client limit's, not the controller's.
-		t.SkipLatency, t.SkipSaturation = true, true
-		out = append(out, scenario{name: ScenarioThrottled, opts: t})
+		out = append(out, scenario{name: ScenarioThrottled, opts: o.throttled(extra, o.ThrottledHPAs)})
+	}
+	if o.ThrottledSharedHPAs > 0 {
+		t := o.throttled(extra, o.ThrottledSharedHPAs)
+		t.AllShared = true
+		out = append(out, scenario{name: ScenarioThrottledShared, opts: t})
 	}
 	return out
+}
+
+// throttled is extra at the throttled scenarios' client limits and
+// windows, with hpas HPAs.
+func (o Options) throttled(extra Options, hpas int) Options {
+	t := extra
+	t.HPAs, t.QPS, t.Burst = hpas, o.ThrottledQPS, o.ThrottledBurst
+	t.WarmUpLimit, t.Window = o.ThrottledWarmUpLimit, o.ThrottledWindow
+	// What this table asks is whether a controller keeps up at all: the
+	// steady window answers it. A latency phase would time metric changes
+	// behind a backlog of minutes, and saturation is the client limit's,
+	// not the controller's.
+	t.SkipLatency, t.SkipSaturation = true, true
+	return t
 }
 
 // ScenarioResult is one scenario's table.

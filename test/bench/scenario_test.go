@@ -10,11 +10,11 @@ import (
 func TestScenarios(t *testing.T) {
 	// summary is what sets a scenario apart.
 	type summary struct {
-		Name                               string
-		HPAs, Burst                        int
-		QPS                                float64
-		Distinct, Mix, Latency, Saturation bool
-		WarmUpLimit, Window                time.Duration
+		Name                                       string
+		HPAs, Burst                                int
+		QPS                                        float64
+		Distinct, Shared, Mix, Latency, Saturation bool
+		WarmUpLimit, Window                        time.Duration
 	}
 	defaults := summary{Name: ScenarioDefault, HPAs: 1000, QPS: 2000, Burst: 4000, Mix: true, Latency: true, Saturation: true, Window: 30 * time.Second}
 	tests := []struct {
@@ -23,23 +23,24 @@ func TestScenarios(t *testing.T) {
 		want   []summary
 	}{
 		{
-			name:   "make bench: the default, distinct metrics, then 2,000 HPAs at 20 QPS, steady only, warm-up bounded",
+			name:   "make bench: the default, distinct metrics, then 2,000 HPAs at 20 QPS, steady only, warm-up bounded, with the default mix and all shared",
 			change: func(*Options) {},
 			want: []summary{
 				defaults,
 				{Name: ScenarioDistinct, HPAs: 1000, QPS: 2000, Burst: 4000, Distinct: true, Latency: true, Saturation: true, Window: 30 * time.Second},
 				{Name: ScenarioThrottled, HPAs: 2000, QPS: 20, Burst: 30, WarmUpLimit: 150 * time.Second, Window: time.Minute},
+				{Name: ScenarioThrottledShared, HPAs: 2000, QPS: 20, Burst: 30, Shared: true, WarmUpLimit: 150 * time.Second, Window: time.Minute},
 			},
 		},
 		{
 			name:   "the extra scenarios skipped",
-			change: func(o *Options) { o.DistinctHPAs, o.ThrottledHPAs = 0, 0 },
+			change: func(o *Options) { o.DistinctHPAs, o.ThrottledHPAs, o.ThrottledSharedHPAs = 0, 0, 0 },
 			want:   []summary{defaults},
 		},
 		{
 			name: "a quick run keeps its own sizes and flags",
 			change: func(o *Options) {
-				o.HPAs, o.DistinctHPAs, o.ThrottledHPAs, o.SyncPeriodMix = 200, 0, 300, false
+				o.HPAs, o.DistinctHPAs, o.ThrottledHPAs, o.ThrottledSharedHPAs, o.SyncPeriodMix = 200, 0, 300, 0, false
 				o.ThrottledQPS, o.ThrottledBurst, o.ThrottledWindow, o.ThrottledWarmUpLimit = 5, 10, 20*time.Second, 40*time.Second
 			},
 			want: []summary{
@@ -58,10 +59,10 @@ func TestScenarios(t *testing.T) {
 			var got []summary
 			for _, sc := range o.scenarios() {
 				so := sc.opts
-				if so.DistinctHPAs != 0 || so.ThrottledHPAs != 0 {
+				if so.DistinctHPAs != 0 || so.ThrottledHPAs != 0 || so.ThrottledSharedHPAs != 0 {
 					t.Errorf("scenario %s would nest scenarios", sc.name)
 				}
-				got = append(got, summary{Name: sc.name, HPAs: so.HPAs, QPS: so.QPS, Burst: so.Burst, Distinct: so.DistinctMetrics,
+				got = append(got, summary{Name: sc.name, HPAs: so.HPAs, QPS: so.QPS, Burst: so.Burst, Distinct: so.DistinctMetrics, Shared: so.AllShared,
 					Mix: so.SyncPeriodMix, Latency: !so.SkipLatency, Saturation: !so.SkipSaturation, WarmUpLimit: so.WarmUpLimit, Window: so.Window})
 				if err := so.Validate(); err != nil {
 					t.Errorf("scenario %s: %v", sc.name, err)

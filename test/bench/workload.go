@@ -58,7 +58,8 @@ func workloadName(i int) string { return fmt.Sprintf("w-%05d", i) }
 // metric shared by SharedGroupSize HPAs and one of their own. With
 // Options.DistinctMetrics every HPA has a metric of its own: the latency
 // HPAs their trial's metric with a selector of their own, the others
-// bench_unique.
+// bench_unique. With Options.AllShared every HPA but the latency ones
+// shares.
 func metricFor(i int, o Options) metricRef {
 	if o.DistinctMetrics {
 		if i < o.LatencyHPAs {
@@ -81,6 +82,9 @@ func metricFor(i int, o Options) metricRef {
 		return m
 	}
 	j := i - o.LatencyHPAs
+	if o.AllShared {
+		return metricRef{name: metricShared, labelKey: "group", labelValue: fmt.Sprintf("g%d", j/o.SharedGroupSize), averageValue: true}
+	}
 	if j%2 == 0 {
 		return metricRef{name: metricShared, labelKey: "group", labelValue: fmt.Sprintf("g%d", j/2/o.SharedGroupSize), averageValue: true}
 	}

@@ -10,7 +10,7 @@ func TestMetricMix(t *testing.T) {
 	tests := []struct {
 		name                       string
 		hpas, latency, group       int
-		distinctOnly               bool
+		distinctOnly, allShared    bool
 		wantDistinct               int
 		wantShared, wantUnique     int
 		wantLatencyAlone, wantLatG int
@@ -25,11 +25,14 @@ func TestMetricMix(t *testing.T) {
 		{name: "uneven trials", hpas: 7, latency: 7, group: 1, wantDistinct: 7, wantLatencyAlone: 5, wantLatG: 2},
 		{name: "distinct metrics: no group, every HPA its own", hpas: 200, latency: 50, group: 10, distinctOnly: true,
 			wantDistinct: 200, wantUnique: 150, wantLatencyAlone: 50},
+		// 150 others in 15 groups of 10.
+		{name: "all shared: every HPA but the latency ones in groups", hpas: 200, latency: 50, group: 10, allShared: true,
+			wantDistinct: 25 + 5 + 15, wantShared: 150, wantLatencyAlone: 25, wantLatG: 25},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			o := NewOptions()
-			o.HPAs, o.LatencyHPAs, o.SharedGroupSize, o.DistinctMetrics = tc.hpas, tc.latency, tc.group, tc.distinctOnly
+			o.HPAs, o.LatencyHPAs, o.SharedGroupSize, o.DistinctMetrics, o.AllShared = tc.hpas, tc.latency, tc.group, tc.distinctOnly, tc.allShared
 			var shared, unique, alone, grouped int
 			for i := range o.HPAs {
 				m := metricFor(i, o)
@@ -97,7 +100,10 @@ func TestOptions(t *testing.T) {
 		{name: "scenario smaller than its latency HPAs", change: func(o *Options) { o.ThrottledHPAs = 10 }, wantErr: "throttled-hpas must be 0 or at least latency-hpas"},
 		{name: "throttled scenario without a limit", change: func(o *Options) { o.ThrottledQPS = 0 }, wantErr: "throttled-qps and throttled-burst must be positive"},
 		{name: "throttled scenario without a window", change: func(o *Options) { o.ThrottledWindow = 0 }, wantErr: "throttled-window and throttled-warm-up-limit must be positive"},
-		{name: "a skipped throttled scenario needs no limits", change: func(o *Options) { o.ThrottledHPAs, o.ThrottledQPS = 0, 0 }, wantSatur: 250 * time.Millisecond},
+		{name: "skipped throttled scenarios need no limits", change: func(o *Options) { o.ThrottledHPAs, o.ThrottledSharedHPAs, o.ThrottledQPS = 0, 0, 0 }, wantSatur: 250 * time.Millisecond},
+		{name: "the shared throttled scenario alone needs the limits", change: func(o *Options) { o.ThrottledHPAs, o.ThrottledQPS = 0, 0 }, wantErr: "throttled-qps and throttled-burst must be positive"},
+		{name: "distinct and shared only at once", change: func(o *Options) { o.DistinctMetrics, o.AllShared = true, true }, wantErr: "cannot have distinct metrics only and shared metrics only"},
+		{name: "negative throttled-shared-hpas", change: func(o *Options) { o.ThrottledSharedHPAs = -1 }, wantErr: "must not be negative"},
 		{name: "negative warm-up limit", change: func(o *Options) { o.WarmUpLimit = -time.Second }, wantErr: "warm-up-limit must not be negative"},
 	}
 	for _, tc := range tests {
