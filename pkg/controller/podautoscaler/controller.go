@@ -289,7 +289,7 @@ func (c *Controller) reconcileKey(ctx context.Context, key hpaKey) (next cadence
 	source := c.opts.Sources[key.source]
 	hpa, exists, err := source.Get(key.namespace, key.name)
 	if err != nil {
-		return cadence{period: c.opts.SyncPeriod, slotKey: key.String()}, false, err
+		return c.cadenceOf(key, nil), false, err
 	}
 	if !exists {
 		klog.FromContext(ctx).Info("HPA has been deleted", "hpa", klog.KRef(key.namespace, key.name), "kind", source.Name())

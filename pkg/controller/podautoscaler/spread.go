@@ -33,34 +33,43 @@ type cadence struct {
 }
 
 // cadenceOf is the cadence of obj, an HPA of a source's informer (native
-// or extended) or a source's copy.
+// or extended) or a source's copy. The slot key is only worked out when
+// reconciles are spread: it is on every pass's path.
 func (c *Controller) cadenceOf(key hpaKey, obj any) cadence {
-	return cadence{period: c.syncPeriodOfObject(obj), slotKey: slotKey(key, obj)}
+	next := cadence{period: c.syncPeriodOfObject(obj)}
+	if c.opts.SpreadReconciles {
+		next.slotKey = slotKey(key, obj)
+	}
+	return next
 }
 
 // slotKey is what the HPA's offset is taken from.
 func slotKey(key hpaKey, obj any) string {
-	var id *autoscalingv2.MetricIdentifier
+	id := firstExternalMetric(obj)
+	if id == nil {
+		return key.String()
+	}
+	return "external/" + key.namespace + "/" + id.Name + "/" + metav1.FormatLabelSelector(id.Selector)
+}
+
+// firstExternalMetric returns the metric of the HPA's first External
+// source, or nil.
+func firstExternalMetric(obj any) *autoscalingv2.MetricIdentifier {
 	switch hpa := obj.(type) {
 	case *v2.HorizontalPodAutoscaler:
 		for _, m := range hpa.Spec.Metrics {
 			if m.External != nil {
-				id = &m.External.Metric
-				break
+				return &m.External.Metric
 			}
 		}
 	case *autoscalingv2.HorizontalPodAutoscaler:
 		for _, m := range hpa.Spec.Metrics {
 			if m.External != nil {
-				id = &m.External.Metric
-				break
+				return &m.External.Metric
 			}
 		}
 	}
-	if id == nil {
-		return key.String()
-	}
-	return "external/" + key.namespace + "/" + id.Name + "/" + metav1.FormatLabelSelector(id.Selector)
+	return nil
 }
 
 // spreadOffset is where within period the HPAs of slotKey are due: a hash,

@@ -17,14 +17,36 @@ func newTestOptions(t *testing.T) *Options {
 	return o
 }
 
-// parse binds every flag section to one flag set and parses args into o.
-func parse(t *testing.T, o *Options, args ...string) error {
-	t.Helper()
+// flagSet binds every flag section of o to one flag set.
+func flagSet(o *Options) *pflag.FlagSet {
 	fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
 	for _, section := range o.Flags().FlagSets {
 		fs.AddFlagSet(section)
 	}
-	return fs.Parse(args)
+	return fs
+}
+
+// parse parses args into o.
+func parse(t *testing.T, o *Options, args ...string) error {
+	t.Helper()
+	return flagSet(o).Parse(args)
+}
+
+// checkDefaults checks that each flag of want exists with its default.
+func checkDefaults(t *testing.T, want map[string]string, source string) {
+	t.Helper()
+	fs := flagSet(newTestOptions(t))
+	for name, def := range want {
+		t.Run(name, func(t *testing.T) {
+			f := fs.Lookup(name)
+			if f == nil {
+				t.Fatalf("flag --%s is missing", name)
+			}
+			if f.DefValue != def {
+				t.Errorf("--%s defaults to %q, %s is %q", name, f.DefValue, source, def)
+			}
+		})
+	}
 }
 
 // TestFlagDefaultsMatchKubeControllerManager pins each shared flag to the
@@ -52,24 +74,7 @@ func TestFlagDefaultsMatchKubeControllerManager(t *testing.T) {
 		"v":                           "0",
 		"logging-format":              "text",
 	}
-	o := newTestOptions(t)
-	fss := o.Flags()
-	for name, want := range kcmDefaults {
-		t.Run(name, func(t *testing.T) {
-			var found *pflag.Flag
-			for _, fs := range fss.FlagSets {
-				if f := fs.Lookup(name); f != nil {
-					found = f
-				}
-			}
-			if found == nil {
-				t.Fatalf("flag --%s is missing", name)
-			}
-			if found.DefValue != want {
-				t.Errorf("--%s defaults to %q, kube-controller-manager's default is %q", name, found.DefValue, want)
-			}
-		})
-	}
+	checkDefaults(t, kcmDefaults, "kube-controller-manager's default")
 }
 
 // TestOwnFlagDefaults pins the defaults of the flags kube-controller-
@@ -83,19 +88,7 @@ func TestOwnFlagDefaults(t *testing.T) {
 		"horizontal-pod-autoscaler-scale-from-watch":               "true",
 		"horizontal-pod-autoscaler-spread-reconciles":              "true",
 	}
-	fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
-	for _, section := range newTestOptions(t).Flags().FlagSets {
-		fs.AddFlagSet(section)
-	}
-	for name, want := range own {
-		f := fs.Lookup(name)
-		switch {
-		case f == nil:
-			t.Errorf("flag --%s is missing", name)
-		case f.DefValue != want:
-			t.Errorf("--%s defaults to %q, want %q", name, f.DefValue, want)
-		}
-	}
+	checkDefaults(t, own, "the README's")
 }
 
 func TestFlagSectionsFollowKubeControllerManagerHelp(t *testing.T) {
