@@ -45,6 +45,16 @@ func (s *NativeSource) Get(namespace, name string) (*v2.HorizontalPodAutoscaler,
 	return v2.FromNative(native), true, nil
 }
 
+// Latest reads the native HPA from the API server, converted to the
+// extended type.
+func (s *NativeSource) Latest(ctx context.Context, namespace, name string) (*v2.HorizontalPodAutoscaler, error) {
+	native, err := s.client.HorizontalPodAutoscalers(namespace).Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return nil, err
+	}
+	return v2.FromNative(native), nil
+}
+
 // UpdateStatus writes the status through the native API. Extension fields
 // have no native field and are dropped.
 func (s *NativeSource) UpdateStatus(ctx context.Context, hpa *v2.HorizontalPodAutoscaler) error {

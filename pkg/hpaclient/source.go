@@ -44,6 +44,11 @@ func (s *Source) Get(namespace, name string) (*v2.HorizontalPodAutoscaler, bool,
 	return hpa, true, nil
 }
 
+// Latest reads the HPA from the API server.
+func (s *Source) Latest(ctx context.Context, namespace, name string) (*v2.HorizontalPodAutoscaler, error) {
+	return s.client.Get(ctx, namespace, name)
+}
+
 // UpdateStatus writes hpa's status.
 func (s *Source) UpdateStatus(ctx context.Context, hpa *v2.HorizontalPodAutoscaler) error {
 	_, err := s.client.UpdateStatus(ctx, hpa)

@@ -41,6 +41,9 @@ type HPASource interface {
 	Informer() cache.SharedIndexInformer
 	// Get returns the cached HPA, shared with the cache (never modify it).
 	Get(namespace, name string) (*v2.HorizontalPodAutoscaler, bool, error)
+	// Latest reads the HPA from the API server, past the cache: what a
+	// status write that conflicted is recorded over again.
+	Latest(ctx context.Context, namespace, name string) (*v2.HorizontalPodAutoscaler, error)
 	// UpdateStatus writes the status of hpa.
 	UpdateStatus(ctx context.Context, hpa *v2.HorizontalPodAutoscaler) error
 	// EventObject is the object that events about hpa refer to.

@@ -74,11 +74,11 @@ func (p *pass) fallbackCondition(active []fallback.InFallback) conditionEdit {
 }
 
 // emitFallbackTransitions records the events of the fallback transitions
-// between the status stored before (before) and the one just written,
-// whose currentReplicas is the count the fallback strategies read.
-func (p *pass) emitFallbackTransitions(before []v2.MetricStatus) {
-	tgt := p.fallbackTarget(p.hpa.Status.CurrentReplicas)
-	for _, e := range fallback.Transitions(p.hpa.Spec.Metrics, before, p.hpa.Status.CurrentMetrics, tgt) {
+// between the status stored before and the one written after, whose
+// currentReplicas is the count the fallback strategies read.
+func (p *pass) emitFallbackTransitions(before, after *v2.HorizontalPodAutoscalerStatus) {
+	tgt := p.fallbackTarget(after.CurrentReplicas)
+	for _, e := range fallback.Transitions(p.hpa.Spec.Metrics, before.CurrentMetrics, after.CurrentMetrics, tgt) {
 		p.event(corev1.EventTypeNormal, e.Reason, "%s", e.Message)
 	}
 }

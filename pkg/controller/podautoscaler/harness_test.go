@@ -2,6 +2,7 @@ package podautoscaler
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"testing"
@@ -313,6 +314,11 @@ type fakeSource struct {
 	informer      cache.SharedIndexInformer
 	statusUpdates int
 	updateErr     error
+	// statusConflicts status writes fail with a conflict, each after
+	// another writer changed the stored status with concurrentStatus.
+	statusConflicts  int
+	concurrentStatus func(*v2.HorizontalPodAutoscalerStatus)
+	latestReads      int
 }
 
 func newFakeSource() *fakeSource {
@@ -353,6 +359,18 @@ func (s *fakeSource) Get(namespace, name string) (*v2.HorizontalPodAutoscaler, b
 	return hpa.DeepCopy(), true, nil
 }
 
+// Latest returns the stored HPA, as a read from the API server would.
+func (s *fakeSource) Latest(_ context.Context, namespace, name string) (*v2.HorizontalPodAutoscaler, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.latestReads++
+	hpa, ok := s.hpas[namespace+"/"+name]
+	if !ok {
+		return nil, apierrors.NewNotFound(schema.GroupResource{Group: v2.GroupName, Resource: v2.Resource}, name)
+	}
+	return hpa.DeepCopy(), nil
+}
+
 // UpdateStatus stores the status only, as the status subresource does.
 func (s *fakeSource) UpdateStatus(_ context.Context, hpa *v2.HorizontalPodAutoscaler) error {
 	s.mu.Lock()
@@ -363,6 +381,13 @@ func (s *fakeSource) UpdateStatus(_ context.Context, hpa *v2.HorizontalPodAutosc
 	stored, ok := s.hpas[hpa.Namespace+"/"+hpa.Name]
 	if !ok {
 		return apierrors.NewNotFound(schema.GroupResource{Group: v2.GroupName, Resource: v2.Resource}, hpa.Name)
+	}
+	if s.statusConflicts > 0 {
+		s.statusConflicts--
+		if s.concurrentStatus != nil {
+			s.concurrentStatus(&stored.Status)
+		}
+		return apierrors.NewConflict(schema.GroupResource{Group: v2.GroupName, Resource: v2.Resource}, hpa.Name, errors.New("the object has been modified"))
 	}
 	stored.Status = *hpa.Status.DeepCopy()
 	s.statusUpdates++

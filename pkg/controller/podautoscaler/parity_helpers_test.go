@@ -582,14 +582,16 @@ func addOtherHPA(h *harness, namespace, name, target string, minReplicas, maxRep
 // versionedScales wraps the harness's scales with resource versions, as
 // the API server checks them: an update must carry the version of the
 // latest write. concurrentWrites updates are each preceded by another
-// writer's change; Gets after failGetsAfter fail.
+// writer's change, which sets the replicas to concurrentReplicas when that
+// is set; Gets after failGetsAfter fail.
 type versionedScales struct {
-	f                *fakeScales
-	mu               sync.Mutex
-	version          int
-	gets             int
-	concurrentWrites int
-	failGetsAfter    int
+	f                  *fakeScales
+	mu                 sync.Mutex
+	version            int
+	gets               int
+	concurrentWrites   int
+	concurrentReplicas *int32
+	failGetsAfter      int
 }
 
 func (v *versionedScales) Scales(namespace string) scale.ScaleInterface {
@@ -621,6 +623,11 @@ func (n *versionedNamespacedScales) Update(ctx context.Context, gr schema.GroupR
 	if n.v.concurrentWrites > 0 {
 		n.v.concurrentWrites--
 		n.v.version++
+		if n.v.concurrentReplicas != nil {
+			n.v.f.mu.Lock()
+			n.v.f.scales[testNamespace+"/"+s.Name].Spec.Replicas = *n.v.concurrentReplicas
+			n.v.f.mu.Unlock()
+		}
 	}
 	if s.ResourceVersion != fmt.Sprint(n.v.version) {
 		return nil, apierrors.NewConflict(gr, s.Name, errors.New("the object has been modified"))

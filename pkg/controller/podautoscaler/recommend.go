@@ -150,7 +150,8 @@ func (p *pass) proposeAll(tgt target, selector labels.Selector) ([]proposal, tim
 	return out, wakeAt
 }
 
-// observeMetric reports one metric's computation to Prometheus.
+// observeMetric reports one metric's computation to Prometheus, when the
+// pass is over.
 func (p *pass) observeMetric(pr proposal, sourceType autoscalingv2.MetricSourceType, took time.Duration) {
 	action, errorLabel := monitor.ActionLabelNone, monitor.ErrorLabelNone
 	switch {
@@ -163,5 +164,5 @@ func (p *pass) observeMetric(pr proposal, sourceType autoscalingv2.MetricSourceT
 	case pr.replicas < p.hpa.Status.CurrentReplicas:
 		action = monitor.ActionLabelScaleDown
 	}
-	p.c.opts.Monitor.ObserveMetricComputationResult(action, errorLabel, took, sourceType)
+	p.reports.computed(computation{action: action, errorLabel: errorLabel, took: took, sourceType: sourceType})
 }

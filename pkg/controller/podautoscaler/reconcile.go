@@ -34,6 +34,8 @@ type pass struct {
 	reference string
 	// period is the HPA's sync period (schedule.go).
 	period time.Duration
+	// reports are made when the pass is over (passreports.go).
+	reports *reports
 }
 
 func (c *Controller) newPass(ctx context.Context, source HPASource, shared *v2.HorizontalPodAutoscaler, key hpaKey) *pass {
@@ -62,6 +64,7 @@ func (c *Controller) newPass(ctx context.Context, source HPASource, shared *v2.H
 		hpa:       hpa,
 		reference: fmt.Sprintf("%s/%s/%s", hpa.Spec.ScaleTargetRef.Kind, hpa.Namespace, hpa.Spec.ScaleTargetRef.Name),
 		period:    period,
+		reports:   &reports{},
 	}
 }
 
@@ -84,10 +87,38 @@ func (c *Controller) reconcile(ctx context.Context, source HPASource, shared *v2
 	return err
 }
 
-// decide reads the target, chooses where to start, asks the metrics when
-// needed, normalizes and applies the scale. An early exit is an outcome
-// like any other: the status it records is written by record.
+// maxDecisions bounds how many times one pass decides: a target that
+// changes under every decision (a person or another controller writing it
+// in a loop) ends the pass with the failed update, as upstream's does.
+const maxDecisions = 3
+
+// decide decides and applies the scale until a decision is written on the
+// state of the target it was made from. The scale update carries the
+// resourceVersion of the read the decision used, so a target changed
+// since (a person's kubectl scale, a rollout, a recreation, or a read that
+// came from a watch running behind) answers with a conflict. That decision
+// is then abandoned with everything it left (its recommendation in
+// the behavior history, its events and metric reports) and the pass
+// decides again from a fresh read: the result is what a pass that had read the fresh state would
+// have decided, and a person's change is never overwritten by a decision
+// made before it.
 func (p *pass) decide() outcome {
+	for attempt := 1; ; attempt++ {
+		restore, mark := p.c.behavior.Checkpoint(p.key.String()), p.reports.mark()
+		out := p.decideOnce()
+		if !out.staleTarget || attempt == maxDecisions {
+			return out
+		}
+		p.logger.V(2).Info("The target changed since it was read; deciding again from a fresh read", "scaleTarget", p.reference, "attempt", attempt)
+		restore()
+		p.reports.discard(mark)
+	}
+}
+
+// decideOnce reads the target, chooses where to start, asks the metrics
+// when needed, normalizes and applies the scale. An early exit is an
+// outcome like any other: the status it records is written by record.
+func (p *pass) decideOnce() outcome {
 	tgt, unreadable := p.readTarget()
 	if unreadable != nil {
 		return *unreadable
@@ -116,8 +147,10 @@ func (p *pass) decide() outcome {
 	return out
 }
 
-// record writes the outcome to status and returns the error of the pass.
+// record writes the outcome to status, makes the pass's reports and
+// returns the error of the pass.
 func (p *pass) record(out outcome) error {
+	defer p.flushReports()
 	if out.applied {
 		p.c.opts.Monitor.ObserveDesiredReplicas(p.ref(), out.desired)
 	}
@@ -151,9 +184,9 @@ func (p *pass) observe(action monitor.ActionLabel, err error) {
 	p.c.opts.Monitor.ObserveReconciliationResult(action, errorLabel, p.c.opts.Clock.Since(p.now.Time))
 }
 
-// event records an event about the HPA.
+// event records an event about the HPA when the pass is over.
 func (p *pass) event(eventType, reason, format string, args ...any) {
-	p.c.opts.EventRecorder.Eventf(p.source.EventObject(p.hpa), eventType, reason, format, args...)
+	p.reports.event(eventType, reason, format, args...)
 }
 
 // scheduleWake asks the queue for an early reconcile when a deadline (a

@@ -105,13 +105,13 @@ func TestParityScaleTarget(t *testing.T) {
 			check: noMetricsAsked,
 		},
 		{
-			name:  "an update conflict is retried with the re-read scale and succeeds",
+			name:  "an update conflict is decided again from a fresh read and succeeds",
 			hpa:   newHPA(1, 10, cpuUtilization(50)),
 			setup: threeReplicas(cpuUsage(100, 100, 100), func(h *harness) { h.scales.conflicts = 2 }),
 			want:  scaledUpFromThree(6, cpuUtilizationName, []string{"scale_up/none/Resource"}, cpuUtilizationStatus(100, 100)),
 		},
 		{
-			name: "a concurrent write between the read and the update is retried with the re-read scale",
+			name: "a concurrent write between the read and the update is decided again from a fresh read",
 			hpa:  newHPA(1, 10, cpuUtilization(50)),
 			setup: threeReplicas(cpuUsage(100, 100, 100), versioned(func(v *versionedScales) {
 				v.concurrentWrites = 2
@@ -119,13 +119,22 @@ func TestParityScaleTarget(t *testing.T) {
 			want: scaledUpFromThree(6, cpuUtilizationName, []string{"scale_up/none/Resource"}, cpuUtilizationStatus(100, 100)),
 		},
 		{
-			name: "a failed re-read after a conflict retries with the scale read before",
+			name: "a failed re-read after a conflict ends the pass as a failed read, without writing the decision made before",
 			hpa:  newHPA(1, 10, cpuUtilization(50)),
-			setup: threeReplicas(cpuUsage(100, 100, 100), versioned(func(v *versionedScales) {
+			setup: threeReplicas(storedReplicas(3), cpuUsage(100, 100, 100), versioned(func(v *versionedScales) {
 				v.failGetsAfter = 1
 				v.f.conflicts = 1
 			})),
-			want: scaledUpFromThree(6, cpuUtilizationName, []string{"scale_up/none/Resource"}, cpuUtilizationStatus(100, 100)),
+			want: parityOutcome{
+				err:     "failed to query scale subresource for " + targetRef + ": adapter unavailable",
+				current: 3, desired: 3,
+				conditions: []wantCond{
+					{autoscalingv2.AbleToScale, corev1.ConditionFalse, "FailedGetScale", "the HPA controller was unable to get the target's current scale: adapter unavailable"},
+				},
+				events:          []string{"Warning FailedGetScale adapter unavailable"},
+				reconciliations: []string{"none/internal"},
+				statusWrites:    1,
+			},
 		},
 		{
 			name:  "a failing update reports FailedRescale and FailedUpdateScale, writes current replicas and keeps the last desired count",
@@ -146,7 +155,7 @@ func TestParityScaleTarget(t *testing.T) {
 			},
 		},
 		{
-			name:  "conflicts past the retry budget fail the update",
+			name:  "a target that changes under every decision fails the update after maxDecisions, as upstream fails its one",
 			hpa:   newHPA(1, 10, cpuUtilization(50)),
 			setup: threeReplicas(storedReplicas(3), cpuUsage(100, 100, 100), func(h *harness) { h.scales.conflicts = 100 }),
 			want: parityOutcome{
@@ -165,8 +174,8 @@ func TestParityScaleTarget(t *testing.T) {
 				statusWrites:    1,
 			},
 			check: func(t *testing.T, h *harness) {
-				if h.scales.conflicts != 95 {
-					t.Errorf("update attempts = %d, want retry.DefaultRetry's 5", 100-h.scales.conflicts)
+				if attempts := 100 - h.scales.conflicts; attempts != maxDecisions {
+					t.Errorf("update attempts = %d, want one per decision, %d", attempts, maxDecisions)
 				}
 			},
 		},

@@ -6,10 +6,10 @@ import (
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
 
 	v2 "github.com/kube-hpa/kube-hpa/api/autoscaling/v2"
@@ -77,26 +77,15 @@ func (p *pass) scaleForMappings(mappings []*apimeta.RESTMapping) (*autoscalingv1
 	return nil, schema.GroupResource{}, firstErr
 }
 
-// updateScale writes the desired replicas, re-reading the scale after a
-// conflict so that a concurrent writer (a rollout, a person) does not make
-// the controller give up.
+// updateScale writes the desired replicas over the scale the decision was
+// read from, resourceVersion included: it succeeds only if nobody changed
+// the target since that read, and is never retried with the same count
+// (decide re-decides instead).
 func (p *pass) updateScale(tgt target, desired int32) error {
-	scales := p.c.opts.ScaleClient.Scales(p.hpa.Namespace)
-	scale := tgt.scale
-	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		scale.Spec.Replicas = desired
-		_, err := scales.Update(p.ctx, tgt.gr, scale, metav1.UpdateOptions{})
-		if err == nil {
-			return nil
-		}
-		latest, getErr := scales.Get(p.ctx, tgt.gr, p.hpa.Spec.ScaleTargetRef.Name, metav1.GetOptions{})
-		if getErr == nil {
-			scale = latest
-		} else {
-			p.logger.Error(getErr, "Re-reading the scale after a failed update", "target", p.reference)
-		}
-		return err
-	})
+	scale := tgt.scale.DeepCopy()
+	scale.Spec.Replicas = desired
+	_, err := p.c.opts.ScaleClient.Scales(p.hpa.Namespace).Update(p.ctx, tgt.gr, scale, metav1.UpdateOptions{})
+	return err
 }
 
 // apply writes the plan's replica count to the target when it differs
@@ -112,6 +101,7 @@ func (p *pass) apply(tgt target, pl plan, conds []conditionEdit, metrics []v2.Me
 		return out
 	}
 	if uerr := p.updateScale(tgt, pl.desired); uerr != nil {
+		out.staleTarget = apierrors.IsConflict(uerr)
 		p.event(corev1.EventTypeWarning, "FailedRescale", "New size: %d; reason: %s; error: %v", pl.desired, pl.reason, uerr)
 		out.conds = append(out.conds, set(newCondition(autoscalingv2.AbleToScale, corev1.ConditionFalse, "FailedUpdateScale",
 			"the HPA controller was unable to update the target scale: %v", uerr)))

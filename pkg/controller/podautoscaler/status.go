@@ -7,6 +7,7 @@ import (
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	v2 "github.com/kube-hpa/kube-hpa/api/autoscaling/v2"
@@ -35,6 +36,9 @@ type outcome struct {
 	// HPA must be reconciled again.
 	wakeAt time.Time
 	err    error
+	// staleTarget: the scale update conflicted, so the target changed
+	// since the read this outcome was decided from (decide).
+	staleTarget bool
 	// stopped: err ended the pass early; a failed status write is added to
 	// it rather than reported instead of it.
 	stopped bool
@@ -60,7 +64,70 @@ func remove(t autoscalingv2.HorizontalPodAutoscalerConditionType) conditionEdit 
 // events follow from the status stored (fallback.Transitions).
 func (p *pass) writeStatus(out outcome) error {
 	before := p.hpa.Status.DeepCopy()
-	st := &p.hpa.Status
+	p.recordOutcome(&p.hpa.Status, out)
+	if equality.Semantic.DeepEqual(before, &p.hpa.Status) {
+		return nil
+	}
+	written, err := p.updateStatus(out, before)
+	if err != nil {
+		p.event(corev1.EventTypeWarning, "FailedUpdateStatus", "%s", err.Error())
+		return fmt.Errorf("failed to update status for %s: %w", p.hpa.Name, err)
+	}
+	p.logger.V(2).Info("Successfully updated status")
+	p.emitFallbackTransitions(written.before, written.after)
+	return nil
+}
+
+// statusAttempts bounds the writes of one pass's status when others keep
+// writing the HPA in between.
+const statusAttempts = 5
+
+// writtenStatus is what updateStatus stored: the status it replaced and
+// the one it wrote.
+type writtenStatus struct {
+	before, after *v2.HorizontalPodAutoscalerStatus
+}
+
+// updateStatus writes p.hpa's status. Another writer (kubectl, another
+// controller, a second replica during a lease handover) may have written
+// the HPA since the pass read it; the status update then conflicts, and
+// losing it would lose what the pass did: a ScaledToZero that is lost
+// makes the next pass read the HPA's own zero as a person's pause. So on a
+// conflict the HPA is read again from the API and this pass's edits are
+// recorded over that newer status, a bounded number of times.
+func (p *pass) updateStatus(out outcome, before *v2.HorizontalPodAutoscalerStatus) (writtenStatus, error) {
+	hpa := p.hpa
+	for attempt := 1; ; attempt++ {
+		err := p.source.UpdateStatus(p.ctx, hpa)
+		if err == nil {
+			return writtenStatus{before: before, after: &hpa.Status}, nil
+		}
+		if !apierrors.IsConflict(err) || attempt == statusAttempts {
+			return writtenStatus{}, err
+		}
+		latest, gerr := p.source.Latest(p.ctx, hpa.Namespace, hpa.Name)
+		if gerr != nil {
+			return writtenStatus{}, fmt.Errorf("%w; reading it again: %w", err, gerr)
+		}
+		if latest.UID != p.hpa.UID {
+			// Deleted and created again: that HPA is not the one this pass
+			// decided for.
+			return writtenStatus{}, err
+		}
+		p.logger.V(2).Info("Status update conflicted; recording the pass over the latest status", "attempt", attempt)
+		before = latest.Status.DeepCopy()
+		p.recordOutcome(&latest.Status, out)
+		if equality.Semantic.DeepEqual(before, &latest.Status) {
+			// The other writer wrote what this pass would have.
+			return writtenStatus{before: before, after: before}, nil
+		}
+		hpa = latest
+	}
+}
+
+// recordOutcome records out in st: the pass's status edits, applied the
+// same way over whichever stored status they land on.
+func (p *pass) recordOutcome(st *v2.HorizontalPodAutoscalerStatus, out outcome) {
 	for _, e := range out.conds {
 		if e.remove {
 			removeCondition(st, e.cond.Type)
@@ -80,16 +147,6 @@ func (p *pass) writeStatus(out outcome) error {
 		st.LastScaleTime = &lastScale
 	}
 	p.recordDecision(st, out.decision)
-	if equality.Semantic.DeepEqual(before, st) {
-		return nil
-	}
-	if err := p.source.UpdateStatus(p.ctx, p.hpa); err != nil {
-		p.event(corev1.EventTypeWarning, "FailedUpdateStatus", "%s", err.Error())
-		return fmt.Errorf("failed to update status for %s: %w", p.hpa.Name, err)
-	}
-	p.logger.V(2).Info("Successfully updated status")
-	p.emitFallbackTransitions(before.CurrentMetrics)
-	return nil
 }
 
 func newCondition(t autoscalingv2.HorizontalPodAutoscalerConditionType, status corev1.ConditionStatus, reason, format string, args ...any) behavior.Condition {

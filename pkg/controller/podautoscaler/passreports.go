@@ -1,0 +1,63 @@
+package podautoscaler
+
+import (
+	"fmt"
+	"time"
+
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
+
+	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/monitor"
+)
+
+// pendingEvent is an event a pass decided to record.
+type pendingEvent struct {
+	eventType, reason, message string
+}
+
+// computation is one metric's computation, for Prometheus.
+type computation struct {
+	action     monitor.ActionLabel
+	errorLabel monitor.ErrorLabel
+	took       time.Duration
+	sourceType autoscalingv2.MetricSourceType
+}
+
+// reports holds what a pass tells the world besides status (its events and
+// its metric computations) until the pass is over. A decision that is
+// abandoned because the target changed under it (decide) takes its reports
+// back, so that a pass reports the decision it wrote, once, in the order
+// the decision was made.
+type reports struct {
+	events       []pendingEvent
+	computations []computation
+}
+
+// reportMark is a point to which discard takes the reports back.
+type reportMark struct{ events, computations int }
+
+func (r *reports) event(eventType, reason, format string, args ...any) {
+	r.events = append(r.events, pendingEvent{eventType: eventType, reason: reason, message: fmt.Sprintf(format, args...)})
+}
+
+func (r *reports) computed(c computation) { r.computations = append(r.computations, c) }
+
+func (r *reports) mark() reportMark {
+	return reportMark{events: len(r.events), computations: len(r.computations)}
+}
+
+func (r *reports) discard(m reportMark) {
+	r.events, r.computations = r.events[:m.events], r.computations[:m.computations]
+}
+
+// flushReports records the pass's events about its HPA and its metric
+// computations.
+func (p *pass) flushReports() {
+	for _, c := range p.reports.computations {
+		p.c.opts.Monitor.ObserveMetricComputationResult(c.action, c.errorLabel, c.took, c.sourceType)
+	}
+	obj := p.source.EventObject(p.hpa)
+	for _, e := range p.reports.events {
+		p.c.opts.EventRecorder.Event(obj, e.eventType, e.reason, e.message)
+	}
+	*p.reports = reports{}
+}
