@@ -126,4 +126,3 @@ func TestStatusSurvivesAnotherWriter(t *testing.T) {
 		})
 	}
 }
-
