@@ -129,6 +129,8 @@ type Controller struct {
 	selectors  *selectorIndex
 	calculator *calculator.Calculator
 	behavior   *behavior.Store
+	// panicBackoff spaces the passes of an HPA whose passes panic (panic.go).
+	panicBackoff workqueue.TypedRateLimiter[hpaKey]
 }
 
 // New builds a Controller and registers its event handlers.
@@ -142,9 +144,10 @@ func New(opts Options) (*Controller, error) {
 			fixedIntervalLimiter{interval: opts.SyncPeriod},
 			workqueue.TypedRateLimitingQueueConfig[hpaKey]{Name: "horizontalpodautoscaler", Clock: opts.Clock, MetricsProvider: opts.QueueMetrics},
 		),
-		podLister: opts.PodInformer.Lister(),
-		synced:    []cache.InformerSynced{opts.PodInformer.Informer().HasSynced},
-		selectors: newSelectorIndex(),
+		podLister:    opts.PodInformer.Lister(),
+		synced:       []cache.InformerSynced{opts.PodInformer.Informer().HasSynced},
+		selectors:    newSelectorIndex(),
+		panicBackoff: newPanicBackoff(opts.SyncPeriod),
 		behavior: behavior.NewStore(behavior.Options{
 			Clock:                        opts.Clock,
 			DownscaleStabilizationWindow: opts.DownscaleStabilizationWindow,
@@ -268,13 +271,20 @@ func (c *Controller) processNextWorkItem(ctx context.Context) bool {
 	}
 	defer c.queue.Done(key)
 
-	next, deleted, err := c.reconcileKey(ctx, key)
+	next, deleted, err := c.reconcileKeyRecovering(ctx, key)
 	if err != nil {
 		utilruntime.HandleErrorWithContext(ctx, err, "Reconciling HPA failed", "key", key)
 	}
-	// Every HPA comes back after its sync period, whether this pass
-	// failed or not.
-	if !deleted {
+	var panicked errPanic
+	switch {
+	case deleted:
+		c.panicBackoff.Forget(key)
+	case errors.As(err, &panicked):
+		c.requeueAfterPanic(key)
+	default:
+		// Every HPA comes back after its sync period, whether this pass
+		// failed or not.
+		c.panicBackoff.Forget(key)
 		c.requeue(key, next)
 	}
 	return true

@@ -1,0 +1,63 @@
+package podautoscaler
+
+import (
+	"context"
+	"fmt"
+	"runtime/debug"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/util/workqueue"
+	"k8s.io/klog/v2"
+
+	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/monitor"
+)
+
+// A panic in one HPA's pass (a bug meeting an object nobody foresaw) is
+// that HPA's error: the process, its other HPAs and the leader lease stay.
+// Upstream lets it end kube-controller-manager, and with it every
+// controller of the cluster.
+
+// panicBackoffMax bounds the backoff of an HPA whose passes keep panicking,
+// in sync periods.
+const panicBackoffMax = 16
+
+// errPanic is the error of a pass that panicked.
+type errPanic struct{ value any }
+
+func (e errPanic) Error() string { return fmt.Sprintf("reconcile panicked: %v", e.value) }
+
+// newPanicBackoff is the per-HPA backoff of passes that panic: one period,
+// doubling with each panic in a row, up to panicBackoffMax periods.
+func newPanicBackoff(period time.Duration) workqueue.TypedRateLimiter[hpaKey] {
+	return workqueue.NewTypedItemExponentialFailureRateLimiter[hpaKey](period, panicBackoffMax*period)
+}
+
+// reconcileKeyRecovering is reconcileKey with a panic turned into the
+// pass's error: logged with its stack and the HPA's key, counted as an
+// internal error, reported as a Warning event on the HPA.
+func (c *Controller) reconcileKeyRecovering(ctx context.Context, key hpaKey) (next cadence, deleted bool, err error) {
+	start := c.opts.Clock.Now()
+	defer func() {
+		r := recover()
+		if r == nil {
+			return
+		}
+		err = errPanic{value: r}
+		next, deleted = cadence{}, false
+		klog.FromContext(ctx).Error(err, "Recovered a panic in an HPA's pass", "key", key, "stack", string(debug.Stack()))
+		c.opts.Monitor.ObserveReconciliationResult(monitor.ActionLabelNone, monitor.ErrorLabelInternal, c.opts.Clock.Since(start))
+		source := c.opts.Sources[key.source]
+		if hpa, ok, gerr := source.Get(key.namespace, key.name); gerr == nil && ok {
+			c.opts.EventRecorder.Eventf(source.EventObject(hpa), corev1.EventTypeWarning, "FailedReconcile", "%s", err.Error())
+		}
+	}()
+	return c.reconcileKey(ctx, key)
+}
+
+// requeueAfterPanic puts back a key whose pass panicked, later with each
+// panic in a row; requeue is not called for it, so the backoff is not cut
+// short by the HPA's period.
+func (c *Controller) requeueAfterPanic(key hpaKey) {
+	c.queue.AddAfter(key, c.panicBackoff.When(key))
+}
