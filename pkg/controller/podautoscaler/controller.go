@@ -131,6 +131,8 @@ type Controller struct {
 	behavior   *behavior.Store
 	// panicBackoff spaces the passes of an HPA whose passes panic (panic.go).
 	panicBackoff workqueue.TypedRateLimiter[hpaKey]
+	// passes remembers when each HPA's last pass ended (pacing.go).
+	passes *passLog
 }
 
 // New builds a Controller and registers its event handlers.
@@ -148,6 +150,7 @@ func New(opts Options) (*Controller, error) {
 		synced:       []cache.InformerSynced{opts.PodInformer.Informer().HasSynced},
 		selectors:    newSelectorIndex(),
 		panicBackoff: newPanicBackoff(opts.SyncPeriod),
+		passes:       newPassLog(),
 		behavior: behavior.NewStore(behavior.Options{
 			Clock:                        opts.Clock,
 			DownscaleStabilizationWindow: opts.DownscaleStabilizationWindow,
@@ -279,12 +282,14 @@ func (c *Controller) processNextWorkItem(ctx context.Context) bool {
 	switch {
 	case deleted:
 		c.panicBackoff.Forget(key)
+		c.passes.forget(key)
 	case errors.As(err, &panicked):
 		c.requeueAfterPanic(key)
 	default:
 		// Every HPA comes back after its sync period, whether this pass
 		// failed or not.
 		c.panicBackoff.Forget(key)
+		c.passes.ended(key, c.opts.Clock.Now())
 		c.requeue(key, next)
 	}
 	return true
@@ -310,5 +315,7 @@ func (c *Controller) reconcileKey(ctx context.Context, key hpaKey) (next cadence
 		c.opts.Monitor.DeleteHPA(monitor.HPARef{APIVersion: source.Name(), Namespace: key.namespace, Name: key.name})
 		return cadence{}, true, nil
 	}
-	return c.cadenceOf(key, hpa), false, c.reconcile(ctx, source, hpa, key)
+	next = c.cadenceOf(key, hpa)
+	next.last, err = c.reconcile(ctx, source, hpa, key)
+	return next, false, err
 }

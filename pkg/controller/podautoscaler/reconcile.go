@@ -46,8 +46,9 @@ func (c *Controller) newPass(ctx context.Context, source HPASource, shared *v2.H
 	case c.opts.SpreadReconciles:
 		// The HPAs that share a metric share its slot (spread.go): half a
 		// period takes in the whole group's pass and never its answer of
-		// the period before.
-		ctx = metrics.WithMaxAge(ctx, period/2)
+		// the period before, and nothing fetched before this HPA's last
+		// pass ended is new to it.
+		ctx = metrics.WithMaxAge(ctx, c.passes.maxAge(key, c.opts.Clock.Now(), period/2))
 	case period < c.opts.SyncPeriod:
 		// An HPA reconciled more often than the global period wants
 		// external metrics that fresh, not as old as the sharing window
@@ -74,8 +75,9 @@ func (p *pass) ref() monitor.HPARef {
 }
 
 // reconcile runs one pass over one HPA: check the spec, decide and apply
-// the scale, then record the outcome in status, once.
-func (c *Controller) reconcile(ctx context.Context, source HPASource, shared *v2.HorizontalPodAutoscaler, key hpaKey) error {
+// the scale, then record the outcome in status, once. It returns when
+// the pass started and whether the pass paces the next one (paced).
+func (c *Controller) reconcile(ctx context.Context, source HPASource, shared *v2.HorizontalPodAutoscaler, key hpaKey) (passTiming, error) {
 	p := c.newPass(ctx, source, shared, key)
 	out, valid := p.checkSpec()
 	if valid {
@@ -84,7 +86,7 @@ func (c *Controller) reconcile(ctx context.Context, source HPASource, shared *v2
 	err := p.record(out)
 	p.scheduleWake(out.wakeAt)
 	p.observe(out.action, err)
-	return err
+	return passTiming{start: p.now.Time, paced: paced(out)}, err
 }
 
 // maxDecisions bounds how many times one pass decides: a target that
@@ -143,6 +145,7 @@ func (p *pass) decideOnce() outcome {
 	final, normConds, constraints := p.normalize(tgt, rec.plan)
 	out := p.apply(tgt, final, append(conds, normConds...), rec.statuses, rec.err)
 	out.wakeAt = rec.wakeAt
+	out.rateLimited = rateLimited(normConds)
 	out.decision = p.decision(tgt.current, final.desired, rec.trace.with(constraints...))
 	return out
 }

@@ -81,7 +81,12 @@ func (c *Controller) enqueueUpdate(key hpaKey, old, cur any) {
 	case c.configurablePeriod() && specChanged(old, cur):
 		c.queue.Add(key)
 	case c.opts.SpreadReconciles:
-		c.queue.AddAfter(key, c.cadenceOf(key, cur).untilSlot(c.opts.Clock.Now()))
+		// The HPA is queued already, since every pass requeues it; a spec
+		// change may move its slot. A status update (the pass's own write)
+		// must not bring forward a pass that its last one paced.
+		if specChanged(old, cur) {
+			c.queue.AddAfter(key, c.cadenceOf(key, cur).untilSlot(c.opts.Clock.Now()))
+		}
 	case !c.configurablePeriod():
 		c.queue.AddRateLimited(key)
 	default:
@@ -107,10 +112,15 @@ func (c *Controller) enqueueDeleted(key hpaKey) {
 // the answer an HPA got is always more than a period old at its next pass,
 // so it never takes its own last answer again from the sharing window.
 //
-// Spread, the HPA comes back on its next slot at least half a period away
-// instead, and takes shared answers at most half a period old (newPass).
+// Spread, the HPA comes back on its next slot instead (spread.go), unless
+// its pass paces the next one (pacing.go): then one period after the pass,
+// as upstream's.
 func (c *Controller) requeue(key hpaKey, next cadence) {
 	if c.opts.SpreadReconciles {
+		if next.last.paced {
+			c.queue.AddAfter(key, next.period)
+			return
+		}
 		c.queue.AddAfter(key, next.untilSlot(c.opts.Clock.Now()))
 		return
 	}

@@ -26,10 +26,11 @@ import (
 // change that much later.
 
 // cadence is when an HPA is due again: every period, on the slot of its
-// slot key when spread.
+// slot key when spread; last is the timing of the pass just made, if any.
 type cadence struct {
 	period  time.Duration
 	slotKey string
+	last    passTiming
 }
 
 // cadenceOf is the cadence of obj, an HPA of a source's informer (native
@@ -93,10 +94,16 @@ func nextSlot(earliest time.Time, period, offset time.Duration) time.Time {
 	return earliest.Add(period - time.Duration(into))
 }
 
-// untilSlot is how long an HPA of cadence next waits from now for its slot
-// at least half a period away: a pass that started on its slot and ended
-// within half a period is next due exactly one period after the slot, and
-// two passes are never less than half a period apart.
+// untilSlot is how long an HPA of cadence next waits from now for its
+// first slot after the start of its last pass (or after now, without one):
+// a pass that starts on its slot is next due one period later, and one
+// that ran late, or long, still leaves the next slot its pass, so that no
+// HPA misses a period because another pass was late. A pass that overran
+// its next slot is followed at once, by one pass, not a backlog.
 func (n cadence) untilSlot(now time.Time) time.Duration {
-	return nextSlot(now.Add(n.period/2), n.period, spreadOffset(n.slotKey, n.period)).Sub(now)
+	after := now
+	if !n.last.start.IsZero() {
+		after = n.last.start
+	}
+	return max(nextSlot(after.Add(1), n.period, spreadOffset(n.slotKey, n.period)).Sub(now), 0)
 }

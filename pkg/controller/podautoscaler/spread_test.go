@@ -1,12 +1,17 @@
 package podautoscaler
 
 import (
+	"context"
 	"fmt"
 	"testing"
 	"time"
 
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/scale"
 
 	v2 "github.com/kube-hpa/kube-hpa/api/autoscaling/v2"
 	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/metrics/metricstest"
@@ -124,11 +129,10 @@ func TestSlotKey(t *testing.T) {
 }
 
 // slotDelay is how long after testStart (a whole multiple of every period
-// here) plus elapsed the HPA named web waits for its slot: its offset, or
-// one period more when the offset is less than half a period away.
+// here) plus elapsed the HPA named web waits for its first slot after that.
 func slotDelay(period, elapsed time.Duration) time.Duration {
 	off := spreadOffset(hpaKey{namespace: testNamespace, name: testHPAName}.String(), period)
-	for off < elapsed+period/2 {
+	for off <= elapsed {
 		off += period
 	}
 	return off - elapsed
@@ -149,55 +153,84 @@ func TestSpreadQueueing(t *testing.T) {
 	runQueueingCases(t, []queueingCase{
 		{name: "a new HPA is reconciled at once, gate off too", opts: spreadOn,
 			event: func(c *Controller) { c.onAdd(0, newHPA(1, 10)) }, want: []string{"Add default/web"}},
-		{name: "a status update asks for the HPA's next slot", opts: spreadOn,
-			event: func(c *Controller) { c.onUpdate(0, newHPA(1, 10), statusOnly(newHPA(1, 10))) },
-			want:  []string{addAfterWeb(slotDelay(15*time.Second, 0))}},
+		{name: "a status update asks for nothing: it must not bring forward a pass that the last one paced", opts: spreadOn,
+			event: func(c *Controller) { c.onUpdate(0, newHPA(1, 10), statusOnly(newHPA(1, 10))) }},
 		{name: "gate off: a spec change waits for the slot", opts: spreadOn,
 			event: func(c *Controller) { c.onUpdate(0, newHPA(1, 10), withGeneration(newHPA(1, 10), 2)) },
 			want:  []string{addAfterWeb(slotDelay(15*time.Second, 0))}},
 		{name: "gate on: a spec change is reconciled at once", opts: spreadSyncPeriod,
 			event: func(c *Controller) { c.onUpdate(0, withGeneration(newHPA(1, 10), 1), withGeneration(newHPA(1, 10), 2)) },
 			want:  []string{"Add default/web"}},
-		{name: "gate on: a status update of a 2s HPA asks for its slot of a 2s grid", opts: spreadSyncPeriod,
+		{name: "gate on: a status update of a 2s HPA asks for nothing", opts: spreadSyncPeriod,
 			event: func(c *Controller) {
 				c.onUpdate(0, withSyncPeriod(newHPA(1, 10), 2), statusOnly(withSyncPeriod(newHPA(1, 10), 2)))
-			},
-			want: []string{addAfterWeb(slotDelay(2*time.Second, 0))}},
+			}},
 	})
 }
 
 // TestSpreadRequeue pins when a reconciled HPA is due again with
-// SpreadReconciles on: on its next slot at least half a period after the
-// pass, so that a pass that starts on its slot comes back one period later.
+// SpreadReconciles on: on its first slot after the start of its pass, so
+// that no slot goes without a pass, or one period after a pass that paces
+// the next (pacing.go), as upstream's.
 func TestSpreadRequeue(t *testing.T) {
 	onSlot := spreadOffset(hpaKey{namespace: testNamespace, name: testHPAName}.String(), 15*time.Second)
 	cases := []struct {
 		name  string
 		opts  harnessOptions
+		hpa   *v2.HorizontalPodAutoscaler
+		scale int32
 		start time.Duration // clock step before the pass
 		took  time.Duration
-		want  string
+		// lasts is how long the pass takes, reading the scale.
+		lasts time.Duration
+		// recentScaleUp: the controller scaled 2 to 3 right before.
+		recentScaleUp bool
+		want          string
 	}{
 		{name: "the first pass, at once, is followed by the HPA's slot", opts: spreadOn,
 			want: addAfterWeb(slotDelay(15*time.Second, 0))},
 		{name: "a pass that starts on its slot comes back one period later", opts: spreadOn,
 			start: onSlot, want: addAfterWeb(15 * time.Second)},
-		{name: "a slow pass still lands on the slot", opts: spreadOn,
+		{name: "a pass that starts late still lands on the slot", opts: spreadOn,
 			start: onSlot, took: 5 * time.Second, want: addAfterWeb(10 * time.Second)},
+		{name: "a pass that starts over half a period late leaves the next slot its pass", opts: spreadOn,
+			start: onSlot, took: 12 * time.Second, want: addAfterWeb(3 * time.Second)},
+		{name: "a pass that starts periods late lands on the first slot after its start", opts: spreadOn,
+			start: onSlot, took: 40 * time.Second, want: addAfterWeb(5 * time.Second)},
+		{name: "a pass that lasts past its next slot is followed at once, by one pass", opts: spreadOn,
+			start: onSlot, lasts: 40 * time.Second, want: addAfterWeb(0)},
 		{name: "gate on: a 2s HPA lands on its slot of a 2s grid", opts: spreadSyncPeriod,
+			hpa:  withSyncPeriod(newHPA(1, 10, cpuUtilization(50)), 2),
 			want: addAfterWeb(slotDelay(2*time.Second, 0))},
+		{name: "a pass that rescaled paces the next: one period after it, as upstream's", opts: spreadOn,
+			hpa: newHPA(1, 10, cpuUtilization(50)), scale: 12, start: onSlot, want: addAfterWeb(15 * time.Second)},
+		{name: "a pass that rescaled off its slot is still followed one period after it", opts: spreadOn,
+			hpa: newHPA(1, 10, cpuUtilization(50)), scale: 12, start: onSlot + 4*time.Second, want: addAfterWeb(15 * time.Second)},
+		{name: "a pass that a rate policy held back, without a rescale, paces the next", opts: spreadOn,
+			hpa:   withBehavior(newHPA(1, 10, cpuUtilization(50)), onePodPer15s),
+			scale: 3, recentScaleUp: true, start: onSlot + 4*time.Second, want: addAfterWeb(15 * time.Second)},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			hpa := newHPA(1, 10, cpuUtilization(50))
-			if tc.opts.gates != nil {
-				hpa = withSyncPeriod(hpa, 2)
+			hpa := tc.hpa
+			if hpa == nil {
+				hpa = newHPA(1, 10, cpuUtilization(50))
 			}
 			h := newHarness(t, hpa, tc.opts)
-			h.scales.setScale(3, 3, testSelector)
+			h.scales.setScale(max(tc.scale, 3), max(tc.scale, 3), testSelector)
+			h.addPods(3, 100)
+			h.metrics.SetResource(corev1.ResourceCPU, cpuMetrics(100, 100, 100))
+			if tc.scale == 0 {
+				// Within the target: the pass keeps 3 replicas.
+				h.metrics.SetResource(corev1.ResourceCPU, cpuMetrics(50, 50, 50))
+			}
 			h.c.opts.Sources = []HPASource{slowSource{fakeSource: h.source, h: h, took: tc.took}}
+			h.c.opts.ScaleClient = slowScales{ScalesGetter: h.scales, h: h, took: tc.lasts}
 			h.drainQueue()
 			h.clock.Step(tc.start)
+			if tc.recentScaleUp {
+				h.c.behavior.RecordScale(h.key(testHPAName).String(), hpa.Spec.Behavior.Native(), 2, 3)
+			}
 			h.c.queue.Add(h.key(testHPAName))
 			q := recordQueue(h)
 			if !h.c.processNextWorkItem(h.ctx) {
@@ -206,9 +239,39 @@ func TestSpreadRequeue(t *testing.T) {
 			if got := q.recorded(); !sameStrings(got, []string{tc.want}) {
 				t.Errorf("queue calls = %v, want [%s]", got, tc.want)
 			}
+			if tc.recentScaleUp {
+				h.assertUpdates()
+			}
 		})
 	}
 }
+
+// slowScales takes took of the fake clock to read a scale, as a pass that
+// waits on a slow API would.
+type slowScales struct {
+	scale.ScalesGetter
+	h    *harness
+	took time.Duration
+}
+
+func (s slowScales) Scales(namespace string) scale.ScaleInterface {
+	return slowScaleInterface{ScaleInterface: s.ScalesGetter.Scales(namespace), s: s}
+}
+
+type slowScaleInterface struct {
+	scale.ScaleInterface
+	s slowScales
+}
+
+func (s slowScaleInterface) Get(ctx context.Context, gr schema.GroupResource, name string, opts metav1.GetOptions) (*autoscalingv1.Scale, error) {
+	s.s.h.clock.Step(s.s.took)
+	return s.ScaleInterface.Get(ctx, gr, name, opts)
+}
+
+// onePodPer15s is a scale-up policy of one pod per 15 seconds.
+var onePodPer15s = &v2.HorizontalPodAutoscalerBehavior{ScaleUp: &autoscalingv2.HPAScalingRules{
+	Policies: []autoscalingv2.HPAScalingPolicy{{Type: autoscalingv2.PodsScalingPolicy, Value: 1, PeriodSeconds: 15}},
+}}
 
 // TestSpreadSharedFetches: spread, an HPA takes a shared answer at most
 // half a period old, so that the HPAs of one metric, which pass together,
@@ -241,6 +304,67 @@ func TestSpreadSharedFetches(t *testing.T) {
 			}
 			if got := h.metrics.Calls(metricstest.External, "queue_depth"); got != tc.wantFetches {
 				t.Errorf("fetches = %d, want %d", got, tc.wantFetches)
+			}
+		})
+	}
+}
+
+// TestSpreadNeverTakesBackItsOwnAnswer: a pass that ran late can be
+// followed on the HPA's slot less than half a period later; that pass
+// must fetch, not take back the answer of the HPA's own last pass, which
+// would tell it nothing new.
+func TestSpreadNeverTakesBackItsOwnAnswer(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		gap         time.Duration
+		wantFetches int
+	}{
+		{name: "5s after its own pass: fetched again", gap: 5 * time.Second, wantFetches: 2},
+		{name: "a whole period after its own pass: fetched again", gap: 15 * time.Second, wantFetches: 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t, newHPA(1, 10, externalAverage("queue_depth", "10")), harnessOptions{spread: true, sharingWindow: 15 * time.Second})
+			h.scales.setScale(3, 3, testSelector)
+			h.metrics.SetExternal("queue_depth", metricstest.ExternalAnswer{Values: []int64{30000}, Timestamp: testStart})
+			h.drainQueue()
+			for range 2 {
+				h.c.queue.Add(h.key(testHPAName))
+				if !h.c.processNextWorkItem(h.ctx) {
+					t.Fatal("processNextWorkItem = false")
+				}
+				h.clock.Step(tc.gap)
+			}
+			if got := h.metrics.Calls(metricstest.External, "queue_depth"); got != tc.wantFetches {
+				t.Errorf("fetches = %d, want %d", got, tc.wantFetches)
+			}
+		})
+	}
+}
+
+func TestPassLogMaxAge(t *testing.T) {
+	key := hpaKey{namespace: "shop", name: "web"}
+	for _, tc := range []struct {
+		name   string
+		ended  time.Duration // before now; negative: never
+		forget bool
+		want   time.Duration
+	}{
+		{name: "an HPA without a pass takes the limit", ended: -1, want: 7 * time.Second},
+		{name: "a last pass longer ago than the limit: the limit", ended: 20 * time.Second, want: 7 * time.Second},
+		{name: "a last pass 3s ago: nothing older than 3s", ended: 3 * time.Second, want: 3 * time.Second},
+		{name: "a last pass that ended now: nothing shared", ended: 0, want: 0},
+		{name: "a forgotten HPA takes the limit", ended: 3 * time.Second, forget: true, want: 7 * time.Second},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			l := newPassLog()
+			if tc.ended >= 0 {
+				l.ended(key, testStart.Add(-tc.ended))
+			}
+			if tc.forget {
+				l.forget(key)
+			}
+			if got := l.maxAge(key, testStart, 7*time.Second); got != tc.want {
+				t.Errorf("maxAge = %v, want %v", got, tc.want)
 			}
 		})
 	}

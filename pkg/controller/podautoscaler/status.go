@@ -31,7 +31,10 @@ type outcome struct {
 	desired int32
 	// rescaled: the scale was updated; status records the time.
 	rescaled bool
-	action   monitor.ActionLabel
+	// rateLimited: a rate limit (a behavior policy or the legacy rule)
+	// held back part of the recommendation.
+	rateLimited bool
+	action      monitor.ActionLabel
 	// wakeAt, when set, is a deadline (a fallback coming due) at which the
 	// HPA must be reconciled again.
 	wakeAt time.Time

@@ -1,0 +1,79 @@
+package podautoscaler
+
+import (
+	"sync"
+	"time"
+
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/behavior"
+)
+
+// Pacing: the passes of an HPA whose scale is climbing (or falling) in
+// steps follow each other by one period, as upstream's do, instead of
+// waiting for their slots. A behavior policy allows its next step one
+// policy period after the last rescale; upstream's next pass comes one
+// sync period after the pass that rescaled, so a 15 s policy steps every
+// pass. A pass on the HPA's next slot would come less than a policy period
+// after that rescale and be held back again, and every step of a ramp
+// would cost a whole extra period.
+
+// passTiming is when a pass started and whether it paces the next one.
+type passTiming struct {
+	start time.Time
+	paced bool
+}
+
+// paced reports whether the pass of out makes the next one due one period
+// after it: it rescaled, or a rate limit held back part of the
+// recommendation (the next step is due a policy period after the last).
+func paced(out outcome) bool {
+	return out.rescaled || out.rateLimited
+}
+
+// rateLimited reports whether normalization's conditions say that a rate
+// limit held back the recommendation.
+func rateLimited(conds []conditionEdit) bool {
+	for _, e := range conds {
+		c := e.cond
+		if c.Type == autoscalingv2.ScalingLimited && c.Status == corev1.ConditionTrue &&
+			(c.Reason == behavior.ReasonScaleUpLimit || c.Reason == behavior.ReasonScaleDownLimit) {
+			return true
+		}
+	}
+	return false
+}
+
+// passLog remembers when each HPA's last pass ended.
+type passLog struct {
+	mu   sync.Mutex
+	ends map[hpaKey]time.Time
+}
+
+func newPassLog() *passLog { return &passLog{ends: map[hpaKey]time.Time{}} }
+
+func (l *passLog) ended(key hpaKey, at time.Time) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.ends[key] = at
+}
+
+func (l *passLog) forget(key hpaKey) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	delete(l.ends, key)
+}
+
+// maxAge is the age a shared answer may have for a pass of key starting
+// now: limit, and never as old as the HPA's last pass, whose answers tell
+// it nothing new. A pass that ran late can be followed on the HPA's slot
+// less than limit later.
+func (l *passLog) maxAge(key hpaKey, now time.Time, limit time.Duration) time.Duration {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if end, ok := l.ends[key]; ok {
+		return max(min(limit, now.Sub(end)), 0)
+	}
+	return limit
+}
