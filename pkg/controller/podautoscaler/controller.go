@@ -133,6 +133,8 @@ type Controller struct {
 	panicBackoff workqueue.TypedRateLimiter[hpaKey]
 	// passes remembers when each HPA's last pass ended (pacing.go).
 	passes *passLog
+	// lane bounds the workers that slow HPAs hold (slowlane.go).
+	lane *slowLane
 }
 
 // New builds a Controller and registers its event handlers.
@@ -151,6 +153,7 @@ func New(opts Options) (*Controller, error) {
 		selectors:    newSelectorIndex(),
 		panicBackoff: newPanicBackoff(opts.SyncPeriod),
 		passes:       newPassLog(),
+		lane:         newSlowLane(1),
 		behavior: behavior.NewStore(behavior.Options{
 			Clock:                        opts.Clock,
 			DownscaleStabilizationWindow: opts.DownscaleStabilizationWindow,
@@ -201,6 +204,7 @@ func (c *Controller) Run(ctx context.Context, workers int) {
 	if !cache.WaitForNamedCacheSyncWithContext(ctx, c.synced...) {
 		return
 	}
+	c.lane.resize(workers)
 	for range workers {
 		wg.Go(func() { wait.UntilWithContext(ctx, c.worker, time.Second) })
 	}
@@ -274,7 +278,13 @@ func (c *Controller) processNextWorkItem(ctx context.Context) bool {
 	}
 	defer c.queue.Done(key)
 
+	admitted, release := c.lane.admit(key)
+	if !admitted {
+		c.queue.AddAfter(key, slowLaneRetry)
+		return true
+	}
 	next, deleted, err := c.reconcileKeyRecovering(ctx, key)
+	release()
 	if err != nil {
 		utilruntime.HandleErrorWithContext(ctx, err, "Reconciling HPA failed", "key", key)
 	}
@@ -283,13 +293,18 @@ func (c *Controller) processNextWorkItem(ctx context.Context) bool {
 	case deleted:
 		c.panicBackoff.Forget(key)
 		c.passes.forget(key)
+		c.lane.forget(key)
 	case errors.As(err, &panicked):
 		c.requeueAfterPanic(key)
 	default:
 		// Every HPA comes back after its sync period, whether this pass
 		// failed or not.
 		c.panicBackoff.Forget(key)
-		c.passes.ended(key, c.opts.Clock.Now())
+		now := c.opts.Clock.Now()
+		c.passes.ended(key, now)
+		if !next.last.start.IsZero() {
+			c.lane.observe(key, now.Sub(next.last.start), next.period)
+		}
 		c.requeue(key, next)
 	}
 	return true

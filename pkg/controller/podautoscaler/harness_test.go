@@ -77,6 +77,11 @@ type harnessOptions struct {
 	sharingWindow time.Duration
 	// spread turns on SpreadReconciles.
 	spread bool
+	// syncPeriod, when set, replaces the 15s default.
+	syncPeriod time.Duration
+	// wrapMetrics, when set, stands between the controller and the fake
+	// metrics.
+	wrapMetrics func(metrics.Client) metrics.Client
 }
 
 func newHarness(t *testing.T, hpa *v2.HorizontalPodAutoscaler, opts harnessOptions) *harness {
@@ -127,6 +132,12 @@ func newHarness(t *testing.T, hpa *v2.HorizontalPodAutoscaler, opts harnessOptio
 	controllerOpts.SpreadReconciles = opts.spread
 	if opts.sharingWindow > 0 {
 		controllerOpts.MetricsClient = metrics.NewSharedExternal(h.metrics, opts.sharingWindow, h.clock)
+	}
+	if opts.syncPeriod > 0 {
+		controllerOpts.SyncPeriod = opts.syncPeriod
+	}
+	if opts.wrapMetrics != nil {
+		controllerOpts.MetricsClient = opts.wrapMetrics(controllerOpts.MetricsClient)
 	}
 	c, err := New(controllerOpts)
 	if err != nil {

@@ -1,8 +1,10 @@
 package podautoscaler
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
@@ -116,8 +118,10 @@ func (p *pass) metricsFailed(tgt target, rec recommendation, cause error) recomm
 // computation to Prometheus and each failure as an event, in spec order.
 // It returns the proposals and the earliest fallback deadline.
 func (p *pass) proposeAll(tgt target, selector labels.Selector) ([]proposal, time.Time) {
+	ctx, cancel := context.WithTimeout(p.ctx, fetchBudget(p.period))
+	defer cancel()
 	ev := &evaluator{
-		ctx:            p.ctx,
+		ctx:            ctx,
 		calc:           p.c.calculator,
 		namespace:      p.hpa.Namespace,
 		tolerances:     tolerances(p.c.opts.Tolerance, p.hpa.Spec.Behavior, p.c.opts.Gates.Enabled(features.HPAConfigurableTolerance)),
@@ -127,10 +131,9 @@ func (p *pass) proposeAll(tgt target, selector labels.Selector) ([]proposal, tim
 	}
 	var wakeAt time.Time
 	metrics := p.hpa.Spec.Metrics
-	out := make([]proposal, len(metrics))
+	out := p.evaluateAll(ev, metrics)
 	for i := range metrics {
-		start := p.c.opts.Clock.Now()
-		pr := ev.evaluate(&metrics[i])
+		pr := out[i].proposal
 		if src := metrics[i].External; src != nil && p.fallbackEnabled(src) {
 			var due time.Time
 			pr, due = p.applyFallback(src, pr, tgt.current)
@@ -139,15 +142,55 @@ func (p *pass) proposeAll(tgt target, selector labels.Selector) ([]proposal, tim
 				wakeAt = due
 			}
 		}
-		p.observeMetric(pr, metrics[i].Type, p.c.opts.Clock.Since(start))
-		out[i] = pr
+		p.observeMetric(pr, metrics[i].Type, out[i].took)
+		out[i].proposal = pr
 	}
-	for _, pr := range out {
+	proposals := make([]proposal, len(out))
+	for i := range out {
+		proposals[i] = out[i].proposal
+	}
+	for _, pr := range proposals {
 		if pr.cause != nil {
 			p.event(corev1.EventTypeWarning, pr.reason, "%s", pr.cause.Error())
 		}
 	}
-	return out, wakeAt
+	return proposals, wakeAt
+}
+
+// fetchBudget bounds the metric fetches of one pass, all of them: half the
+// HPA's period, so that an HPA on a provider that hangs holds a worker for
+// at most that, fails its fetches like any failing provider (and falls
+// back where configured), and leaves the rest of the period to the others.
+func fetchBudget(period time.Duration) time.Duration {
+	return period / 2
+}
+
+// evaluated is one metric's proposal and how long its computation took.
+type evaluated struct {
+	proposal
+	took time.Duration
+}
+
+// evaluateAll evaluates the metrics concurrently (the evaluator has no
+// effect but its fetches), so that a pass waits for its slowest fetch, not
+// for the sum of them.
+func (p *pass) evaluateAll(ev *evaluator, metrics []v2.MetricSpec) []evaluated {
+	out := make([]evaluated, len(metrics))
+	evaluate := func(i int) {
+		start := p.c.opts.Clock.Now()
+		out[i].proposal = ev.evaluate(&metrics[i])
+		out[i].took = p.c.opts.Clock.Since(start)
+	}
+	if len(metrics) == 1 {
+		evaluate(0)
+		return out
+	}
+	var wg sync.WaitGroup
+	for i := range metrics {
+		wg.Go(func() { evaluate(i) })
+	}
+	wg.Wait()
+	return out
 }
 
 // observeMetric reports one metric's computation to Prometheus, when the

@@ -12,7 +12,13 @@ import (
 // enough on its own: the custom and external metrics clients of
 // k8s.io/metrics take no context, so a call into a hanging adapter would
 // otherwise hold the caller until the HTTP time-out, if any.
+//
+// The error of a call that ran out of time names the bound that ended it:
+// timeout, or the shorter time left to ctx (a pass's fetch budget).
 func withTimeout[T any](ctx context.Context, timeout time.Duration, call func(context.Context) (T, error)) (T, error) {
+	if deadline, ok := ctx.Deadline(); ok {
+		timeout = min(timeout, time.Until(deadline).Round(time.Millisecond))
+	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 

@@ -1,0 +1,97 @@
+package podautoscaler
+
+import (
+	"testing"
+	"time"
+)
+
+// TestSlowLane pins how many workers slow HPAs may hold: half of them, at
+// least one, while healthy HPAs are never held back, and an HPA leaves the
+// lane with its first fast pass.
+func TestSlowLane(t *testing.T) {
+	const period = 15 * time.Second
+	key := func(name string) hpaKey { return hpaKey{namespace: "tenant", name: name} }
+	slowPass, fastPass := 8*time.Second, time.Second
+	for _, tc := range []struct {
+		name    string
+		workers int
+		// passes are how long each HPA's last pass took.
+		passes map[string]time.Duration
+		// running are the HPAs whose passes are under way, in order.
+		running []string
+		// admits is whether each of running was let in.
+		admits []bool
+	}{
+		{name: "healthy HPAs are always let in", workers: 2,
+			passes:  map[string]time.Duration{"a": fastPass, "b": fastPass, "c": fastPass},
+			running: []string{"a", "b", "c"}, admits: []bool{true, true, true}},
+		{name: "HPAs never passed before are let in", workers: 2,
+			running: []string{"a", "b", "c"}, admits: []bool{true, true, true}},
+		{name: "slow HPAs take half the workers, healthy ones still get in", workers: 4,
+			passes:  map[string]time.Duration{"s1": slowPass, "s2": slowPass, "s3": slowPass, "h": fastPass},
+			running: []string{"s1", "s2", "s3", "h"}, admits: []bool{true, true, false, true}},
+		{name: "one worker still lets one slow HPA in", workers: 1,
+			passes:  map[string]time.Duration{"s1": slowPass, "s2": slowPass},
+			running: []string{"s1", "s2"}, admits: []bool{true, false}},
+		{name: "a pass of a quarter period is not slow", workers: 2,
+			passes:  map[string]time.Duration{"a": period / 4, "b": period / 4},
+			running: []string{"a", "b"}, admits: []bool{true, true}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			l := newSlowLane(tc.workers)
+			for name, took := range tc.passes {
+				l.observe(key(name), took, period)
+			}
+			for i, name := range tc.running {
+				if got, _ := l.admit(key(name)); got != tc.admits[i] {
+					t.Errorf("admit %s = %v, want %v", name, got, tc.admits[i])
+				}
+			}
+		})
+	}
+
+	t.Run("a released slot and a recovered HPA let the next one in", func(t *testing.T) {
+		l := newSlowLane(2)
+		l.observe(key("s1"), slowPass, period)
+		l.observe(key("s2"), slowPass, period)
+		_, release := l.admit(key("s1"))
+		if ok, _ := l.admit(key("s2")); ok {
+			t.Fatal("s2 let in beside s1 on a lane of one")
+		}
+		release()
+		if ok, _ := l.admit(key("s2")); !ok {
+			t.Fatal("s2 kept out after s1 left the lane")
+		}
+		l.observe(key("s1"), fastPass, period)
+		if ok, _ := l.admit(key("s1")); !ok {
+			t.Fatal("s1 kept out after a fast pass")
+		}
+	})
+}
+
+// TestSlowLaneInTheLoop: a slow HPA that finds the lane full is put back
+// for a moment without a pass, and takes no worker.
+func TestSlowLaneInTheLoop(t *testing.T) {
+	h := newHarness(t, newHPA(1, 10, cpuUtilization(50)), harnessOptions{})
+	h.scales.setScale(3, 3, testSelector)
+	h.drainQueue()
+	h.c.lane.observe(h.key(testHPAName), 10*time.Second, 15*time.Second)
+	// Another slow HPA holds the lane of one.
+	other := hpaKey{namespace: "tenant", name: "hanging"}
+	h.c.lane.observe(other, 10*time.Second, 15*time.Second)
+	if ok, _ := h.c.lane.admit(other); !ok {
+		t.Fatal("the first slow HPA was kept out")
+	}
+	q := recordQueue(h)
+	h.c.queue.Add(h.key(testHPAName))
+	q.calls = nil
+	if !h.c.processNextWorkItem(h.ctx) {
+		t.Fatal("processNextWorkItem = false")
+	}
+	if got := q.recorded(); !sameStrings(got, []string{addAfterWeb(slowLaneRetry)}) {
+		t.Errorf("queue calls = %v, want a retry after %v", got, slowLaneRetry)
+	}
+	if h.source.statusUpdates != 0 {
+		t.Errorf("status writes = %d, want none: the pass must not run", h.source.statusUpdates)
+	}
+}
