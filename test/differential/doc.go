@@ -14,7 +14,14 @@
 //     status (replicas, currentMetrics, conditions) and the events recorded
 //     during the step, in order, as each controller records them: client-go's
 //     correlator, which aggregates and drops events at random, comes after
-//     (events.go).
+//     (events.go). kube-hpa's world also meets faults that upstream's does
+//     not (faults.go): another writer's change of the target, or a person's
+//     scale, between its read and its scale update, and status updates
+//     lost to another writer; upstream's world has the person's scale
+//     before its pass. kube-hpa must end where upstream ends on that fresh
+//     state, with no allow-list. The report ends with a liveness table:
+//     the sequences in which each controller rescaled, and the faults that
+//     met one of kube-hpa's writes.
 //
 // Both are seeded: go test . -args -seed 7 -scenarios 20000 (or
 // DIFFERENTIAL_SEED and DIFFERENTIAL_N). A difference prints with

@@ -13,7 +13,7 @@ import (
 func TestRunsRepeat(t *testing.T) {
 	const seed = 20261125
 	for _, i := range []int{16472, 22245, 25934, 56849, 69735} {
-		s := newGen(seed, 1_000_000_000+i).seqScenario()
+		s := generatedSeq(seed, i)
 		for _, kind := range []controllerKind{upstreamController, ourController} {
 			t.Run(fmt.Sprintf("%s/-seed %d -case %d", kind, seed, i), func(t *testing.T) {
 				first, again := runIn(t, s, kind), runIn(t, s, kind)

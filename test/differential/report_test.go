@@ -21,6 +21,9 @@ type report struct {
 	flakyRows  []string
 	seed       int64
 	suiteLabel string
+	// liveness and faults make the liveness table (liveness_test.go).
+	liveness map[string]*liveness
+	faults   faultTally
 }
 
 func newReport(label string, seed int64) *report {
@@ -82,7 +85,13 @@ func (r *report) finish(t *testing.T) {
 	if r.flaky > 0 {
 		fmt.Fprintf(&b, "  not reproduced on a second run: %d (%s)\n", r.flaky, strings.Join(r.flakyRows[:min(len(r.flakyRows), 10)], "; "))
 	}
+	if r.liveness != nil {
+		b.WriteString(r.livenessTable())
+	}
 	t.Log(b.String())
+	for _, class := range r.unexplainedLiveness() {
+		t.Errorf("sequences %s rescaled on one controller only, with no excuse", class)
+	}
 	for _, k := range sortedKeys(r.divergent) {
 		for _, row := range r.rows[k] {
 			t.Errorf("divergence %s:\n%s", k, row)

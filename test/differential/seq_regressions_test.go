@@ -15,6 +15,28 @@ var seqRegressions = []struct {
 	wantClasses []string
 }{
 	{
+		name: "a person's pause to zero between kube-hpa's read and its scale-up stands, as upstream's pass after the pause leaves it",
+		s: seqScenario{Min: 1, Max: 10, Metrics: []metricSpec{{Type: "Object", Target: "AverageValue", Name: "m0", Value: 1000}}, Start: 3, Steps: []step{
+			{Advance: 1, Manual: -1, Values: []int64{3000}},
+			{Advance: 2, Manual: -1, Values: []int64{9000}, Fault: &fault{Person: true}},
+			{Advance: 2, Manual: -1, Values: []int64{9000}},
+		}},
+	},
+	{
+		name: "a person's scale-up between kube-hpa's read and its scale-down is decided again from the person's count",
+		s: seqScenario{Min: 1, Max: 20, Metrics: []metricSpec{{Type: "Object", Target: "AverageValue", Name: "m0", Value: 1000}}, Down: &rules{Window: 0}, Start: 8, Steps: []step{
+			{Advance: 1, Manual: -1, Values: []int64{2000}, Fault: &fault{Person: true, PersonReplicas: 12}},
+			{Advance: 3, Manual: -1, Values: []int64{2000}},
+		}},
+	},
+	{
+		name: "a rollout between read and write and a lost status update leave what upstream writes without them",
+		s: seqScenario{Max: 10, Metrics: []metricSpec{{Type: "External", Target: "Value", Name: "m0", Value: 1000}}, Start: 4, Steps: []step{
+			{Advance: 1, Manual: -1, Values: []int64{0}, Fault: &fault{Rollout: true, StatusConflict: true}},
+			{Advance: 2, Manual: -1, Values: []int64{5000}, Fault: &fault{StatusConflict: true}},
+		}},
+	},
+	{
 		name: "a recommendation exactly the legacy window old still holds the scale, on both",
 		s: seqScenario{Min: 1, Max: 10, Metrics: []metricSpec{{Type: "Object", Target: "AverageValue", Name: "m0", Value: 1000}}, Start: 5, Steps: []step{
 			{Advance: 1, Manual: -1, Values: []int64{5000}},
@@ -44,9 +66,7 @@ var seqRegressions = []struct {
 func TestReconcileRegressions(t *testing.T) {
 	for _, tc := range seqRegressions {
 		t.Run(tc.name, func(t *testing.T) {
-			run := func(s seqScenario) ([]observation, []observation) {
-				return runIn(t, s, upstreamController), runIn(t, s, ourController)
-			}
+			run := func(s seqScenario) ([]observation, []observation) { return runPair(t, s) }
 			up, ours := run(tc.s)
 			by, d := classifySeq(tc.s, up, ours, run)
 			if d != nil {

@@ -53,6 +53,8 @@ type step struct {
 	Values []int64
 	// Errs lists the metric indexes whose fetch fails in this step.
 	Errs []int
+	// Fault is what kube-hpa's world alone meets in this step (faults.go).
+	Fault *fault
 }
 
 // seqScenario is an HPA and a sequence of steps. It prints (row) as a Go

@@ -47,7 +47,7 @@ func TestReconcile(t *testing.T) {
 				t.Parallel()
 				for k, i := range indexes() {
 					if k%workers == w {
-						s := newGen(*seedFlag, 1_000_000_000+i).seqScenario()
+						s := generatedSeq(*seedFlag, i)
 						checkSeq(t, s, rep, fmt.Sprintf("-seed %d -case %d", *seedFlag, i))
 					}
 				}
@@ -57,29 +57,58 @@ func TestReconcile(t *testing.T) {
 	rep.finish(t)
 }
 
+// generatedSeq is the sequence of index i of a run seeded with seed, with
+// its faults.
+func generatedSeq(seed int64, i int) seqScenario {
+	return newGen(seed, 1_000_000_000+i).seqScenario().withFaults(newGen(seed, 2_000_000_000+i))
+}
+
 // runIn runs the scenario against one controller in a bubble of its own.
 func runIn(t *testing.T, s seqScenario, kind controllerKind) []observation {
 	t.Helper()
+	obs, _ := runWorld(t, s, kind)
+	return obs
+}
+
+// runWorld is runIn that also returns what the faults did.
+func runWorld(t *testing.T, s seqScenario, kind controllerKind) ([]observation, faultLog) {
+	t.Helper()
 	var obs []observation
+	var log faultLog
 	var err error
-	synctest.Test(t, func(*testing.T) { obs, err = s.run(kind) })
+	synctest.Test(t, func(*testing.T) { obs, log, err = s.run(kind) })
 	if err != nil {
 		t.Fatalf("%s: %v\n%s", kind, err, s.row())
 	}
-	return obs
+	return obs, log
+}
+
+// runPair runs kube-hpa's world with the scenario's faults, then
+// upstream's on the fresh states those faults stand for.
+func runPair(t *testing.T, s seqScenario) (up, ours []observation) {
+	t.Helper()
+	up, ours, _ = runPairLogged(t, s)
+	return up, ours
+}
+
+// runPairLogged is runPair that also returns what the faults did.
+func runPairLogged(t *testing.T, s seqScenario) (up, ours []observation, log faultLog) {
+	t.Helper()
+	ours, log = runWorld(t, s, ourController)
+	return runIn(t, s.forUpstream(log.landed), upstreamController), ours, log
 }
 
 func checkSeq(t *testing.T, s seqScenario, rep *report, where string) {
 	t.Helper()
-	run := func(s seqScenario) ([]observation, []observation) {
-		return runIn(t, s, upstreamController), runIn(t, s, ourController)
-	}
-	up, ours := run(s)
+	run := func(s seqScenario) ([]observation, []observation) { return runPair(t, s) }
+	up, ours, log := runPairLogged(t, s)
 	rep.count()
 	if diffObservations(up, ours) == nil {
+		rep.live(s, up, ours, log.tally, false)
 		return
 	}
 	by, d := classifySeq(s, up, ours, run)
+	rep.live(s, up, ours, log.tally, len(by) > 0)
 	if d == nil {
 		rep.add("", by, "")
 		return
@@ -109,9 +138,9 @@ func TestTrace(t *testing.T) {
 	if !*traceFlag || *caseFlag < 0 {
 		t.Skip("needs -trace and -case")
 	}
-	s := newGen(*seedFlag, 1_000_000_000+*caseFlag).seqScenario()
+	s := generatedSeq(*seedFlag, *caseFlag)
 	s.windowNudge = *nudgeFlag
-	up, ours := runIn(t, s, upstreamController), runIn(t, s, ourController)
+	up, ours := runPair(t, s)
 	t.Logf("%s", s.row())
 	for i := range s.Steps {
 		mark := ""

@@ -2,6 +2,7 @@ package differential
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -50,10 +52,15 @@ type observation struct {
 	Events []string
 }
 
-// scaleStore is the target's scale subresource.
+// scaleStore is the target's scale subresource, with the resourceVersion
+// checks of the API server: an update must carry the version of the
+// latest write. faults, in kube-hpa's world, are the step's writers that
+// land between its read and its update.
 type scaleStore struct {
 	mu       sync.Mutex
 	replicas int32
+	version  int
+	faults   *armedFaults
 }
 
 func (s *scaleStore) get() int32 {
@@ -66,22 +73,48 @@ func (s *scaleStore) set(n int32) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.replicas = n
+	s.version++
+}
+
+// update writes obj's replicas when it carries the latest version.
+func (s *scaleStore) update(obj *autoscalingv1.Scale) (*autoscalingv1.Scale, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.faults != nil {
+		err := s.faults.beforeScaleUpdate(func(replicas *int32) {
+			if replicas != nil {
+				s.replicas = *replicas
+			}
+			s.version++
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	if obj.ResourceVersion != fmt.Sprint(s.version) {
+		return nil, apierrors.NewConflict(schema.GroupResource{Group: "apps", Resource: "deployments"}, obj.Name, errors.New("the object has been modified"))
+	}
+	s.replicas = obj.Spec.Replicas
+	s.version++
+	out := obj.DeepCopy()
+	out.ResourceVersion = fmt.Sprint(s.version)
+	return out, nil
 }
 
 func (s *scaleStore) client() *scalefake.FakeScaleClient {
 	c := &scalefake.FakeScaleClient{}
 	c.AddReactor("get", "deployments", func(clienttesting.Action) (bool, runtime.Object, error) {
-		n := s.get()
+		s.mu.Lock()
+		defer s.mu.Unlock()
 		return true, &autoscalingv1.Scale{
-			ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: "web"},
-			Spec:       autoscalingv1.ScaleSpec{Replicas: n},
-			Status:     autoscalingv1.ScaleStatus{Replicas: n, Selector: "app=" + appLabel},
+			ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: "web", ResourceVersion: fmt.Sprint(s.version)},
+			Spec:       autoscalingv1.ScaleSpec{Replicas: s.replicas},
+			Status:     autoscalingv1.ScaleStatus{Replicas: s.replicas, Selector: "app=" + appLabel},
 		}, nil
 	})
 	c.AddReactor("update", "deployments", func(a clienttesting.Action) (bool, runtime.Object, error) {
-		obj := a.(clienttesting.UpdateAction).GetObject().(*autoscalingv1.Scale)
-		s.set(obj.Spec.Replicas)
-		return true, obj, nil
+		out, err := s.update(a.(clienttesting.UpdateAction).GetObject().(*autoscalingv1.Scale))
+		return true, out, err
 	})
 	return c
 }
@@ -110,8 +143,9 @@ func (k controllerKind) String() string {
 // run plays the scenario against one controller, in a synctest bubble so
 // that time only moves when every goroutine waits: reconciles happen at
 // exact multiples of the sync period from the HPA's creation, and each step
-// lands halfway between two of them. It returns one observation per step.
-func (s seqScenario) run(kind controllerKind) ([]observation, error) {
+// lands halfway between two of them. It returns one observation per step
+// and, in kube-hpa's world, what its faults did (faults.go).
+func (s seqScenario) run(kind controllerKind) ([]observation, faultLog, error) {
 	events := &eventLog{}
 	ctx, cancel := context.WithCancel(eventLogContext(context.Background(), events))
 	defer cancel()
@@ -123,6 +157,10 @@ func (s seqScenario) run(kind controllerKind) ([]observation, error) {
 	uniqueEventNames(client)
 	factory := informers.NewSharedInformerFactory(client, 0)
 	scales := &scaleStore{replicas: s.Start}
+	if kind == ourController {
+		scales.faults = &armedFaults{}
+		loseStatusUpdates(client, scales.faults)
+	}
 	f := newFakeMetrics()
 	hpaInformer := factory.Autoscaling().V2().HorizontalPodAutoscalers()
 	podInformer := factory.Core().V1().Pods()
@@ -154,7 +192,7 @@ func (s seqScenario) run(kind controllerKind) ([]observation, error) {
 			InitialReadinessDelay:        initialReadinessDelay,
 		})
 		if err != nil {
-			return nil, err
+			return nil, faultLog{}, err
 		}
 		runController = func() { c.Run(ctx, 1) }
 	}
@@ -170,21 +208,57 @@ func (s seqScenario) run(kind controllerKind) ([]observation, error) {
 	// Halfway to the first reconcile.
 	time.Sleep(syncPeriod / 2)
 	var out []observation
-	for _, st := range s.Steps {
+	landed := make([]bool, len(s.Steps))
+	for i, st := range s.Steps {
 		if err := s.apply(ctx, st, client, scales, f); err != nil {
-			return nil, err
+			return nil, faultLog{}, err
+		}
+		if scales.faults != nil {
+			scales.faults.arm(st.Fault)
 		}
 		synctest.Wait()
-		time.Sleep(time.Duration(st.Advance) * syncPeriod)
+		// Just past the step's first pass: a person's scale that no
+		// update of that pass met lands now, in both worlds.
+		time.Sleep(syncPeriod/2 + time.Millisecond)
+		synctest.Wait()
+		landed[i] = s.landPerson(st, scales)
+		time.Sleep(time.Duration(st.Advance)*syncPeriod - syncPeriod/2 - time.Millisecond)
 		synctest.Wait()
 		o, err := observe(ctx, client, scales, t0)
 		if err != nil {
-			return nil, err
+			return nil, faultLog{}, err
 		}
 		o.Events = events.take()
 		out = append(out, o)
 	}
-	return out, nil
+	log := faultLog{landed: landed}
+	if scales.faults != nil {
+		log.tally = scales.faults.tally()
+	}
+	return out, log, nil
+}
+
+// faultLog is what the faults of kube-hpa's world did: whether each step's
+// Person fault landed inside a pass, and the tally.
+type faultLog struct {
+	landed []bool
+	tally  faultTally
+}
+
+// landPerson sets the person's scale of st's Person fault that did not
+// land inside the step's first pass, and reports whether it had.
+func (s seqScenario) landPerson(st step, scales *scaleStore) bool {
+	if scales.faults != nil {
+		p, landed := scales.faults.unlanded()
+		if p != nil {
+			scales.set(*p)
+		}
+		return landed
+	}
+	if st.Fault != nil && st.Fault.Person {
+		scales.set(st.Fault.PersonReplicas)
+	}
+	return false
 }
 
 // apply makes the world what the step says.
@@ -291,6 +365,17 @@ func (o observation) String() string {
 		b.WriteString(e)
 	}
 	return b.String()
+}
+
+// loseStatusUpdates has kube-hpa's status update lose to another writer of
+// the HPA when the step's fault says so.
+func loseStatusUpdates(client *fake.Clientset, faults *armedFaults) {
+	client.PrependReactor("update", "horizontalpodautoscalers", func(a clienttesting.Action) (bool, runtime.Object, error) {
+		if a.GetSubresource() != "status" || !faults.beforeStatusUpdate() {
+			return false, nil, nil
+		}
+		return true, nil, apierrors.NewConflict(schema.GroupResource{Group: "autoscaling", Resource: "horizontalpodautoscalers"}, "web", errors.New("the object has been modified"))
+	})
 }
 
 // uniqueEventNames makes the fake API server give every new event a name of

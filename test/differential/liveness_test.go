@@ -1,0 +1,94 @@
+package differential
+
+import (
+	"fmt"
+	"strings"
+)
+
+// The liveness table says that a run exercised what it claims to compare:
+// how many sequences made each controller rescale (a run where neither
+// ever scales agrees trivially), by class of sequence, and how many of the
+// faults kube-hpa's world armed met one of its writes.
+
+// rescaleCount is how many rescales a run's events report.
+func rescaleCount(obs []observation) int {
+	n := 0
+	for _, o := range obs {
+		for _, e := range o.Events {
+			if strings.Contains(e, "SuccessfulRescale") {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// liveness counts, per class of sequence, the sequences in which each
+// controller rescaled.
+type liveness struct {
+	sequences, upstream, kubeHPA, onlyUpstream, onlyKubeHPA int
+	// unexcused counts the sequences in which one controller rescaled and
+	// the other did not, that no allow-list entry excused.
+	unexcused int
+}
+
+// seqClass names the class of a sequence for the liveness table.
+func seqClass(s seqScenario) string {
+	for _, st := range s.Steps {
+		if st.Fault != nil {
+			return "with faults"
+		}
+	}
+	return "without faults"
+}
+
+// live records one sequence in the liveness table; excused says whether
+// an allow-list entry accepted a difference of it.
+func (r *report) live(s seqScenario, up, ours []observation, tally faultTally, excused bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.liveness == nil {
+		r.liveness = map[string]*liveness{}
+	}
+	class := seqClass(s)
+	l := r.liveness[class]
+	if l == nil {
+		l = &liveness{}
+		r.liveness[class] = l
+	}
+	u, k := rescaleCount(up) > 0, rescaleCount(ours) > 0
+	l.sequences++
+	l.upstream += boolCount(u)
+	l.kubeHPA += boolCount(k)
+	l.onlyUpstream += boolCount(u && !k)
+	l.onlyKubeHPA += boolCount(k && !u)
+	l.unexcused += boolCount(u != k && !excused)
+	r.faults.add(tally)
+}
+
+// livenessTable prints the liveness table.
+func (r *report) livenessTable() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "  liveness: sequences that rescale (upstream / kube-hpa / upstream only / kube-hpa only)\n")
+	for _, class := range []string{"without faults", "with faults"} {
+		if l := r.liveness[class]; l != nil {
+			fmt.Fprintf(&b, "    %-15s %6d sequences: %6d / %6d / %d / %d\n", class, l.sequences, l.upstream, l.kubeHPA, l.onlyUpstream, l.onlyKubeHPA)
+		}
+	}
+	f := r.faults
+	fmt.Fprintf(&b, "  faults met by a write of kube-hpa (armed): rollout %d (%d), person's scale %d (%d), status conflict %d (%d)\n",
+		f.Fired.Rollout, f.Armed.Rollout, f.Fired.Person, f.Armed.Person, f.Fired.Status, f.Armed.Status)
+	return b.String()
+}
+
+// unexplainedLiveness lists the classes with sequences in which one
+// controller rescaled and the other did not, with no excuse.
+func (r *report) unexplainedLiveness() []string {
+	var out []string
+	for class, l := range r.liveness {
+		if l.unexcused > 0 {
+			out = append(out, fmt.Sprintf("%s: %d", class, l.unexcused))
+		}
+	}
+	return out
+}
