@@ -25,11 +25,13 @@ import (
 	scalefake "k8s.io/client-go/scale/fake"
 	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/record"
+	"k8s.io/component-base/featuregate"
 	kubemetrics "k8s.io/component-base/metrics"
 	upstream "k8s.io/kubernetes/pkg/controller/podautoscaler"
 	"k8s.io/utils/clock"
 
 	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler"
+	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/metrics"
 	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/monitor"
 	"github.com/kube-hpa/kube-hpa/pkg/features"
 	"github.com/kube-hpa/kube-hpa/pkg/hpaclient"
@@ -140,6 +142,16 @@ func (k controllerKind) String() string {
 	return "kube-hpa"
 }
 
+// ourGates are kube-hpa's gates as shipped, with the KEP gates on: the
+// scenarios have no fallback configured, where the KEP changes nothing.
+func ourGates() featuregate.FeatureGate {
+	gates := features.NewFeatureGate()
+	if err := gates.SetFromMap(map[string]bool{string(features.HPAExternalMetricFallback): true, string(features.HPAScaleToZero): true}); err != nil {
+		panic(err)
+	}
+	return gates
+}
+
 // run plays the scenario against one controller, in a synctest bubble so
 // that time only moves when every goroutine waits: reconciles happen at
 // exact multiples of the sync period from the HPA's creation, and each step
@@ -180,11 +192,12 @@ func (s seqScenario) run(kind controllerKind) ([]observation, faultLog, error) {
 			PodInformer:                  podInformer,
 			ScaleClient:                  scales.client(),
 			Mapper:                       restMapper(),
-			MetricsClient:                ourClient{f},
+			// Shared external fetches, as shipped (a window of the period).
+			MetricsClient:                metrics.NewSharedExternal(ourClient{f}, syncPeriod, clock.RealClock{}),
 			EventRecorder:                broadcaster.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "horizontal-pod-autoscaler"}),
 			Monitor:                      monitor.New(kubemetrics.NewKubeRegistry()),
 			Clock:                        clock.RealClock{},
-			Gates:                        features.NewFeatureGate(),
+			Gates:                        ourGates(),
 			SyncPeriod:                   syncPeriod,
 			Tolerance:                    tolerance,
 			DownscaleStabilizationWindow: downscaleWindow + s.windowNudge,
