@@ -188,10 +188,10 @@ func (s seqScenario) run(kind controllerKind) ([]observation, faultLog, error) {
 		broadcaster.StartStructuredLogging(eventLoggingLevel)
 		broadcaster.StartRecordingToSink(&v1core.EventSinkImpl{Interface: client.CoreV1().Events("")})
 		c, err := podautoscaler.New(podautoscaler.Options{
-			Sources:                      []podautoscaler.HPASource{hpaclient.NewNativeSource(client.AutoscalingV2(), hpaInformer.Informer())},
-			PodInformer:                  podInformer,
-			ScaleClient:                  scales.client(),
-			Mapper:                       restMapper(),
+			Sources:     []podautoscaler.HPASource{hpaclient.NewNativeSource(client.AutoscalingV2(), hpaInformer.Informer())},
+			PodInformer: podInformer,
+			ScaleClient: scales.client(),
+			Mapper:      restMapper(),
 			// Shared external fetches, as shipped (a window of the period).
 			MetricsClient:                metrics.NewSharedExternal(ourClient{f}, syncPeriod, clock.RealClock{}),
 			EventRecorder:                broadcaster.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "horizontal-pod-autoscaler"}),

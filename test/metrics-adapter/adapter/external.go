@@ -14,8 +14,10 @@ import (
 
 // GetExternalMetric answers the series of an external.<metric> key whose
 // labels match selector, in any namespace, after playing the metric's
-// fault, or fault.external's.
+// fault, or fault.external's. The fetch log records the request when it
+// arrives, before any delay.
 func (p *Provider) GetExternalMetric(ctx context.Context, _ string, selector labels.Selector, info provider.ExternalMetricInfo) (list *external_metrics.ExternalMetricValueList, err error) {
+	p.fetchLog.record(APIExternal, info.Metric, selector, p.clock.Now())
 	defer func() {
 		items := 0
 		if list != nil {

@@ -24,20 +24,25 @@ type Options struct {
 	Clock clock.Clock
 	// Counter counts fetches; nothing is counted when nil.
 	Counter *FetchCounter
+	// FetchLog records when each external metric series was asked for;
+	// nothing is recorded when nil.
+	FetchLog *FetchLog
 	// Prometheus answers the metrics that carry a query (Prometheus mode);
 	// without it such metrics fail with an error that says why.
 	Prometheus PrometheusClients
 }
 
 // Provider serves the external and custom metrics of a Source. It is safe
-// for concurrent use: it keeps no state of its own besides the counter
-// and the Prometheus clients.
+// for concurrent use: it keeps no state of its own besides the counter,
+// the fetch log and the Prometheus clients.
 type Provider struct {
 	source  Source
 	mapper  meta.RESTMapper
 	lister  ObjectLister
 	clock   clock.Clock
 	counter *FetchCounter
+	// fetchLog may be nil.
+	fetchLog *FetchLog
 	// prometheus may be nil.
 	prometheus PrometheusClients
 }
@@ -59,6 +64,7 @@ func New(opts Options) (*Provider, error) {
 		lister:     opts.Lister,
 		clock:      opts.Clock,
 		counter:    opts.Counter,
+		fetchLog:   opts.FetchLog,
 		prometheus: opts.Prometheus,
 	}, nil
 }

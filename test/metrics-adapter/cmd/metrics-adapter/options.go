@@ -20,6 +20,9 @@ const (
 	defaultPrometheusTimeout = 5 * time.Second
 	// fetchesPath serves the fetch counters as JSON.
 	fetchesPath = "/debug/fetches"
+	// fetchTimesPath serves the times of the external metric fetches of
+	// each series as JSON.
+	fetchTimesPath = "/debug/fetch-times"
 )
 
 // options are the adapter's flags: those of custom-metrics-apiserver's
@@ -48,7 +51,7 @@ func newOptions(fs *pflag.FlagSet) *options {
 	// kept in memory, instead of being written under the working directory.
 	server.SecureServing.ServerCert.CertDirectory = ""
 	// Counters are for anyone on the machine, like the health checks.
-	server.Authorization.AlwaysAllowPaths = append(server.Authorization.AlwaysAllowPaths, "/metrics", fetchesPath)
+	server.Authorization.AlwaysAllowPaths = append(server.Authorization.AlwaysAllowPaths, "/metrics", fetchesPath, fetchTimesPath)
 
 	o.base.Name = "kube-hpa-test-metrics-adapter"
 	o.base.FlagSet = fs

@@ -71,7 +71,7 @@ func TestOptions(t *testing.T) {
 			if o.base.SecureServing.ServerCert.CertDirectory != "" {
 				t.Errorf("a self-signed certificate would be written under %q", o.base.SecureServing.ServerCert.CertDirectory)
 			}
-			for _, path := range []string{"/metrics", fetchesPath, "/healthz"} {
+			for _, path := range []string{"/metrics", fetchesPath, fetchTimesPath, "/healthz"} {
 				if !slices.Contains(o.base.Authorization.AlwaysAllowPaths, path) {
 					t.Errorf("%s needs authorization: always allowed are %v", path, o.base.Authorization.AlwaysAllowPaths)
 				}

@@ -50,11 +50,13 @@ func run(ctx context.Context, o *options) error {
 		return err
 	}
 	counter := adapter.NewFetchCounter()
+	fetchLog := adapter.NewFetchLog(0)
 	provider, err := adapter.New(adapter.Options{
-		Source:  source,
-		Mapper:  mapper,
-		Lister:  adapter.NewMetadataLister(metadataClient, mapper),
-		Counter: counter,
+		Source:   source,
+		Mapper:   mapper,
+		Lister:   adapter.NewMetadataLister(metadataClient, mapper),
+		Counter:  counter,
+		FetchLog: fetchLog,
 		Prometheus: adapter.NewPrometheusPool(adapter.PrometheusPoolOptions{
 			DefaultURL: o.prometheusURL,
 			Timeout:    o.prometheusTimeout,
@@ -76,5 +78,6 @@ func run(ctx context.Context, o *options) error {
 		return err
 	}
 	server.GenericAPIServer.Handler.NonGoRestfulMux.Handle(fetchesPath, counter)
+	server.GenericAPIServer.Handler.NonGoRestfulMux.Handle(fetchTimesPath, fetchLog)
 	return o.base.Run(ctx)
 }
