@@ -187,12 +187,12 @@ func (s seqScenario) run(kind controllerKind) ([]observation, faultLog, error) {
 		broadcaster := record.NewBroadcaster(record.WithContext(ctx))
 		broadcaster.StartStructuredLogging(eventLoggingLevel)
 		broadcaster.StartRecordingToSink(&v1core.EventSinkImpl{Interface: client.CoreV1().Events("")})
+		// As shipped: shared external fetches (a window of the period).
 		c, err := podautoscaler.New(podautoscaler.Options{
-			Sources:     []podautoscaler.HPASource{hpaclient.NewNativeSource(client.AutoscalingV2(), hpaInformer.Informer())},
-			PodInformer: podInformer,
-			ScaleClient: scales.client(),
-			Mapper:      restMapper(),
-			// Shared external fetches, as shipped (a window of the period).
+			Sources:                      []podautoscaler.HPASource{hpaclient.NewNativeSource(client.AutoscalingV2(), hpaInformer.Informer())},
+			PodInformer:                  podInformer,
+			ScaleClient:                  scales.client(),
+			Mapper:                       restMapper(),
 			MetricsClient:                metrics.NewSharedExternal(ourClient{f}, syncPeriod, clock.RealClock{}),
 			EventRecorder:                broadcaster.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "horizontal-pod-autoscaler"}),
 			Monitor:                      monitor.New(kubemetrics.NewKubeRegistry()),
