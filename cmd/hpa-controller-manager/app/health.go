@@ -1,42 +1,99 @@
 package app
 
 import (
+	"errors"
+	"fmt"
 	"net/http"
 	"sync/atomic"
+	"time"
 
+	"k8s.io/client-go/tools/leaderelection"
 	"k8s.io/component-base/metrics"
 )
 
-// healthState is what /readyz reports: ready once this replica can do its
-// part. A standby replica is ready (it serves the webhook and waits for the
-// lease); the leader is ready once its caches have synced.
+// leaseHealthTimeout is how long past its renew deadline a leader may go
+// without renewing its lease before /healthz fails, as kube-controller-
+// manager's leader election health check allows.
+const leaseHealthTimeout = 20 * time.Second
+
+// stallPeriods is how many sync periods the workers may go without
+// finishing a pass, while HPAs are due, before /healthz fails.
+const stallPeriods = 3
+
+// healthState is what /healthz and /readyz report.
+//
+// Ready: a standby replica is ready (it serves the webhook and waits for
+// the lease); the leader is ready once its caches have synced; a replica
+// that serves the webhook is ready only once the webhook serves.
+//
+// Healthy (else the kubelet restarts the pod): a leader keeps renewing its
+// lease, and its workers keep finishing passes while HPAs are due.
 type healthState struct {
 	leading atomic.Bool
 	// synced is the leader's controller's HasSynced, once there is one.
 	synced atomic.Pointer[func() bool]
+	// stalled is the leader's controller's Stalled check, once there is one.
+	stalled atomic.Pointer[func() error]
+	// webhook says whether the webhook serves, when this replica serves
+	// one.
+	webhook atomic.Pointer[func() error]
+	// lease fails while this replica leads without renewing its lease.
+	lease *leaderelection.HealthzAdaptor
 }
 
-func newHealthState() *healthState { return &healthState{} }
+func newHealthState() *healthState {
+	return &healthState{lease: leaderelection.NewLeaderHealthzAdaptor(leaseHealthTimeout)}
+}
 
 // setSynced makes readiness follow hasSynced, asked at each probe.
 func (h *healthState) setSynced(hasSynced func() bool) { h.synced.Store(&hasSynced) }
 
-func (h *healthState) ready() bool {
-	if !h.leading.Load() {
-		return true
+// setStalled makes liveness follow stalled, asked at each probe.
+func (h *healthState) setStalled(stalled func() error) { h.stalled.Store(&stalled) }
+
+// setWebhook makes readiness follow serving, asked at each probe.
+func (h *healthState) setWebhook(serving func() error) { h.webhook.Store(&serving) }
+
+func (h *healthState) ready() error {
+	if webhook := h.webhook.Load(); webhook != nil {
+		if err := (*webhook)(); err != nil {
+			return fmt.Errorf("webhook: %w", err)
+		}
 	}
-	synced := h.synced.Load()
-	return synced != nil && (*synced)()
+	if !h.leading.Load() {
+		return nil
+	}
+	if synced := h.synced.Load(); synced == nil || !(*synced)() {
+		return errors.New("caches not synced")
+	}
+	return nil
+}
+
+func (h *healthState) healthy(r *http.Request) error {
+	var errs []error
+	if err := h.lease.Check(r); err != nil {
+		errs = append(errs, fmt.Errorf("leader election: %w", err))
+	}
+	if stalled := h.stalled.Load(); h.leading.Load() && stalled != nil {
+		if err := (*stalled)(); err != nil {
+			errs = append(errs, fmt.Errorf("workers: %w", err))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 func healthMux(h *healthState, registry metrics.KubeRegistry) *http.ServeMux {
 	mux := http.NewServeMux()
-	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) {
+	mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) {
+		if err := h.healthy(r); err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
 		_, _ = w.Write([]byte("ok"))
 	})
 	mux.HandleFunc("/readyz", func(w http.ResponseWriter, _ *http.Request) {
-		if !h.ready() {
-			http.Error(w, "caches not synced", http.StatusServiceUnavailable)
+		if err := h.ready(); err != nil {
+			http.Error(w, err.Error(), http.StatusServiceUnavailable)
 			return
 		}
 		_, _ = w.Write([]byte("ok"))

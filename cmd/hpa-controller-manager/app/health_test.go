@@ -1,18 +1,28 @@
 package app
 
-import "testing"
+import (
+	"errors"
+	"net/http/httptest"
+	"strings"
+	"testing"
+)
 
 func TestReadiness(t *testing.T) {
 	cases := []struct {
 		name    string
 		leading bool
-		synced  func() bool // nil: no controller yet
-		want    bool
+		synced  func() bool  // nil: no controller yet
+		webhook func() error // nil: no webhook served
+		want    string       // "" for ready
 	}{
-		{name: "a standby replica is ready", leading: false, want: true},
-		{name: "a leader without a controller yet is not ready", leading: true, want: false},
-		{name: "a leader whose controller has not synced is not ready", leading: true, synced: func() bool { return false }, want: false},
-		{name: "a leader whose controller has synced is ready", leading: true, synced: func() bool { return true }, want: true},
+		{name: "a standby replica is ready", leading: false},
+		{name: "a leader without a controller yet is not ready", leading: true, want: "caches not synced"},
+		{name: "a leader whose controller has not synced is not ready", leading: true, synced: func() bool { return false }, want: "caches not synced"},
+		{name: "a leader whose controller has synced is ready", leading: true, synced: func() bool { return true }},
+		{name: "a standby whose webhook does not serve is not ready", webhook: func() error { return errors.New("no certificate") }, want: "webhook: no certificate"},
+		{name: "a synced leader whose webhook does not serve is not ready", leading: true, synced: func() bool { return true },
+			webhook: func() error { return errors.New("not listening") }, want: "webhook: not listening"},
+		{name: "a standby whose webhook serves is ready", webhook: func() error { return nil }},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -21,9 +31,55 @@ func TestReadiness(t *testing.T) {
 			if tc.synced != nil {
 				h.setSynced(tc.synced)
 			}
-			if got := h.ready(); got != tc.want {
-				t.Errorf("ready = %v, want %v", got, tc.want)
+			if tc.webhook != nil {
+				h.setWebhook(tc.webhook)
 			}
+			checkProbe(t, h, "/readyz", tc.want)
 		})
+	}
+}
+
+// TestLiveness pins what /healthz fails on: a leader whose workers are
+// stuck; a standby or a leader whose workers move is healthy. (The lease
+// watchdog's own check is client-go's; it passes while nothing leads.)
+func TestLiveness(t *testing.T) {
+	cases := []struct {
+		name    string
+		leading bool
+		stalled func() error // nil: no controller yet
+		want    string
+	}{
+		{name: "a standby replica is healthy"},
+		{name: "a leader without a controller yet is healthy", leading: true},
+		{name: "a leader whose workers move is healthy", leading: true, stalled: func() error { return nil }},
+		{name: "a leader whose workers are stuck is not healthy", leading: true,
+			stalled: func() error { return errors.New("no HPA pass finished for 1m0s") }, want: "workers: no HPA pass finished for 1m0s"},
+		{name: "a replica that stopped leading is healthy whatever its old controller says",
+			stalled: func() error { return errors.New("stuck") }},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHealthState()
+			h.leading.Store(tc.leading)
+			if tc.stalled != nil {
+				h.setStalled(tc.stalled)
+			}
+			checkProbe(t, h, "/healthz", tc.want)
+		})
+	}
+}
+
+// checkProbe asks h's mux for path and checks the answer: 200 "ok" when
+// want is empty, else an error status whose body says want.
+func checkProbe(t *testing.T, h *healthState, path, want string) {
+	t.Helper()
+	rec := httptest.NewRecorder()
+	healthMux(h, nil).ServeHTTP(rec, httptest.NewRequest("GET", path, nil))
+	body := strings.TrimSpace(rec.Body.String())
+	switch {
+	case want == "" && (rec.Code != 200 || body != "ok"):
+		t.Errorf("%s = %d %q, want 200 ok", path, rec.Code, body)
+	case want != "" && (rec.Code < 500 || !strings.Contains(body, want)):
+		t.Errorf("%s = %d %q, want a failure saying %q", path, rec.Code, body, want)
 	}
 }

@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 
@@ -17,8 +18,12 @@ import (
 
 // runWithLeaderElection runs lead while this replica holds the Lease. On
 // shutdown the lease is released, so that the other replica takes over at
-// once instead of after the lease duration.
-func runWithLeaderElection(ctx context.Context, cfg *config.Config, clients *clients, registry metrics.KubeRegistry, lead func(context.Context) error) error {
+// once instead of after the lease duration. It returns, and the process
+// exits non-zero as kube-controller-manager's does, when the lease is lost
+// or when lead returns while leading (the controllers could not start, or
+// stopped): a replica that holds the lease and does nothing would keep
+// every HPA of the cluster unserved.
+func runWithLeaderElection(ctx context.Context, cfg *config.Config, clients *clients, registry metrics.KubeRegistry, watchdog *leaderelection.HealthzAdaptor, lead func(context.Context) error) error {
 	logger := klog.FromContext(ctx)
 	leading := newLeaderGauge(registry)
 	hostname, err := os.Hostname()
@@ -32,19 +37,29 @@ func runWithLeaderElection(ctx context.Context, cfg *config.Config, clients *cli
 		Client:     clients.kube.CoordinationV1(),
 		LockConfig: resourcelock.ResourceLockConfig{Identity: id},
 	}
-	var leadErr error
-	leaderelection.RunOrDie(ctx, leaderelection.LeaderElectionConfig{
+	electionCtx, stopElection := context.WithCancel(ctx)
+	defer stopElection()
+	// The leading callback runs in a goroutine of its own; its outcome comes
+	// back here.
+	ended := make(chan error, 1)
+	leaderelection.RunOrDie(electionCtx, leaderelection.LeaderElectionConfig{
 		Lock:            lock,
 		LeaseDuration:   le.LeaseDuration.Duration,
 		RenewDeadline:   le.RenewDeadline.Duration,
 		RetryPeriod:     le.RetryPeriod.Duration,
 		ReleaseOnCancel: true,
 		Name:            le.ResourceName,
+		WatchDog:        watchdog,
 		Callbacks: leaderelection.LeaderCallbacks{
 			OnStartedLeading: func(ctx context.Context) {
 				logger.Info("Became leader", "identity", id)
 				leading.WithLabelValues(le.ResourceName).Set(1)
-				leadErr = lead(ctx)
+				err := lead(ctx)
+				if err == nil && ctx.Err() == nil {
+					err = errors.New("the controllers stopped while this replica leads")
+				}
+				ended <- err
+				stopElection()
 			},
 			OnStoppedLeading: func() {
 				logger.Info("Stopped leading", "identity", id)
@@ -57,12 +72,19 @@ func runWithLeaderElection(ctx context.Context, cfg *config.Config, clients *cli
 			},
 		},
 	})
-	if ctx.Err() == nil && leadErr == nil {
+	select {
+	case err := <-ended:
+		if err != nil && ctx.Err() == nil {
+			return fmt.Errorf("leading: %w", err)
+		}
+	default:
+	}
+	if ctx.Err() == nil {
 		// Losing the lease without being asked to stop: exit so that a
 		// restart starts from a clean state, as kube-controller-manager does.
-		return fmt.Errorf("leader election lost")
+		return errors.New("leader election lost")
 	}
-	return leadErr
+	return nil
 }
 
 // newLeaderGauge registers kube-controller-manager's leader gauge: 1 while

@@ -135,6 +135,8 @@ type Controller struct {
 	passes *passLog
 	// lane bounds the workers that slow HPAs hold (slowlane.go).
 	lane *slowLane
+	// progress tells a liveness probe whether the workers move (progress.go).
+	progress progress
 }
 
 // New builds a Controller and registers its event handlers.
@@ -205,6 +207,7 @@ func (c *Controller) Run(ctx context.Context, workers int) {
 		return
 	}
 	c.lane.resize(workers)
+	c.progress.mark(c.opts.Clock.Now())
 	for range workers {
 		wg.Go(func() { wait.UntilWithContext(ctx, c.worker, time.Second) })
 	}
@@ -277,6 +280,7 @@ func (c *Controller) processNextWorkItem(ctx context.Context) bool {
 		return false
 	}
 	defer c.queue.Done(key)
+	defer func() { c.progress.mark(c.opts.Clock.Now()) }()
 
 	admitted, release := c.lane.admit(key)
 	if !admitted {
