@@ -30,6 +30,7 @@ variants=(
   "--set serviceMonitor.enabled=true --set manageNativeHPAs=true --set extraArgs={--v=2}"
   "--set webhook.enabled=false --set crds.install=false --set rbac.create=false --set serviceAccount.create=false --set serviceAccount.name=existing"
   "--set crds.keep=false --set featureGates.HPAExternalMetricFallback=false"
+  "--set podDisruptionBudget.enabled=false --set topologySpread.enabled=false --set priorityClassName=system-cluster-critical --set replicaCount=1"
 )
 for v in "${variants[@]}"; do
   # shellcheck disable=SC2086 # each variant is a list of flags
