@@ -14,7 +14,10 @@
 //     status (replicas, currentMetrics, conditions) and the events recorded
 //     during the step, in order, as each controller records them: client-go's
 //     correlator, which aggregates and drops events at random, comes after
-//     (events.go). kube-hpa's world also meets faults that upstream's does
+//     (events.go). kube-hpa runs as shipped: passes spread over the period
+//     (both worlds start on the HPA's slot, so its passes must come when
+//     upstream's do), shared external fetches, the KEP gates on. Its world
+//     also meets faults that upstream's does
 //     not (faults.go): another writer's change of the target, or a person's
 //     scale, between its read and its scale update, and status updates
 //     lost to another writer; upstream's world has the person's scale

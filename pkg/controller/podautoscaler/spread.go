@@ -107,3 +107,12 @@ func (n cadence) untilSlot(now time.Time) time.Duration {
 	}
 	return max(nextSlot(after.Add(1), n.period, spreadOffset(n.slotKey, n.period)).Sub(now), 0)
 }
+
+// SpreadOffset is where, within period, the passes of hpa (an HPA of the
+// source at sourceIndex of Options.Sources, native or extended) land when
+// reconciles are spread, counted from the Unix epoch. It is for harnesses
+// that line another controller's passes up with this one's.
+func SpreadOffset(sourceIndex int, hpa metav1.Object, period time.Duration) time.Duration {
+	key := hpaKey{source: sourceIndex, namespace: hpa.GetNamespace(), name: hpa.GetName()}
+	return spreadOffset(slotKey(key, hpa), period)
+}
