@@ -14,7 +14,8 @@
 //     status (replicas, currentMetrics, conditions) and the events recorded
 //     during the step, in order, as each controller records them: client-go's
 //     correlator, which aggregates and drops events at random, comes after
-//     (events.go). kube-hpa runs as shipped: passes spread over the period
+//     (events.go). kube-hpa runs as shipped: the scale read from a watch of
+//     the Deployment (the scale cache), passes spread over the period
 //     (both worlds start on the HPA's slot, so its passes must come when
 //     upstream's do), shared external fetches, the KEP gates on. Its world
 //     also meets faults that upstream's does

@@ -90,6 +90,8 @@ type armedFaults struct {
 // met a write of kube-hpa's (the others had nothing to interleave with).
 type faultTally struct {
 	Armed, Fired struct{ Rollout, Person, Status int }
+	// ScaleGets counts the reads of the scale subresource.
+	ScaleGets int
 }
 
 func (t *faultTally) add(o faultTally) {
@@ -99,6 +101,7 @@ func (t *faultTally) add(o faultTally) {
 	t.Fired.Rollout += o.Fired.Rollout
 	t.Fired.Person += o.Fired.Person
 	t.Fired.Status += o.Fired.Status
+	t.ScaleGets += o.ScaleGets
 }
 
 func (a *armedFaults) arm(f *fault) {

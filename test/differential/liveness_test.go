@@ -44,7 +44,8 @@ func seqClass(s seqScenario) string {
 
 // live records one sequence in the liveness table; excused says whether
 // an allow-list entry accepted a difference of it.
-func (r *report) live(s seqScenario, up, ours []observation, tally faultTally, excused bool) {
+func (r *report) live(s seqScenario, up, ours []observation, log faultLog, excused bool) {
+	tally := log.tally
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.liveness == nil {
@@ -64,6 +65,7 @@ func (r *report) live(s seqScenario, up, ours []observation, tally faultTally, e
 	l.onlyKubeHPA += boolCount(k && !u)
 	l.unexcused += boolCount(u != k && !excused)
 	r.faults.add(tally)
+	r.upstreamScaleGets += log.upstreamScaleGets
 }
 
 // livenessTable prints the liveness table.
@@ -78,6 +80,7 @@ func (r *report) livenessTable() string {
 	f := r.faults
 	fmt.Fprintf(&b, "  faults met by a write of kube-hpa (armed): rollout %d (%d), person's scale %d (%d), status conflict %d (%d)\n",
 		f.Fired.Rollout, f.Armed.Rollout, f.Fired.Person, f.Armed.Person, f.Fired.Status, f.Armed.Status)
+	fmt.Fprintf(&b, "  scale subresource reads: kube-hpa %d (from its watch otherwise), upstream %d\n", f.ScaleGets, r.upstreamScaleGets)
 	return b.String()
 }
 

@@ -22,8 +22,9 @@ type report struct {
 	seed       int64
 	suiteLabel string
 	// liveness and faults make the liveness table (liveness_test.go).
-	liveness map[string]*liveness
-	faults   faultTally
+	liveness          map[string]*liveness
+	faults            faultTally
+	upstreamScaleGets int
 }
 
 func newReport(label string, seed int64) *report {

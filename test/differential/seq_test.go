@@ -95,7 +95,9 @@ func runPair(t *testing.T, s seqScenario) (up, ours []observation) {
 func runPairLogged(t *testing.T, s seqScenario) (up, ours []observation, log faultLog) {
 	t.Helper()
 	ours, log = runWorld(t, s, ourController)
-	return runIn(t, s.forUpstream(log.landed), upstreamController), ours, log
+	up, upLog := runWorld(t, s.forUpstream(log.landed), upstreamController)
+	log.upstreamScaleGets = upLog.tally.ScaleGets
+	return up, ours, log
 }
 
 func checkSeq(t *testing.T, s seqScenario, rep *report, where string) {
@@ -104,11 +106,11 @@ func checkSeq(t *testing.T, s seqScenario, rep *report, where string) {
 	up, ours, log := runPairLogged(t, s)
 	rep.count()
 	if diffObservations(up, ours) == nil {
-		rep.live(s, up, ours, log.tally, false)
+		rep.live(s, up, ours, log, false)
 		return
 	}
 	by, d := classifySeq(s, up, ours, run)
-	rep.live(s, up, ours, log.tally, len(by) > 0)
+	rep.live(s, up, ours, log, len(by) > 0)
 	if d == nil {
 		rep.add("", by, "")
 		return

@@ -10,7 +10,6 @@ import (
 	"testing/synctest"
 	"time"
 
-	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -22,7 +21,6 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/kubernetes/scheme"
 	v1core "k8s.io/client-go/kubernetes/typed/core/v1"
-	scalefake "k8s.io/client-go/scale/fake"
 	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/component-base/featuregate"
@@ -35,6 +33,7 @@ import (
 	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/monitor"
 	"github.com/kube-hpa/kube-hpa/pkg/features"
 	"github.com/kube-hpa/kube-hpa/pkg/hpaclient"
+	"github.com/kube-hpa/kube-hpa/pkg/scalecache"
 )
 
 // landAfter is how long after a step's first pass is due a person's scale
@@ -56,85 +55,6 @@ type observation struct {
 	Scale  int32
 	Status autoscalingv2.HorizontalPodAutoscalerStatus
 	Events []string
-}
-
-// scaleStore is the target's scale subresource, with the resourceVersion
-// checks of the API server: an update must carry the version of the
-// latest write. faults, in kube-hpa's world, are the step's writers that
-// land between its read and its update.
-type scaleStore struct {
-	mu       sync.Mutex
-	replicas int32
-	version  int
-	faults   *armedFaults
-	// exists: the target has been created (by the first step).
-	exists bool
-}
-
-// create makes the target exist.
-func (s *scaleStore) create() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.exists = true
-}
-
-func (s *scaleStore) get() int32 {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.replicas
-}
-
-func (s *scaleStore) set(n int32) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.replicas = n
-	s.version++
-}
-
-// update writes obj's replicas when it carries the latest version.
-func (s *scaleStore) update(obj *autoscalingv1.Scale) (*autoscalingv1.Scale, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.faults != nil {
-		err := s.faults.beforeScaleUpdate(func(replicas *int32) {
-			if replicas != nil {
-				s.replicas = *replicas
-			}
-			s.version++
-		})
-		if err != nil {
-			return nil, err
-		}
-	}
-	if obj.ResourceVersion != fmt.Sprint(s.version) {
-		return nil, apierrors.NewConflict(schema.GroupResource{Group: "apps", Resource: "deployments"}, obj.Name, errors.New("the object has been modified"))
-	}
-	s.replicas = obj.Spec.Replicas
-	s.version++
-	out := obj.DeepCopy()
-	out.ResourceVersion = fmt.Sprint(s.version)
-	return out, nil
-}
-
-func (s *scaleStore) client() *scalefake.FakeScaleClient {
-	c := &scalefake.FakeScaleClient{}
-	c.AddReactor("get", "deployments", func(clienttesting.Action) (bool, runtime.Object, error) {
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		if !s.exists {
-			return true, nil, apierrors.NewNotFound(schema.GroupResource{Group: "apps", Resource: "deployments"}, "web")
-		}
-		return true, &autoscalingv1.Scale{
-			ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: "web", ResourceVersion: fmt.Sprint(s.version)},
-			Spec:       autoscalingv1.ScaleSpec{Replicas: s.replicas},
-			Status:     autoscalingv1.ScaleStatus{Replicas: s.replicas, Selector: "app=" + appLabel},
-		}, nil
-	})
-	c.AddReactor("update", "deployments", func(a clienttesting.Action) (bool, runtime.Object, error) {
-		out, err := s.update(a.(clienttesting.UpdateAction).GetObject().(*autoscalingv1.Scale))
-		return true, out, err
-	})
-	return c
 }
 
 func restMapper() apimeta.RESTMapper {
@@ -174,7 +94,8 @@ func ourGates() featuregate.FeatureGate {
 // lands halfway between two of them. It returns one observation per step
 // and, in kube-hpa's world, what its faults did (faults.go).
 //
-// kube-hpa runs as shipped, with its passes spread over the period, and
+// kube-hpa runs as shipped, its scale read from a watch of the Deployment
+// (the scale cache), its passes spread over the period, and
 // its timing is compared as well as its answers: both worlds start on the
 // HPA's slot, so that kube-hpa's passes, when on time, must come when
 // upstream's do (a pass takes no time in a bubble, so its slots are
@@ -195,7 +116,7 @@ func (s seqScenario) run(kind controllerKind) ([]observation, faultLog, error) {
 	client := fake.NewSimpleClientset(s.hpa()) //nolint:staticcheck // see above
 	uniqueEventNames(client)
 	factory := informers.NewSharedInformerFactory(client, 0)
-	scales := &scaleStore{replicas: s.Start}
+	scales := &scaleStore{replicas: s.Start, tracker: client.Tracker()}
 	if kind == ourController {
 		scales.faults = &armedFaults{}
 		loseStatusUpdates(client, scales.faults)
@@ -211,6 +132,12 @@ func (s seqScenario) run(kind controllerKind) ([]observation, faultLog, error) {
 			hpaInformer, podInformer, syncPeriod, downscaleWindow+s.windowNudge, tolerance, cpuInitializationPeriod, initialReadinessDelay)
 		runController = func() { c.Run(ctx, 1) }
 	case ourController:
+		// As shipped: the scale read from a watch of the Deployment (the
+		// scale cache), written through the scale subresource.
+		workloads := informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithTransform(scalecache.Strip))
+		scaleCache := scalecache.New(scales.client(), workloads)
+		workloads.Start(ctx.Done())
+		defer workloads.Shutdown()
 		broadcaster := record.NewBroadcaster(record.WithContext(ctx))
 		broadcaster.StartStructuredLogging(eventLoggingLevel)
 		broadcaster.StartRecordingToSink(&v1core.EventSinkImpl{Interface: client.CoreV1().Events("")})
@@ -218,7 +145,7 @@ func (s seqScenario) run(kind controllerKind) ([]observation, faultLog, error) {
 		c, err := podautoscaler.New(podautoscaler.Options{
 			Sources:                      []podautoscaler.HPASource{hpaclient.NewNativeSource(client.AutoscalingV2(), hpaInformer.Informer())},
 			PodInformer:                  podInformer,
-			ScaleClient:                  scales.client(),
+			ScaleClient:                  scaleCache,
 			Mapper:                       restMapper(),
 			MetricsClient:                metrics.NewSharedExternal(ourClient{f}, syncPeriod, clock.RealClock{}),
 			EventRecorder:                broadcaster.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "horizontal-pod-autoscaler"}),
@@ -264,7 +191,10 @@ func (s seqScenario) run(kind controllerKind) ([]observation, faultLog, error) {
 		// that pass met lands now, in both worlds.
 		time.Sleep(syncPeriod/2 + landAfter)
 		synctest.Wait()
-		landed[i] = s.landPerson(st, scales)
+		var err error
+		if landed[i], err = s.landPerson(st, scales); err != nil {
+			return nil, faultLog{}, err
+		}
 		time.Sleep(time.Duration(st.Advance)*syncPeriod - syncPeriod/2 - landAfter)
 		synctest.Wait()
 		o, err := observe(ctx, client, scales, t0)
@@ -278,6 +208,9 @@ func (s seqScenario) run(kind controllerKind) ([]observation, faultLog, error) {
 	if scales.faults != nil {
 		log.tally = scales.faults.tally()
 	}
+	scales.mu.Lock()
+	log.tally.ScaleGets = scales.gets
+	scales.mu.Unlock()
 	return out, log, nil
 }
 
@@ -286,30 +219,36 @@ func (s seqScenario) run(kind controllerKind) ([]observation, faultLog, error) {
 type faultLog struct {
 	landed []bool
 	tally  faultTally
+	// upstreamScaleGets are upstream's scale reads of the same sequence.
+	upstreamScaleGets int
 }
 
 // landPerson sets the person's scale of st's Person fault that did not
 // land inside the step's first pass, and reports whether it had.
-func (s seqScenario) landPerson(st step, scales *scaleStore) bool {
+func (s seqScenario) landPerson(st step, scales *scaleStore) (bool, error) {
 	if scales.faults != nil {
 		p, landed := scales.faults.unlanded()
 		if p != nil {
-			scales.set(*p)
+			return landed, scales.set(*p)
 		}
-		return landed
+		return landed, nil
 	}
 	if st.Fault != nil && st.Fault.Person {
-		scales.set(st.Fault.PersonReplicas)
+		return false, scales.set(st.Fault.PersonReplicas)
 	}
-	return false
+	return false, nil
 }
 
 // apply makes the world what the step says.
 func (s seqScenario) apply(ctx context.Context, st step, client *fake.Clientset, scales *scaleStore, f *fakeMetrics) error {
 	now := time.Now()
-	scales.create()
+	if err := scales.create(); err != nil {
+		return err
+	}
 	if st.Manual >= 0 {
-		scales.set(st.Manual)
+		if err := scales.set(st.Manual); err != nil {
+			return err
+		}
 	}
 	pods := client.CoreV1().Pods(namespace)
 	existing, err := pods.List(ctx, metav1.ListOptions{})
