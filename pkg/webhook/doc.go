@@ -2,4 +2,10 @@
 // kind: it runs the same validator as the controller, with the process's
 // feature gates, so that `kubectl apply` of an invalid HPA fails with the
 // field path and the reason instead of being stored and ignored.
+//
+// It also bounds what a caller can take of it, since whatever can reach
+// its port can call it: a body no larger than the API server ever sends,
+// a deadline on reading and answering, and a number of reviews in flight
+// past which it answers 429 rather than queueing. Every request it cannot
+// review is answered with a status and a reason that say what was wrong.
 package webhook

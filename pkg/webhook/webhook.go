@@ -3,7 +3,6 @@ package webhook
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 
 	admissionv1 "k8s.io/api/admission/v1"
@@ -12,7 +11,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/component-base/featuregate"
-	"k8s.io/klog/v2"
 
 	v2 "github.com/kube-hpa/kube-hpa/api/autoscaling/v2"
 	"github.com/kube-hpa/kube-hpa/pkg/apis/autoscaling/validation"
@@ -20,10 +18,6 @@ import (
 
 // Path is where the webhook is served.
 const Path = "/validate-autoscaling-kube-hpa-io-v2-horizontalpodautoscaler"
-
-// maxRequestBytes bounds a review body; the API server's own object limit
-// is 3 MiB and a review carries two objects.
-const maxRequestBytes = 7 << 20
 
 // Handler validates HorizontalPodAutoscalers of the extended kind.
 type Handler struct {
@@ -33,42 +27,6 @@ type Handler struct {
 // NewHandler returns a handler validating under gates.
 func NewHandler(gates featuregate.FeatureGate) *Handler {
 	return &Handler{gates: gates}
-}
-
-// ServeHTTP answers one AdmissionReview.
-func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	logger := klog.FromContext(r.Context())
-	if r.Method != http.MethodPost {
-		http.Error(w, "only POST is served", http.StatusMethodNotAllowed)
-		return
-	}
-	review, err := decodeReview(r)
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
-		return
-	}
-	review.Response = h.Review(review.Request)
-	review.Response.UID = review.Request.UID
-	review.Request = nil
-	w.Header().Set("Content-Type", "application/json")
-	if err := json.NewEncoder(w).Encode(review); err != nil {
-		logger.Error(err, "Writing the admission response")
-	}
-}
-
-func decodeReview(r *http.Request) (*admissionv1.AdmissionReview, error) {
-	body, err := io.ReadAll(io.LimitReader(r.Body, maxRequestBytes))
-	if err != nil {
-		return nil, fmt.Errorf("reading the request: %w", err)
-	}
-	review := &admissionv1.AdmissionReview{}
-	if err := json.Unmarshal(body, review); err != nil {
-		return nil, fmt.Errorf("decoding the AdmissionReview: %w", err)
-	}
-	if review.Request == nil {
-		return nil, fmt.Errorf("the AdmissionReview has no request")
-	}
-	return review, nil
 }
 
 // Review decides one admission request. Creates and updates are validated;

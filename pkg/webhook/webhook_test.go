@@ -1,16 +1,11 @@
 package webhook
 
 import (
-	"bytes"
-	"encoding/json"
-	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 
 	admissionv1 "k8s.io/api/admission/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/types"
 	featuregatetesting "k8s.io/component-base/featuregate/testing"
 
 	"github.com/kube-hpa/kube-hpa/pkg/features"
@@ -75,49 +70,6 @@ func TestReview(t *testing.T) {
 			}
 			if tc.wantMessage != "" && (resp.Result == nil || !strings.Contains(resp.Result.Message, tc.wantMessage)) {
 				t.Errorf("message = %+v, want it to contain %q", resp.Result, tc.wantMessage)
-			}
-		})
-	}
-}
-
-func TestServeHTTPAnswersWithTheRequestUID(t *testing.T) {
-	review := admissionv1.AdmissionReview{Request: &admissionv1.AdmissionRequest{
-		UID: types.UID("abc"), Operation: admissionv1.Create, Object: runtime.RawExtension{Raw: []byte(minAboveMax)},
-	}}
-	review.APIVersion, review.Kind = "admission.k8s.io/v1", "AdmissionReview"
-	body, _ := json.Marshal(review)
-	rec := httptest.NewRecorder()
-	NewHandler(features.NewFeatureGate()).ServeHTTP(rec, httptest.NewRequest(http.MethodPost, Path, bytes.NewReader(body)))
-	if rec.Code != http.StatusOK {
-		t.Fatalf("status = %d: %s", rec.Code, rec.Body)
-	}
-	var got admissionv1.AdmissionReview
-	if err := json.Unmarshal(rec.Body.Bytes(), &got); err != nil {
-		t.Fatal(err)
-	}
-	if got.Response == nil || got.Response.UID != "abc" || got.Response.Allowed || got.Request != nil {
-		t.Errorf("response = %+v", got.Response)
-	}
-	if got.Response.Result.Code != http.StatusUnprocessableEntity || got.Response.Result.Reason != "Invalid" {
-		t.Errorf("result = %+v, want a 422 Invalid status", got.Response.Result)
-	}
-}
-
-func TestServeHTTPRefusesBadRequests(t *testing.T) {
-	cases := []struct {
-		name, method, body string
-		want               int
-	}{
-		{"GET is not served", http.MethodGet, "", http.StatusMethodNotAllowed},
-		{"a body that is not JSON is a bad request", http.MethodPost, "not json", http.StatusBadRequest},
-		{"a review without a request is a bad request", http.MethodPost, `{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview"}`, http.StatusBadRequest},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			rec := httptest.NewRecorder()
-			NewHandler(features.NewFeatureGate()).ServeHTTP(rec, httptest.NewRequest(tc.method, Path, strings.NewReader(tc.body)))
-			if rec.Code != tc.want {
-				t.Errorf("status = %d, want %d", rec.Code, tc.want)
 			}
 		})
 	}

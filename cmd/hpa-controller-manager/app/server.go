@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -27,15 +29,28 @@ func Run(ctx context.Context, cfg *config.Config) error {
 	}
 	registry := metrics.NewKubeRegistry()
 	health := newHealthState()
+	var webhookServer *http.Server
+	if cfg.Webhook.CertFile != "" {
+		if webhookServer, err = newWebhookServer(ctx, cfg); err != nil {
+			return err
+		}
+	}
 
 	g, ctx := errgroup.WithContext(ctx)
 	if cfg.HealthAddress != "" {
-		g.Go(func() error { return serveHTTP(ctx, cfg.HealthAddress, healthMux(health, registry), "", "") })
+		g.Go(func() error { return serve(ctx, newHealthServer(cfg.HealthAddress, healthMux(health, registry)), nil) })
 	}
-	if cfg.Webhook.CertFile != "" {
-		g.Go(func() error {
-			return serveHTTP(ctx, cfg.Webhook.Address, webhookMux(cfg), cfg.Webhook.CertFile, cfg.Webhook.KeyFile)
+	if webhookServer != nil {
+		// Ready only once the webhook listens: a replica that the API
+		// server's admission calls reach must answer them.
+		var listening atomic.Bool
+		health.setWebhook(func() error {
+			if !listening.Load() {
+				return errors.New("not listening yet")
+			}
+			return nil
 		})
+		g.Go(func() error { return serve(ctx, webhookServer, func() { listening.Store(true) }) })
 	}
 	g.Go(func() error {
 		lead := func(ctx context.Context) error { return runControllers(ctx, cfg, clients, registry, health) }
@@ -49,10 +64,35 @@ func Run(ctx context.Context, cfg *config.Config) error {
 	return err
 }
 
-// serveHTTP serves handler on address until ctx ends; with certFile it
-// serves HTTPS.
-func serveHTTP(ctx context.Context, address string, handler http.Handler, certFile, keyFile string) error {
-	srv := &http.Server{Addr: address, Handler: handler, ReadHeaderTimeout: 10 * time.Second}
+// newHealthServer serves probes and scrapes over plain HTTP. Its callers
+// (the kubelet, Prometheus) send small GETs and give up within seconds;
+// the timeouts only free the connections of a client that hangs.
+func newHealthServer(address string, handler http.Handler) *http.Server {
+	return &http.Server{
+		Addr:              address,
+		Handler:           handler,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       10 * time.Second,
+		WriteTimeout:      30 * time.Second,
+		IdleTimeout:       120 * time.Second,
+	}
+}
+
+// serve serves srv on its address until ctx ends, over TLS when it has a
+// TLS configuration; listening, if set, is called once it listens.
+func serve(ctx context.Context, srv *http.Server, listening func()) error {
+	ln, err := net.Listen("tcp", srv.Addr)
+	if err != nil {
+		return fmt.Errorf("serving on %s: %w", srv.Addr, err)
+	}
+	if listening != nil {
+		listening()
+	}
+	return serveOn(ctx, srv, ln)
+}
+
+// serveOn is serve on a listener already open.
+func serveOn(ctx context.Context, srv *http.Server, ln net.Listener) error {
 	go func() {
 		<-ctx.Done()
 		shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -60,13 +100,14 @@ func serveHTTP(ctx context.Context, address string, handler http.Handler, certFi
 		_ = srv.Shutdown(shutdownCtx)
 	}()
 	var err error
-	if certFile != "" {
-		err = srv.ListenAndServeTLS(certFile, keyFile)
+	if srv.TLSConfig != nil {
+		// The certificate comes from TLSConfig.GetCertificate.
+		err = srv.ServeTLS(ln, "", "")
 	} else {
-		err = srv.ListenAndServe()
+		err = srv.Serve(ln)
 	}
 	if errors.Is(err, http.ErrServerClosed) {
 		return nil
 	}
-	return fmt.Errorf("serving on %s: %w", address, err)
+	return fmt.Errorf("serving on %s: %w", ln.Addr(), err)
 }
