@@ -280,7 +280,6 @@ func (c *Controller) processNextWorkItem(ctx context.Context) bool {
 		return false
 	}
 	defer c.queue.Done(key)
-	defer func() { c.progress.mark(c.opts.Clock.Now()) }()
 
 	admitted, release := c.lane.admit(key)
 	if !admitted {
@@ -289,6 +288,7 @@ func (c *Controller) processNextWorkItem(ctx context.Context) bool {
 	}
 	next, deleted, err := c.reconcileKeyRecovering(ctx, key)
 	release()
+	c.progress.mark(c.opts.Clock.Now())
 	if err != nil {
 		utilruntime.HandleErrorWithContext(ctx, err, "Reconciling HPA failed", "key", key)
 	}

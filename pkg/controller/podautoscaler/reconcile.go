@@ -99,11 +99,11 @@ const maxDecisions = 3
 // resourceVersion of the read the decision used, so a target changed
 // since (a person's kubectl scale, a rollout, a recreation, or a read that
 // came from a watch running behind) answers with a conflict. That decision
-// is then abandoned with everything it left (its recommendation in
-// the behavior history, its events and metric reports) and the pass
-// decides again from a fresh read: the result is what a pass that had read the fresh state would
-// have decided, and a person's change is never overwritten by a decision
-// made before it.
+// is then abandoned with everything it left (its recommendation in the
+// behavior history, its events and metric reports) and the pass decides
+// again from a fresh read: the result is what a pass that had read the
+// fresh state would have decided, and a person's change is never
+// overwritten by a decision made before it.
 func (p *pass) decide() outcome {
 	for attempt := 1; ; attempt++ {
 		restore, mark := p.c.behavior.Checkpoint(p.key.String()), p.reports.mark()
