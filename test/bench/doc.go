@@ -17,5 +17,17 @@
 // default client limits, where a request made on every reconcile caps the
 // reconcile rate.
 //
+// Where every HPA has a metric of its own, a pass over an HPA is one fetch
+// of its metric, and the adapter records when each metric was fetched
+// (its /debug/fetch-times): the distinct-metrics scenario reports the
+// largest and the p99 gap between two passes over one HPA (passgap.go).
+// The slow-tenants scenario (slowtenants.go, -slow-tenants, off by
+// default) makes a few of those metrics slow, answered only after 30 s,
+// and reports the share of the healthy HPAs each controller reconciled in
+// each sync period. The ramp (ramp.go, on by default, about 2 minutes per
+// controller) raises the metric of a few Deployments at a known time,
+// under different scale-up behaviors, and reports when each new replica
+// count appeared.
+//
 // cmd/hpa-bench is the command line; `make bench` runs it.
 package bench

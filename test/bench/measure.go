@@ -27,6 +27,7 @@ func (r *runner) measureController(ctx context.Context, spec controllerSpec) (Co
 		return res, err
 	}
 	res.Steady, res.WarmUp, res.Latency, res.PeakRSSBytes = steady.phase, steady.warmUp, steady.latency, steady.rss
+	res.PassGaps = steady.passGaps
 	if o.SkipSaturation {
 		return res, nil
 	}
@@ -56,11 +57,14 @@ type steadyResult struct {
 	warmUp  WarmUp
 	latency Latency
 	rss     int64
+	// passGaps is read when Options.FetchTimes asks for it.
+	passGaps *PassGaps
 }
 
 // steadyPhase waits for one full pass over the HPAs (or the warm-up
 // limit) and one more sync period (the first pass writes statuses),
-// measures one window, then the latency of a metric change.
+// measures one window (and the gaps between passes in it, when asked
+// to), then the latency of a metric change.
 func (r *runner) steadyPhase(ctx context.Context, c *runningController) (steadyResult, error) {
 	o := r.opts
 	var res steadyResult
@@ -77,6 +81,11 @@ func (r *runner) steadyPhase(ctx context.Context, c *runningController) (steadyR
 	}
 	r.logger.Info("Steady window measured", "controller", c.spec.name, "reconciles", d.reconciles, "queueWaits", d.queueWaits, "queueDepth", d.queueDepth)
 	res.phase = phaseOf(d.lessBaseline(r.base), o.SyncPeriod)
+	if o.FetchTimes {
+		if res.passGaps, err = r.passGaps(ctx, c, d); err != nil {
+			return res, err
+		}
+	}
 	if !o.SkipLatency {
 		// A metric change waits for the HPA's next sync, and for a
 		// controller that shares fetches, for the shared value to expire:

@@ -95,6 +95,37 @@ type Options struct {
 	ThrottledBurst       int
 	ThrottledWarmUpLimit time.Duration
 	ThrottledWindow      time.Duration
+
+	// DefaultScenario measures the default workload, and the sync period
+	// mix after it; false leaves both out, for a run of the other
+	// scenarios alone.
+	DefaultScenario bool
+	// FetchTimes reads the adapter's record of when it was asked for each
+	// metric after each steady window, for the gaps between passes
+	// (passgap.go). The scenarios whose HPAs all have a metric of their
+	// own set it: there a fetch is a pass.
+	FetchTimes bool
+	// SlowHPAs of the HPAs, spread evenly, have an external metric that
+	// the adapter answers only after SlowDelay (slowtenants.go); the
+	// slow-tenants scenario sets them.
+	SlowHPAs  int
+	SlowDelay time.Duration
+
+	// SlowTenants adds the slow-tenants scenario: SlowTenantHPAs HPAs of
+	// distinct metrics, SlowTenantShare of them answered after
+	// SlowTenantDelay, measured over SlowTenantWindow after a warm-up of
+	// at most slowTenantWarmUpLimit.
+	SlowTenants      bool
+	SlowTenantHPAs   int
+	SlowTenantShare  float64
+	SlowTenantDelay  time.Duration
+	SlowTenantWindow time.Duration
+
+	// Ramp adds the ramp (ramp.go): a few Deployments whose metric jumps
+	// at a known time, scaled up under different behaviors; RampHold is
+	// the longest the metric stays raised.
+	Ramp     bool
+	RampHold time.Duration
 }
 
 // The names of the controllers a run can measure.
@@ -118,7 +149,10 @@ var knownControllers = []string{Upstream, KubeHPA, KubeHPANoSharing, UpstreamJSO
 // (--kube-api-qps=20 --kube-api-burst=30), measured over four periods
 // after a warm-up of at most 150 s: at 20 requests/s a controller that
 // makes one request of a kind per reconcile needs 100 s for a first pass
-// over 2,000 HPAs, and one that cannot finish it must still be measured.
+// over 2,000 HPAs, and one that cannot finish it must still be measured;
+// then the ramp. The slow-tenants scenario is off unless asked for; its
+// defaults are 1,000 HPAs, 5% of them answered after 30 s, over four
+// periods.
 func NewOptions() Options {
 	return Options{
 		HPAs:                 1000,
@@ -140,6 +174,13 @@ func NewOptions() Options {
 		ThrottledBurst:       30,
 		ThrottledWarmUpLimit: 150 * time.Second,
 		ThrottledWindow:      60 * time.Second,
+		DefaultScenario:      true,
+		SlowTenantHPAs:       1000,
+		SlowTenantShare:      0.05,
+		SlowTenantDelay:      30 * time.Second,
+		SlowTenantWindow:     60 * time.Second,
+		Ramp:                 true,
+		RampHold:             2 * time.Minute,
 	}
 }
 
@@ -189,6 +230,23 @@ func (o Options) Validate() error {
 		if o.ThrottledWindow <= 0 || o.ThrottledWarmUpLimit <= 0 {
 			errs = append(errs, fmt.Errorf("throttled-window and throttled-warm-up-limit must be positive, got %v and %v", o.ThrottledWindow, o.ThrottledWarmUpLimit))
 		}
+	}
+	if o.SlowTenants {
+		if o.SlowTenantHPAs < 1 || o.SlowTenantShare <= 0 || o.SlowTenantShare >= 1 {
+			errs = append(errs, fmt.Errorf("slow-tenants-hpas must be positive and slow-tenants-share between 0 and 1, got %d and %v", o.SlowTenantHPAs, o.SlowTenantShare))
+		}
+		if o.SlowTenantDelay <= 0 || o.SlowTenantWindow < o.SyncPeriod {
+			errs = append(errs, fmt.Errorf("slow-tenants-delay must be positive and slow-tenants-window at least one sync period, got %v and %v", o.SlowTenantDelay, o.SlowTenantWindow))
+		}
+	}
+	if o.SlowHPAs < 0 || o.SlowHPAs > o.HPAs-o.LatencyHPAs || (o.SlowHPAs > 0 && (!o.DistinctMetrics || o.LatencyHPAs > 0 || o.SlowDelay <= 0)) {
+		errs = append(errs, fmt.Errorf("%d slow HPAs need distinct metrics, no latency HPAs and a delay", o.SlowHPAs))
+	}
+	if o.Ramp && o.RampHold < o.SyncPeriod {
+		errs = append(errs, fmt.Errorf("ramp-hold must be at least one sync period, got %v", o.RampHold))
+	}
+	if !o.DefaultScenario && o.DistinctHPAs == 0 && o.ThrottledHPAs == 0 && o.ThrottledSharedHPAs == 0 && !o.SlowTenants && !o.Ramp {
+		errs = append(errs, errors.New("nothing to measure: every scenario is off"))
 	}
 	if o.Workers < 1 || o.QPS <= 0 || o.Burst < 1 {
 		errs = append(errs, errors.New("workers, qps and burst must be positive"))

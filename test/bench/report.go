@@ -141,22 +141,39 @@ var scenarioTitles = map[string]string{
 }
 
 // WriteReport prints every table of res: the default scenario's, the
-// other scenarios', then the sync period mix.
+// other scenarios' (each followed by its pass gaps when it read them; the
+// slow-tenants scenario as its own small table), the sync period mix, then
+// the ramp.
 func WriteReport(w io.Writer, res *Result) error {
-	if err := WriteTable(w, res.Machine, res.ScenarioResult); err != nil {
-		return err
+	var tables []func() error
+	if res.Name != "" {
+		tables = append(tables, func() error { return WriteTable(w, res.Machine, res.ScenarioResult) })
 	}
 	for _, sr := range res.Scenarios {
-		fmt.Fprintln(w)
-		if err := WriteTable(w, res.Machine, sr); err != nil {
+		if sr.Name == ScenarioSlowTenants {
+			tables = append(tables, func() error { return WriteSlowTenantsTable(w, res.Machine, sr) })
+			continue
+		}
+		tables = append(tables, func() error { return WriteTable(w, res.Machine, sr) })
+		if names, _ := gapControllers(sr); len(names) > 0 {
+			tables = append(tables, func() error { return WritePassGapTable(w, sr) })
+		}
+	}
+	if res.Mix != nil {
+		tables = append(tables, func() error { return WriteMixTable(w, res) })
+	}
+	if res.Ramp != nil {
+		tables = append(tables, func() error { return WriteRampTable(w, res) })
+	}
+	for i, table := range tables {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		if err := table(); err != nil {
 			return err
 		}
 	}
-	if res.Mix == nil {
-		return nil
-	}
-	fmt.Fprintln(w)
-	return WriteMixTable(w, res)
+	return nil
 }
 
 // WriteTable prints one scenario's side-by-side table, with the ratio of

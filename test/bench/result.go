@@ -20,6 +20,8 @@ type Result struct {
 	Mix *MixResult `json:"syncPeriodMix,omitempty"`
 	// Scenarios are the scenarios after the default one, in order.
 	Scenarios []ScenarioResult `json:"scenarios,omitempty"`
+	// Ramp is the ramp, when measured.
+	Ramp *RampResult `json:"ramp,omitempty"`
 }
 
 // Machine describes where the run happened.
@@ -54,6 +56,9 @@ type Setup struct {
 	// IdealFetchesPerReconcile is distinct metrics over HPAs: what a
 	// controller that fetches each distinct metric once per pass makes.
 	IdealFetchesPerReconcile float64 `json:"idealFetchesPerReconcile"`
+	// SlowHPAs had a metric the adapter answered after SlowDelay.
+	SlowHPAs  int    `json:"slowHPAs,omitempty"`
+	SlowDelay string `json:"slowDelay,omitempty"`
 }
 
 // ControllerResult is one controller's figures.
@@ -66,6 +71,9 @@ type ControllerResult struct {
 	WarmUp       WarmUp  `json:"warmUp"`
 	// Profile is the perf report of the saturation window, if recorded.
 	Profile string `json:"profile,omitempty"`
+	// PassGaps is what the adapter's fetch times say of the passes in the
+	// steady window, in the scenarios that read them.
+	PassGaps *PassGaps `json:"passGaps,omitempty"`
 }
 
 // WarmUp is the steady phase's wait for a first pass over the HPAs.

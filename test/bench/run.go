@@ -26,9 +26,9 @@ type runner struct {
 	logger  klog.Logger
 }
 
-// Run measures each scenario of o in turn (scenario.go), each on a local
-// cluster of its own: it creates the workload, measures each controller of
-// Options.Controllers and stops the cluster. The clusters' and the
+// Run measures each scenario of o in turn (scenario.go), then the ramp
+// (ramp.go), each on a local cluster of its own: it creates the workload,
+// measures each controller of Options.Controllers and stops the cluster. The clusters' and the
 // controllers' logs stay in a run directory under Options.OutputDir, one
 // subdirectory per scenario. When a scenario fails, Run returns what the
 // scenarios before it measured along with the error: a long run keeps its
@@ -40,19 +40,33 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	started := time.Now()
 	res := &Result{Started: started, Machine: describeMachine()}
 	dir := filepath.Join(o.OutputDir, "run-"+started.Format("20060102-150405"))
-	for i, sc := range o.scenarios() {
+	// failed returns what was measured before err, or nothing when nothing was.
+	failed := func(i int, name string, err error) (*Result, error) {
+		err = fmt.Errorf("scenario %s: %w", name, err)
+		if i == 0 {
+			return nil, err
+		}
+		return res, err
+	}
+	scenarios := o.scenarios()
+	for i, sc := range scenarios {
 		klog.FromContext(ctx).Info("Measuring a scenario", "scenario", sc.name, "hpas", sc.opts.HPAs)
 		sr, mix, err := runScenario(ctx, sc, filepath.Join(dir, sc.name))
 		if err != nil {
-			if i == 0 {
-				return nil, fmt.Errorf("scenario %s: %w", sc.name, err)
-			}
-			return res, fmt.Errorf("scenario %s: %w", sc.name, err)
+			return failed(i, sc.name, err)
 		}
-		if i == 0 {
+		if sc.name == ScenarioDefault {
 			res.ScenarioResult, res.Mix = sr, mix
 		} else {
 			res.Scenarios = append(res.Scenarios, sr)
+		}
+	}
+	if o.Ramp {
+		klog.FromContext(ctx).Info("Measuring a scenario", "scenario", ScenarioRamp, "deployments", len(rampCases))
+		ramp, err := runRamp(ctx, o, filepath.Join(dir, ScenarioRamp))
+		res.Ramp = ramp
+		if err != nil {
+			return failed(len(scenarios), ScenarioRamp, err)
 		}
 	}
 	return res, nil
@@ -67,21 +81,16 @@ func runScenario(ctx context.Context, sc scenario, dir string) (ScenarioResult, 
 	if err := os.MkdirAll(r.dir, 0o755); err != nil {
 		return res, nil, err
 	}
-	cluster, err := localcluster.Start(ctx, localcluster.Options{RepoRoot: o.RepoRoot, BinDir: o.BinDir})
+	cluster, kube, err := startCluster(ctx, o)
 	if err != nil {
 		return res, nil, err
 	}
-	r.cluster = cluster
+	r.cluster, r.kube = cluster, kube
 	defer func() {
 		if err := cluster.Stop(); err != nil {
 			r.logger.Error(err, "Stopping the local cluster")
 		}
 	}()
-	cfg := cluster.RESTConfig()
-	cfg.QPS, cfg.Burst = 500, 1000 // the workload's creation, not what is measured
-	if r.kube, err = kubernetes.NewForConfig(cfg); err != nil {
-		return res, nil, err
-	}
 
 	ad, err := r.prepare(ctx)
 	if err != nil {
@@ -117,6 +126,22 @@ func runScenario(ctx context.Context, sc scenario, dir string) (ScenarioResult, 
 	return res, mix, nil
 }
 
+// startCluster starts a local cluster for one scenario, and a client of it
+// for the workload's creation.
+func startCluster(ctx context.Context, o Options) (*localcluster.Cluster, kubernetes.Interface, error) {
+	cluster, err := localcluster.Start(ctx, localcluster.Options{RepoRoot: o.RepoRoot, BinDir: o.BinDir})
+	if err != nil {
+		return nil, nil, err
+	}
+	cfg := cluster.RESTConfig()
+	cfg.QPS, cfg.Burst = 500, 1000 // the workload's creation, not what is measured
+	kube, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, nil, errors.Join(err, cluster.Stop())
+	}
+	return cluster, kube, nil
+}
+
 func (o Options) setup() Setup {
 	distinct := distinctMetrics(o)
 	s := Setup{
@@ -133,6 +158,10 @@ func (o Options) setup() Setup {
 		Window:                   o.Window.String(),
 		Latency:                  !o.SkipLatency && o.LatencyHPAs > 0,
 		Saturation:               !o.SkipSaturation,
+		SlowHPAs:                 o.SlowHPAs,
+	}
+	if o.SlowHPAs > 0 {
+		s.SlowDelay = o.SlowDelay.String()
 	}
 	if s.Saturation {
 		s.SaturationSyncPeriod = o.saturationSyncPeriod().String()
@@ -231,7 +260,11 @@ func WriteJSON(res *Result, dir string) (string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
 	}
-	path := filepath.Join(dir, fmt.Sprintf("hpa-bench-%d-%s.json", res.Setup.HPAs, res.Started.Format("20060102-150405")))
+	hpas := res.Setup.HPAs
+	if hpas == 0 && len(res.Scenarios) > 0 { // the default scenario left out
+		hpas = res.Scenarios[0].Setup.HPAs
+	}
+	path := filepath.Join(dir, fmt.Sprintf("hpa-bench-%d-%s.json", hpas, res.Started.Format("20060102-150405")))
 	for _, p := range []string{path, filepath.Join(dir, "latest.json")} {
 		if err := os.WriteFile(p, append(data, '\n'), 0o644); err != nil {
 			return "", err

@@ -19,6 +19,10 @@ const (
 	// HPAs all share metrics in groups: the fetches fit the limit, so
 	// only a per-reconcile scale read keeps a controller behind.
 	ScenarioThrottledShared = "default-client-limits-shared"
+	// ScenarioSlowTenants gives every HPA a metric of its own, a few of
+	// them answered only after a long delay (slowtenants.go): how many
+	// healthy HPAs a controller still reconciles each period.
+	ScenarioSlowTenants = "slow-tenants"
 )
 
 // scenario is one table: its name and the Options its run uses.
@@ -27,11 +31,17 @@ type scenario struct {
 	opts Options
 }
 
-// scenarios derives each scenario's Options from o, the default first.
+// scenarios derives each scenario's Options from o, the default first
+// unless it is left out. The ramp is not among them: its workload is a
+// handful of Deployments of its own (ramp.go).
 func (o Options) scenarios() []scenario {
 	base := o
 	base.DistinctHPAs, base.ThrottledHPAs, base.ThrottledSharedHPAs = 0, 0, 0
-	out := []scenario{{name: ScenarioDefault, opts: base}}
+	base.SlowTenants, base.Ramp, base.DefaultScenario = false, false, true
+	var out []scenario
+	if o.DefaultScenario {
+		out = append(out, scenario{name: ScenarioDefault, opts: base})
+	}
 	// The mix is a study of kube-hpa's own features on the default
 	// workload; the other scenarios compare the two controllers only.
 	extra := base
@@ -39,6 +49,9 @@ func (o Options) scenarios() []scenario {
 	if o.DistinctHPAs > 0 {
 		d := extra
 		d.HPAs, d.DistinctMetrics = o.DistinctHPAs, true
+		// Every pass over an HPA is one fetch of its metric: the
+		// adapter's fetch times are its passes.
+		d.FetchTimes = true
 		out = append(out, scenario{name: ScenarioDistinct, opts: d})
 	}
 	if o.ThrottledHPAs > 0 {
@@ -48,6 +61,9 @@ func (o Options) scenarios() []scenario {
 		t := o.throttled(extra, o.ThrottledSharedHPAs)
 		t.AllShared = true
 		out = append(out, scenario{name: ScenarioThrottledShared, opts: t})
+	}
+	if o.SlowTenants {
+		out = append(out, scenario{name: ScenarioSlowTenants, opts: o.slowTenants(extra)})
 	}
 	return out
 }

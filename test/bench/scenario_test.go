@@ -15,6 +15,8 @@ func TestScenarios(t *testing.T) {
 		QPS                                        float64
 		Distinct, Shared, Mix, Latency, Saturation bool
 		WarmUpLimit, Window                        time.Duration
+		FetchTimes                                 bool
+		SlowHPAs                                   int
 	}
 	defaults := summary{Name: ScenarioDefault, HPAs: 1000, QPS: 2000, Burst: 4000, Mix: true, Latency: true, Saturation: true, Window: 30 * time.Second}
 	tests := []struct {
@@ -27,7 +29,7 @@ func TestScenarios(t *testing.T) {
 			change: func(*Options) {},
 			want: []summary{
 				defaults,
-				{Name: ScenarioDistinct, HPAs: 1000, QPS: 2000, Burst: 4000, Distinct: true, Latency: true, Saturation: true, Window: 30 * time.Second},
+				{Name: ScenarioDistinct, HPAs: 1000, QPS: 2000, Burst: 4000, Distinct: true, Latency: true, Saturation: true, Window: 30 * time.Second, FetchTimes: true},
 				{Name: ScenarioThrottled, HPAs: 2000, QPS: 20, Burst: 30, WarmUpLimit: 150 * time.Second, Window: time.Minute},
 				{Name: ScenarioThrottledShared, HPAs: 2000, QPS: 20, Burst: 30, Shared: true, WarmUpLimit: 150 * time.Second, Window: time.Minute},
 			},
@@ -36,6 +38,22 @@ func TestScenarios(t *testing.T) {
 			name:   "the extra scenarios skipped",
 			change: func(o *Options) { o.DistinctHPAs, o.ThrottledHPAs, o.ThrottledSharedHPAs = 0, 0, 0 },
 			want:   []summary{defaults},
+		},
+		{
+			name: "the new measurements alone: the default left out, distinct metrics steady only, then the slow tenants",
+			change: func(o *Options) {
+				o.DefaultScenario, o.ThrottledHPAs, o.ThrottledSharedHPAs, o.SkipLatency, o.SkipSaturation, o.SlowTenants = false, 0, 0, true, true, true
+			},
+			want: []summary{
+				{Name: ScenarioDistinct, HPAs: 1000, QPS: 2000, Burst: 4000, Distinct: true, Window: 30 * time.Second, FetchTimes: true},
+				{Name: ScenarioSlowTenants, HPAs: 1000, QPS: 2000, Burst: 4000, Distinct: true, WarmUpLimit: slowTenantWarmUpLimit, Window: time.Minute, FetchTimes: true, SlowHPAs: 50},
+			},
+		},
+		{
+			name: "the ramp alone is no scenario of its own workload",
+			change: func(o *Options) {
+				o.DefaultScenario, o.DistinctHPAs, o.ThrottledHPAs, o.ThrottledSharedHPAs = false, 0, 0, 0
+			},
 		},
 		{
 			name: "a quick run keeps its own sizes and flags",
@@ -59,11 +77,12 @@ func TestScenarios(t *testing.T) {
 			var got []summary
 			for _, sc := range o.scenarios() {
 				so := sc.opts
-				if so.DistinctHPAs != 0 || so.ThrottledHPAs != 0 || so.ThrottledSharedHPAs != 0 {
+				if so.DistinctHPAs != 0 || so.ThrottledHPAs != 0 || so.ThrottledSharedHPAs != 0 || so.SlowTenants || so.Ramp || !so.DefaultScenario {
 					t.Errorf("scenario %s would nest scenarios", sc.name)
 				}
 				got = append(got, summary{Name: sc.name, HPAs: so.HPAs, QPS: so.QPS, Burst: so.Burst, Distinct: so.DistinctMetrics, Shared: so.AllShared,
-					Mix: so.SyncPeriodMix, Latency: !so.SkipLatency, Saturation: !so.SkipSaturation, WarmUpLimit: so.WarmUpLimit, Window: so.Window})
+					Mix: so.SyncPeriodMix, Latency: !so.SkipLatency, Saturation: !so.SkipSaturation, WarmUpLimit: so.WarmUpLimit, Window: so.Window,
+					FetchTimes: so.FetchTimes, SlowHPAs: so.SlowHPAs})
 				if err := so.Validate(); err != nil {
 					t.Errorf("scenario %s: %v", sc.name, err)
 				}

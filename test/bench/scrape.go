@@ -194,6 +194,8 @@ func (p probes) take(ctx context.Context, controller *runningController) (snapsh
 
 // delta is what happened between two snapshots.
 type delta struct {
+	// from and to are the snapshots' times; elapsed lies between them.
+	from, to                                time.Time
 	elapsed                                 time.Duration
 	controllerCPU, apiServerCPU, adapterCPU time.Duration
 	reconciles                              float64
@@ -209,6 +211,8 @@ type delta struct {
 
 func (s snapshot) until(later snapshot) delta {
 	d := delta{
+		from:          s.at,
+		to:            later.at,
 		elapsed:       later.at.Sub(s.at),
 		controllerCPU: later.controllerCPU - s.controllerCPU,
 		apiServerCPU:  later.apiServerCPU - s.apiServerCPU,

@@ -71,9 +71,12 @@ func waitSettled(ctx context.Context, kube kubernetes.Interface, o Options, time
 	return nil
 }
 
-func settled(d *appsv1.Deployment) bool {
-	return d.Spec.Replicas != nil && *d.Spec.Replicas == 1 && d.Status.ObservedGeneration == d.Generation &&
-		d.Status.Replicas == 1 && d.Status.ReadyReplicas == 1 && d.Status.UpdatedReplicas == 1
+func settled(d *appsv1.Deployment) bool { return settledAt(d, 1) }
+
+// settledAt says whether d has exactly n replicas, all ready and updated.
+func settledAt(d *appsv1.Deployment, n int32) bool {
+	return d.Spec.Replicas != nil && *d.Spec.Replicas == n && d.Status.ObservedGeneration == d.Generation &&
+		d.Status.Replicas == n && d.Status.ReadyReplicas == n && d.Status.UpdatedReplicas == n
 }
 
 // resetLatencyWorkload undoes the latency phase once its controller has

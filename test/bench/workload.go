@@ -58,12 +58,15 @@ func workloadName(i int) string { return fmt.Sprintf("w-%05d", i) }
 // metric shared by SharedGroupSize HPAs and one of their own. With
 // Options.DistinctMetrics every HPA has a metric of its own: the latency
 // HPAs their trial's metric with a selector of their own, the others
-// bench_unique. With Options.AllShared every HPA but the latency ones
-// shares.
+// bench_unique, or bench_slow for the slow HPAs (Options.SlowHPAs). With
+// Options.AllShared every HPA but the latency ones shares.
 func metricFor(i int, o Options) metricRef {
 	if o.DistinctMetrics {
 		if i < o.LatencyHPAs {
 			return metricRef{name: latencyMetric(i % o.latencyTrials()), labelKey: "lat", labelValue: fmt.Sprintf("u%d", i), averageValue: true, latency: true}
+		}
+		if slowHPA(i, o) {
+			return metricRef{name: metricSlow, labelKey: "hpa", labelValue: workloadName(i)}
 		}
 		return metricRef{name: metricUnique, labelKey: "hpa", labelValue: workloadName(i)}
 	}
@@ -114,7 +117,7 @@ func distinctMetrics(o Options) int {
 
 // metricsData is the adapter's ConfigMap data: one series per distinct
 // selector of each metric, at steadyValue, the metrics named in raised at
-// latencyValue.
+// latencyValue; the slow metric's answers held back by Options.SlowDelay.
 func metricsData(o Options, raised ...string) map[string]string {
 	series := map[string]map[string]bool{}
 	for i := range o.HPAs {
@@ -131,6 +134,9 @@ func metricsData(o Options, raised ...string) map[string]string {
 			value = latencyValue
 		}
 		data["external."+name] = seriesYAML(labels, value)
+		if name == metricSlow {
+			data["external."+name] = "delay: " + o.SlowDelay.String() + "\n" + data["external."+name]
+		}
 	}
 	return data
 }
@@ -154,13 +160,15 @@ func seriesYAML(labels map[string]bool, value int) string {
 
 // deployment is the scale target of HPA i: one kwok pod that never runs a
 // container.
-func deployment(i int) *appsv1.Deployment {
-	name := workloadName(i)
+func deployment(i int) *appsv1.Deployment { return newDeployment(workloadName(i), 1) }
+
+// newDeployment is a Deployment of kwok pods that never run a container.
+func newDeployment(name string, replicas int32) *appsv1.Deployment {
 	labels := map[string]string{"app": name}
 	return &appsv1.Deployment{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: Namespace},
 		Spec: appsv1.DeploymentSpec{
-			Replicas: ptr.To[int32](1),
+			Replicas: ptr.To(replicas),
 			Selector: &metav1.LabelSelector{MatchLabels: labels},
 			Template: corev1.PodTemplateSpec{
 				ObjectMeta: metav1.ObjectMeta{Labels: labels},

@@ -105,6 +105,18 @@ func TestOptions(t *testing.T) {
 		{name: "distinct and shared only at once", change: func(o *Options) { o.DistinctMetrics, o.AllShared = true, true }, wantErr: "cannot have distinct metrics only and shared metrics only"},
 		{name: "negative throttled-shared-hpas", change: func(o *Options) { o.ThrottledSharedHPAs = -1 }, wantErr: "must not be negative"},
 		{name: "negative warm-up limit", change: func(o *Options) { o.WarmUpLimit = -time.Second }, wantErr: "warm-up-limit must not be negative"},
+		{name: "every scenario off", change: func(o *Options) {
+			o.DefaultScenario, o.DistinctHPAs, o.ThrottledHPAs, o.ThrottledSharedHPAs, o.Ramp = false, 0, 0, 0, false
+		}, wantErr: "nothing to measure"},
+		{name: "the ramp alone", change: func(o *Options) {
+			o.DefaultScenario, o.DistinctHPAs, o.ThrottledHPAs, o.ThrottledSharedHPAs = false, 0, 0, 0
+		}, wantSatur: 250 * time.Millisecond},
+		{name: "a ramp held less than a period", change: func(o *Options) { o.RampHold = 10 * time.Second }, wantErr: "ramp-hold must be at least one sync period"},
+		{name: "a ramp held less than a period, but no ramp", change: func(o *Options) { o.Ramp, o.RampHold = false, 0 }, wantSatur: 250 * time.Millisecond},
+		{name: "every tenant slow", change: func(o *Options) { o.SlowTenants, o.SlowTenantShare = true, 1 }, wantErr: "slow-tenants-share between 0 and 1"},
+		{name: "slow tenants answered at once", change: func(o *Options) { o.SlowTenants, o.SlowTenantDelay = true, 0 }, wantErr: "slow-tenants-delay must be positive"},
+		{name: "slow tenants share out of range, but off", change: func(o *Options) { o.SlowTenantShare = 2 }, wantSatur: 250 * time.Millisecond},
+		{name: "slow HPAs on shared metrics", change: func(o *Options) { o.SlowHPAs, o.SlowDelay = 5, time.Second }, wantErr: "slow HPAs need distinct metrics, no latency HPAs and a delay"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
