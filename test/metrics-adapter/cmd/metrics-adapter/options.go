@@ -14,10 +14,12 @@ const (
 	defaultConfigMapName      = "test-metrics"
 	defaultSecurePort         = 4443
 	defaultDiscoveryInterval  = 10 * time.Second
-	// defaultPrometheusTimeout is below the HPA controller's metric fetch
-	// time-out (10s), so that a hanging Prometheus answers the controller a
-	// time-out status naming Prometheus, as a production adapter would.
-	defaultPrometheusTimeout = 5 * time.Second
+	// defaultPrometheusTimeout is below the HPA controller's bounds on a
+	// fetch, so that a hanging Prometheus answers the controller a time-out
+	// status naming Prometheus, as a production adapter would: its metric
+	// fetch time-out (10s) and its fetch budget of half the sync period
+	// (2.5s at the 5s period of the e2e suite).
+	defaultPrometheusTimeout = 2 * time.Second
 	// fetchesPath serves the fetch counters as JSON.
 	fetchesPath = "/debug/fetches"
 	// fetchTimesPath serves the times of the external metric fetches of

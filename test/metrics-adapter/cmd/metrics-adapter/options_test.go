@@ -22,27 +22,27 @@ func TestOptions(t *testing.T) {
 		{
 			name:          "defaults",
 			wantNamespace: "kube-hpa-system", wantName: "test-metrics",
-			wantPrometheusTimeout: 5 * time.Second,
+			wantPrometheusTimeout: 2 * time.Second,
 		},
 		{
 			name:          "Prometheus mode",
-			args:          []string{"--prometheus-url=http://127.0.0.1:9090", "--prometheus-timeout=2s"},
+			args:          []string{"--prometheus-url=http://127.0.0.1:9090", "--prometheus-timeout=3s"},
 			wantNamespace: "kube-hpa-system", wantName: "test-metrics",
-			wantPrometheusURL: "http://127.0.0.1:9090", wantPrometheusTimeout: 2 * time.Second,
+			wantPrometheusURL: "http://127.0.0.1:9090", wantPrometheusTimeout: 3 * time.Second,
 		},
 		{
 			name:       "--kubeconfig stands for the three kubeconfigs of the library",
 			args:       []string{"--kubeconfig=/k", "--configmap-namespace=ns", "--configmap-name=cm"},
 			wantLister: "/k", wantAuthn: "/k", wantAuthz: "/k",
 			wantNamespace: "ns", wantName: "cm",
-			wantPrometheusTimeout: 5 * time.Second,
+			wantPrometheusTimeout: 2 * time.Second,
 		},
 		{
 			name:       "a kubeconfig given to the library wins",
 			args:       []string{"--kubeconfig=/k", "--authentication-kubeconfig=/authn", "--lister-kubeconfig=/lister"},
 			wantLister: "/lister", wantAuthn: "/authn", wantAuthz: "/k",
 			wantNamespace: "kube-hpa-system", wantName: "test-metrics",
-			wantPrometheusTimeout: 5 * time.Second,
+			wantPrometheusTimeout: 2 * time.Second,
 		},
 	}
 	for _, tc := range tests {
