@@ -10,34 +10,36 @@ import (
 	"k8s.io/klog/v2"
 	"k8s.io/klog/v2/ktesting"
 	clocktesting "k8s.io/utils/clock/testing"
+
+	"github.com/kube-hpa/kube-hpa/pkg/certreload/certreloadtest"
 )
 
 // pairFiles is one way of laying out and replacing the two files.
 type pairFiles interface {
 	paths() (certFile, keyFile string)
-	write(t *testing.T, p testPair)
+	write(t *testing.T, p certreloadtest.Pair)
 }
 
 func (f plainFiles) paths() (string, string)    { return f.certFile, f.keyFile }
-func (v *secretVolume) paths() (string, string) { return v.certFile(), v.keyFile() }
-func (v *secretVolume) write(t *testing.T, p testPair) {
+func (v *secretVolume) paths() (string, string) { return v.CertFile(), v.KeyFile() }
+func (v *secretVolume) write(t *testing.T, p certreloadtest.Pair) {
 	t.Helper()
-	v.update(t, p)
+	v.Update(t, p)
 }
 
 func TestNewRefusesAPairThatDoesNotLoad(t *testing.T) {
-	ca := newTestCA(t)
-	a, b := ca.issue(t, 1), ca.issue(t, 2)
+	ca := certreloadtest.NewCA(t)
+	a, b := ca.Issue(t, 1), ca.Issue(t, 2)
 	cases := []struct {
 		name      string
 		cert, key []byte // nil: the file does not exist
 		wantCause string
 	}{
-		{name: "a missing certificate file", key: a.keyPEM, wantCause: "no such file"},
-		{name: "a missing key file", cert: a.certPEM, wantCause: "no such file"},
-		{name: "a key of another certificate", cert: a.certPEM, key: b.keyPEM, wantCause: "private key does not match public key"},
-		{name: "a certificate file that is not PEM", cert: []byte("not a certificate"), key: a.keyPEM, wantCause: "failed to find any PEM data"},
-		{name: "an empty key file", cert: a.certPEM, key: []byte{}, wantCause: "tls.key is empty"},
+		{name: "a missing certificate file", key: a.KeyPEM, wantCause: "no such file"},
+		{name: "a missing key file", cert: a.CertPEM, wantCause: "no such file"},
+		{name: "a key of another certificate", cert: a.CertPEM, key: b.KeyPEM, wantCause: "private key does not match public key"},
+		{name: "a certificate file that is not PEM", cert: []byte("not a certificate"), key: a.KeyPEM, wantCause: "failed to find any PEM data"},
+		{name: "an empty key file", cert: a.CertPEM, key: []byte{}, wantCause: "tls.key is empty"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -65,8 +67,8 @@ func TestNewRefusesAPairThatDoesNotLoad(t *testing.T) {
 }
 
 func TestGetCertificateFollowsTheFiles(t *testing.T) {
-	ca := newTestCA(t)
-	a, b := ca.issue(t, 1), ca.issue(t, 2)
+	ca := certreloadtest.NewCA(t)
+	a, b := ca.Issue(t, 1), ca.Issue(t, 2)
 	cases := []struct {
 		name          string
 		secretVolume  bool
@@ -77,24 +79,24 @@ func TestGetCertificateFollowsTheFiles(t *testing.T) {
 	}{
 		{name: "a pair rewritten in place is served from the next look",
 			change:     func(t *testing.T, f pairFiles) { f.write(t, b) },
-			wantSerial: b.serial, wantReloaded: true},
+			wantSerial: b.Serial, wantReloaded: true},
 		{name: "a Secret volume update, a ..data symlink swap, is served from the next look", secretVolume: true,
 			change:     func(t *testing.T, f pairFiles) { f.write(t, b) },
-			wantSerial: b.serial, wantReloaded: true},
+			wantSerial: b.Serial, wantReloaded: true},
 		{name: "a certificate whose key has not been written yet keeps the previous pair",
-			change:        func(t *testing.T, f pairFiles) { writeFile(t, f, 0, b.certPEM) },
-			wantSerial:    a.serial,
+			change:        func(t *testing.T, f pairFiles) { writeFile(t, f, 0, b.CertPEM) },
+			wantSerial:    a.Serial,
 			wantLoggedErr: "private key does not match public key"},
 		{name: "a half-written certificate keeps the previous pair",
 			change: func(t *testing.T, f pairFiles) {
-				writeFile(t, f, 1, b.keyPEM)
-				writeFile(t, f, 0, b.certPEM[:len(b.certPEM)/2])
+				writeFile(t, f, 1, b.KeyPEM)
+				writeFile(t, f, 0, b.CertPEM[:len(b.CertPEM)/2])
 			},
-			wantSerial:    a.serial,
+			wantSerial:    a.Serial,
 			wantLoggedErr: "failed to find any PEM data"},
 		{name: "an emptied key file keeps the previous pair",
 			change:        func(t *testing.T, f pairFiles) { writeFile(t, f, 1, nil) },
-			wantSerial:    a.serial,
+			wantSerial:    a.Serial,
 			wantLoggedErr: "tls.key is empty"},
 		{name: "a removed certificate file keeps the previous pair",
 			change: func(t *testing.T, f pairFiles) {
@@ -103,11 +105,11 @@ func TestGetCertificateFollowsTheFiles(t *testing.T) {
 					t.Fatal(err)
 				}
 			},
-			wantSerial:    a.serial,
+			wantSerial:    a.Serial,
 			wantLoggedErr: "no such file"},
 		{name: "the same pair written again is not reloaded",
 			change:     func(t *testing.T, f pairFiles) { f.write(t, a) },
-			wantSerial: a.serial},
+			wantSerial: a.Serial},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -148,16 +150,16 @@ func TestGetCertificateFollowsTheFiles(t *testing.T) {
 			}
 			f.write(t, b)
 			clk.Step(checkInterval)
-			if got := serialOf(t, p); got != b.serial {
-				t.Errorf("after writing pair B: served serial %d, want %d", got, b.serial)
+			if got := serialOf(t, p); got != b.Serial {
+				t.Errorf("after writing pair B: served serial %d, want %d", got, b.Serial)
 			}
 		})
 	}
 }
 
 func TestFilesAreLookedAtAtMostOncePerCheckInterval(t *testing.T) {
-	ca := newTestCA(t)
-	a, b := ca.issue(t, 1), ca.issue(t, 2)
+	ca := certreloadtest.NewCA(t)
+	a, b := ca.Issue(t, 1), ca.Issue(t, 2)
 	f := newPlainFiles(t, a)
 	logger, _ := ktesting.NewTestContext(t)
 	clk := clocktesting.NewFakeClock(time.Now())
@@ -170,9 +172,9 @@ func TestFilesAreLookedAtAtMostOncePerCheckInterval(t *testing.T) {
 		sinceLoad time.Duration
 		want      int64
 	}{
-		{0, a.serial},
-		{checkInterval - time.Nanosecond, a.serial},
-		{checkInterval, b.serial},
+		{0, a.Serial},
+		{checkInterval - time.Nanosecond, a.Serial},
+		{checkInterval, b.Serial},
 	}
 	loaded := clk.Now()
 	for _, s := range steps {
@@ -184,9 +186,9 @@ func TestFilesAreLookedAtAtMostOncePerCheckInterval(t *testing.T) {
 }
 
 func TestARewriteThatKeepsTheStatIsSeenOnlyWhileTheFilesAreFresh(t *testing.T) {
-	ca := newTestCA(t)
-	a := ca.issue(t, 1)
-	b := ca.issueSameSize(t, 2, a)
+	ca := certreloadtest.NewCA(t)
+	a := ca.Issue(t, 1)
+	b := issueSameSize(t, ca, 2, a)
 	cases := []struct {
 		name string
 		// settle is how long after loading A the files are looked at,
@@ -194,8 +196,8 @@ func TestARewriteThatKeepsTheStatIsSeenOnlyWhileTheFilesAreFresh(t *testing.T) {
 		settle time.Duration
 		want   int64
 	}{
-		{name: "files modified within the racy window are compared by contents", settle: 0, want: b.serial},
-		{name: "files older than the racy window are trusted by their stat", settle: racyWindow, want: a.serial},
+		{name: "files modified within the racy window are compared by contents", settle: 0, want: b.Serial},
+		{name: "files older than the racy window are trusted by their stat", settle: racyWindow, want: a.Serial},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

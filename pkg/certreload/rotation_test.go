@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/kube-hpa/kube-hpa/pkg/certreload/certreloadtest"
 )
 
 // TestARotationReachesNewConnectionsWithoutAFailedRequest serves HTTPS
@@ -22,27 +24,27 @@ func TestARotationReachesNewConnectionsWithoutAFailedRequest(t *testing.T) {
 		secretVolume bool
 		// rotate writes pair b, calling between after each step that
 		// leaves the files part way.
-		rotate func(t *testing.T, f pairFiles, b testPair, between func())
+		rotate func(t *testing.T, f pairFiles, b certreloadtest.Pair, between func())
 		// mustKeep: some look must have found the files part way and
 		// kept A, or the rotation did not test what it means to.
 		mustKeep bool
 	}{
 		{name: "files rewritten in place, the certificate half-written and then ahead of its key",
-			rotate: func(t *testing.T, f pairFiles, b testPair, between func()) {
-				writeFile(t, f, 0, b.certPEM[:len(b.certPEM)/2])
+			rotate: func(t *testing.T, f pairFiles, b certreloadtest.Pair, between func()) {
+				writeFile(t, f, 0, b.CertPEM[:len(b.CertPEM)/2])
 				between()
-				writeFile(t, f, 0, b.certPEM)
+				writeFile(t, f, 0, b.CertPEM)
 				between()
-				writeFile(t, f, 1, b.keyPEM)
+				writeFile(t, f, 1, b.KeyPEM)
 			},
 			mustKeep: true},
 		{name: "a Secret volume update", secretVolume: true,
-			rotate: func(t *testing.T, f pairFiles, b testPair, _ func()) { f.write(t, b) }},
+			rotate: func(t *testing.T, f pairFiles, b certreloadtest.Pair, _ func()) { f.write(t, b) }},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			ca := newTestCA(t)
-			a, b := ca.issue(t, 1), ca.issue(t, 2)
+			ca := certreloadtest.NewCA(t)
+			a, b := ca.Issue(t, 1), ca.Issue(t, 2)
 			var f pairFiles = newPlainFiles(t, a)
 			if tc.secretVolume {
 				f = newSecretVolume(t, a)
@@ -57,23 +59,23 @@ func TestARotationReachesNewConnectionsWithoutAFailedRequest(t *testing.T) {
 			// handshakes land in the middle of the writes.
 			p.checkEvery = 0
 			addr := serveHTTPS(t, p)
-			clientTLS := &tls.Config{RootCAs: ca.pool}
+			clientTLS := &tls.Config{RootCAs: ca.Pool}
 
-			if got := dialSerial(t, addr, clientTLS); got != a.serial {
-				t.Fatalf("serving serial %d before the rotation, want %d", got, a.serial)
+			if got := certreloadtest.DialSerial(t, addr, clientTLS); got != a.Serial {
+				t.Fatalf("serving serial %d before the rotation, want %d", got, a.Serial)
 			}
 			load := startLoad(t, "https://"+addr+"/", clientTLS)
 			load.waitForRequests(t, 20)
 
 			tc.rotate(t, f, b, func() { load.waitForRequests(t, 10) })
-			waitForSerial(t, addr, clientTLS, b.serial)
+			waitForSerial(t, addr, clientTLS, b.Serial)
 			load.waitForRequests(t, 20)
 
 			got := load.stop()
 			if len(got.failures) > 0 {
 				t.Errorf("%d of %d requests during the rotation failed, the first: %v", len(got.failures), got.requests, got.failures[0])
 			}
-			for _, serial := range []int64{a.serial, b.serial} {
+			for _, serial := range []int64{a.Serial, b.Serial} {
 				if !got.served[serial] {
 					t.Errorf("no request was served serial %d; the load did not span the rotation (served %v)", serial, got.served)
 				}
@@ -107,24 +109,12 @@ func serveHTTPS(t *testing.T, p *Pair) string {
 	return ln.Addr().String()
 }
 
-// dialSerial opens a new connection and returns the serial of the leaf
-// the server presented.
-func dialSerial(t *testing.T, addr string, cfg *tls.Config) int64 {
-	t.Helper()
-	conn, err := tls.Dial("tcp", addr, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	return conn.ConnectionState().PeerCertificates[0].SerialNumber.Int64()
-}
-
 // waitForSerial dials until the server presents serial. The bound is only
 // there to end a broken test; a working one needs a look or two.
 func waitForSerial(t *testing.T, addr string, cfg *tls.Config, serial int64) {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
-	for dialSerial(t, addr, cfg) != serial {
+	for certreloadtest.DialSerial(t, addr, cfg) != serial {
 		if time.Now().After(deadline) {
 			t.Fatalf("serial %d still not served after 30s", serial)
 		}

@@ -3,16 +3,9 @@ package app
 import (
 	"bytes"
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/json"
-	"encoding/pem"
 	"fmt"
-	"math/big"
 	"net"
 	"net/http"
 	"os"
@@ -28,6 +21,7 @@ import (
 	"k8s.io/klog/v2/ktesting"
 
 	"github.com/kube-hpa/kube-hpa/cmd/hpa-controller-manager/app/config"
+	"github.com/kube-hpa/kube-hpa/pkg/certreload/certreloadtest"
 	"github.com/kube-hpa/kube-hpa/pkg/features"
 	"github.com/kube-hpa/kube-hpa/pkg/webhook"
 )
@@ -37,12 +31,13 @@ import (
 // way the kubelet updates a Secret volume, and wants the new certificate on
 // a new connection with every review in between answered.
 func TestTheWebhookServerServesARenewedCertificateWithoutARestart(t *testing.T) {
-	pool, pairs := servingPairs(t, 2)
-	vol := newTestSecretVolume(t, pairs[0])
+	ca := certreloadtest.NewCA(t)
+	first, renewed := ca.Issue(t, 1), ca.Issue(t, 2)
+	vol := certreloadtest.NewSecretVolume(t, first)
 	_, ctx := ktesting.NewTestContext(t)
 	ctx, cancel := context.WithCancel(ctx)
 	cfg := &config.Config{FeatureGates: features.NewFeatureGate(), Webhook: config.Webhook{
-		Address: "127.0.0.1:0", CertFile: filepath.Join(vol.dir, "tls.crt"), KeyFile: filepath.Join(vol.dir, "tls.key"),
+		Address: "127.0.0.1:0", CertFile: vol.CertFile(), KeyFile: vol.KeyFile(),
 	}}
 	srv, err := newWebhookServer(ctx, cfg)
 	if err != nil {
@@ -61,7 +56,7 @@ func TestTheWebhookServerServesARenewedCertificateWithoutARestart(t *testing.T) 
 		}
 	}()
 	url := "https://" + ln.Addr().String() + webhook.Path
-	clientTLS := &tls.Config{RootCAs: pool}
+	clientTLS := &tls.Config{RootCAs: ca.Pool}
 
 	var reviews atomic.Int64
 	var mu sync.Mutex
@@ -110,8 +105,8 @@ func TestTheWebhookServerServesARenewedCertificateWithoutARestart(t *testing.T) 
 		}
 	}
 	waitFor("reviews with the first certificate", func() bool { return reviews.Load() >= 10 })
-	vol.update(t, pairs[1])
-	waitFor("the renewed certificate on a new connection", func() bool { return dialSerial(t, ln.Addr().String(), clientTLS) == 2 })
+	vol.Update(t, renewed)
+	waitFor("the renewed certificate on a new connection", func() bool { return certreloadtest.DialSerial(t, ln.Addr().String(), clientTLS) == 2 })
 	after := reviews.Load()
 	waitFor("reviews with the renewed certificate", func() bool { return reviews.Load() >= after+10 })
 	stopLoad()
@@ -125,11 +120,10 @@ func TestTheWebhookServerServesARenewedCertificateWithoutARestart(t *testing.T) 
 }
 
 func TestTheWebhookServerHasTheWebhooksLimits(t *testing.T) {
-	_, pairs := servingPairs(t, 1)
-	vol := newTestSecretVolume(t, pairs[0])
+	vol := certreloadtest.NewSecretVolume(t, certreloadtest.NewCA(t).Issue(t, 1))
 	_, ctx := ktesting.NewTestContext(t)
 	srv, err := newWebhookServer(ctx, &config.Config{FeatureGates: features.NewFeatureGate(), Webhook: config.Webhook{
-		Address: "127.0.0.1:9443", CertFile: filepath.Join(vol.dir, "tls.crt"), KeyFile: filepath.Join(vol.dir, "tls.key"),
+		Address: "127.0.0.1:9443", CertFile: vol.CertFile(), KeyFile: vol.KeyFile(),
 	}})
 	if err != nil {
 		t.Fatal(err)
@@ -146,14 +140,15 @@ func TestTheWebhookServerHasTheWebhooksLimits(t *testing.T) {
 func TestRunRefusesToStartWithACertificateThatDoesNotLoad(t *testing.T) {
 	dir := t.TempDir()
 	certFile, keyFile := filepath.Join(dir, "tls.crt"), filepath.Join(dir, "tls.key")
-	_, pairs := servingPairs(t, 2)
+	ca := certreloadtest.NewCA(t)
+	a, b := ca.Issue(t, 1), ca.Issue(t, 2)
 	cases := []struct {
 		name      string
 		cert, key []byte
 		wantCause string
 	}{
 		{name: "files that do not exist", wantCause: "no such file"},
-		{name: "a key of another certificate", cert: pairs[0].certPEM, key: pairs[1].keyPEM, wantCause: "private key does not match"},
+		{name: "a key of another certificate", cert: a.CertPEM, key: b.KeyPEM, wantCause: "private key does not match"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -201,104 +196,4 @@ func postReview(client *http.Client, url string) (int64, error) {
 		return 0, fmt.Errorf("%s, decoding %v, response %+v", resp.Status, err, review.Response)
 	}
 	return resp.TLS.PeerCertificates[0].SerialNumber.Int64(), nil
-}
-
-func dialSerial(t *testing.T, addr string, cfg *tls.Config) int64 {
-	t.Helper()
-	conn, err := tls.Dial("tcp", addr, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	return conn.ConnectionState().PeerCertificates[0].SerialNumber.Int64()
-}
-
-type testServingPair struct{ certPEM, keyPEM []byte }
-
-// servingPairs issues n leaves for 127.0.0.1, serials 1 to n, from one
-// self-signed CA whose pool verifies them all.
-func servingPairs(t *testing.T, n int) (*x509.CertPool, []testServingPair) {
-	t.Helper()
-	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	caTmpl := &x509.Certificate{SerialNumber: big.NewInt(1000), Subject: pkix.Name{CommonName: "webhook test CA"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
-		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign}
-	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, &caKey.PublicKey, caKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ca, err := x509.ParseCertificate(caDER)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pool := x509.NewCertPool()
-	pool.AddCert(ca)
-	var pairs []testServingPair
-	for serial := int64(1); serial <= int64(n); serial++ {
-		key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-		if err != nil {
-			t.Fatal(err)
-		}
-		tmpl := &x509.Certificate{SerialNumber: big.NewInt(serial), Subject: pkix.Name{CommonName: "webhook"},
-			NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
-			KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-			IPAddresses: []net.IP{net.ParseIP("127.0.0.1")}, DNSNames: []string{"localhost"}}
-		der, err := x509.CreateCertificate(rand.Reader, tmpl, ca, &key.PublicKey, caKey)
-		if err != nil {
-			t.Fatal(err)
-		}
-		keyDER, err := x509.MarshalPKCS8PrivateKey(key)
-		if err != nil {
-			t.Fatal(err)
-		}
-		pairs = append(pairs, testServingPair{
-			certPEM: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}),
-			keyPEM:  pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: keyDER}),
-		})
-	}
-	return pool, pairs
-}
-
-// testSecretVolume lays its files out as the kubelet projects a Secret
-// (tls.crt -> ..data/tls.crt, ..data -> a generation directory) and
-// updates them by swapping the ..data symlink.
-type testSecretVolume struct {
-	dir        string
-	generation int
-}
-
-func newTestSecretVolume(t *testing.T, p testServingPair) *testSecretVolume {
-	t.Helper()
-	v := &testSecretVolume{dir: t.TempDir()}
-	v.update(t, p)
-	for _, name := range []string{"tls.crt", "tls.key"} {
-		if err := os.Symlink(filepath.Join("..data", name), filepath.Join(v.dir, name)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return v
-}
-
-func (v *testSecretVolume) update(t *testing.T, p testServingPair) {
-	t.Helper()
-	v.generation++
-	gen := fmt.Sprintf("..gen_%d", v.generation)
-	if err := os.Mkdir(filepath.Join(v.dir, gen), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	for name, data := range map[string][]byte{"tls.crt": p.certPEM, "tls.key": p.keyPEM} {
-		if err := os.WriteFile(filepath.Join(v.dir, gen, name), data, 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
-	tmp := filepath.Join(v.dir, "..data_tmp")
-	if err := os.Symlink(gen, tmp); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Rename(tmp, filepath.Join(v.dir, "..data")); err != nil {
-		t.Fatal(err)
-	}
 }
