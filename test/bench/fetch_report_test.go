@@ -1,7 +1,6 @@
 package bench
 
 import (
-	"regexp"
 	"strings"
 	"testing"
 )
@@ -71,17 +70,7 @@ func TestWriteFetchTables(t *testing.T) {
 			if err := tc.write(&b); err != nil {
 				t.Fatal(err)
 			}
-			out := b.String()
-			for _, want := range tc.wanted {
-				if !regexp.MustCompile(want).MatchString(out) {
-					t.Errorf("table lacks %q:\n%s", want, out)
-				}
-			}
-			for _, unwanted := range tc.unwanted {
-				if regexp.MustCompile(unwanted).MatchString(out) {
-					t.Errorf("table has %q:\n%s", unwanted, out)
-				}
-			}
+			checkTable(t, b.String(), tc.wanted, tc.unwanted)
 		})
 	}
 }

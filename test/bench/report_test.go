@@ -146,17 +146,7 @@ func TestWriteTable(t *testing.T) {
 			if err := WriteTable(&b, Machine{Cores: 2}, tc.scenario); err != nil {
 				t.Fatal(err)
 			}
-			out := b.String()
-			for _, want := range tc.wanted {
-				if !regexp.MustCompile(want).MatchString(out) {
-					t.Errorf("table lacks %q:\n%s", want, out)
-				}
-			}
-			for _, unwanted := range tc.unwanted {
-				if regexp.MustCompile(unwanted).MatchString(out) {
-					t.Errorf("table has %q:\n%s", unwanted, out)
-				}
-			}
+			checkTable(t, b.String(), tc.wanted, tc.unwanted)
 		})
 	}
 }
@@ -182,5 +172,21 @@ func TestWriteReportOrder(t *testing.T) {
 			t.Fatalf("%q at %d, after %d: want the default, distinct, throttled tables, then the mix:\n%s", heading, at, last, out)
 		}
 		last = at
+	}
+}
+
+// checkTable fails t unless out matches every pattern of wanted and none
+// of unwanted.
+func checkTable(t *testing.T, out string, wanted, unwanted []string) {
+	t.Helper()
+	for _, want := range wanted {
+		if !regexp.MustCompile(want).MatchString(out) {
+			t.Errorf("table lacks %q:\n%s", want, out)
+		}
+	}
+	for _, u := range unwanted {
+		if regexp.MustCompile(u).MatchString(out) {
+			t.Errorf("table has %q:\n%s", u, out)
+		}
 	}
 }
