@@ -131,7 +131,7 @@ type Controller struct {
 	behavior   *behavior.Store
 	// panicBackoff spaces the passes of an HPA whose passes panic (panic.go).
 	panicBackoff workqueue.TypedRateLimiter[hpaKey]
-	// passes remembers when each HPA's last pass ended (pacing.go).
+	// passes remembers each HPA's last pass (pacing.go).
 	passes *passLog
 	// lane bounds the workers that slow HPAs hold (slowlane.go).
 	lane *slowLane
@@ -281,7 +281,7 @@ func (c *Controller) processNextWorkItem(ctx context.Context) bool {
 	}
 	defer c.queue.Done(key)
 
-	admitted, release := c.lane.admit(key)
+	admitted, release := c.lane.admit(c.passes.slow(key))
 	if !admitted {
 		c.queue.AddAfter(key, slowLaneRetry)
 		return true
@@ -297,18 +297,13 @@ func (c *Controller) processNextWorkItem(ctx context.Context) bool {
 	case deleted:
 		c.panicBackoff.Forget(key)
 		c.passes.forget(key)
-		c.lane.forget(key)
 	case errors.As(err, &panicked):
 		c.requeueAfterPanic(key)
 	default:
 		// Every HPA comes back after its sync period, whether this pass
 		// failed or not.
 		c.panicBackoff.Forget(key)
-		now := c.opts.Clock.Now()
-		c.passes.ended(key, now)
-		if !next.last.start.IsZero() {
-			c.lane.observe(key, now.Sub(next.last.start), next.period)
-		}
+		c.passes.ended(key, next.last.start, c.opts.Clock.Now(), next.period)
 		c.requeue(key, next)
 	}
 	return true

@@ -45,24 +45,45 @@ func rateLimited(conds []conditionEdit) bool {
 	return false
 }
 
-// passLog remembers when each HPA's last pass ended.
+// passLog remembers each HPA's last pass: when it ended (for the age of
+// the shared answers it may take next) and whether it was slow (for the
+// slow lane, slowlane.go).
 type passLog struct {
-	mu   sync.Mutex
-	ends map[hpaKey]time.Time
+	mu     sync.Mutex
+	passes map[hpaKey]lastPass
 }
 
-func newPassLog() *passLog { return &passLog{ends: map[hpaKey]time.Time{}} }
+type lastPass struct {
+	end  time.Time
+	slow bool
+}
 
-func (l *passLog) ended(key hpaKey, at time.Time) {
+func newPassLog() *passLog { return &passLog{passes: map[hpaKey]lastPass{}} }
+
+// ended records a pass of key that ran from start to end, in a period of
+// period. A zero start is no pass (the HPA could not be read), which says
+// nothing of its speed.
+func (l *passLog) ended(key hpaKey, start, end time.Time, period time.Duration) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.ends[key] = at
+	slow := l.passes[key].slow
+	if !start.IsZero() {
+		slow = end.Sub(start) > slowPass(period)
+	}
+	l.passes[key] = lastPass{end: end, slow: slow}
 }
 
 func (l *passLog) forget(key hpaKey) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	delete(l.ends, key)
+	delete(l.passes, key)
+}
+
+// slow reports whether key's last pass was slow.
+func (l *passLog) slow(key hpaKey) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.passes[key].slow
 }
 
 // maxAge is the age a shared answer may have for a pass of key starting
@@ -72,8 +93,8 @@ func (l *passLog) forget(key hpaKey) {
 func (l *passLog) maxAge(key hpaKey, now time.Time, limit time.Duration) time.Duration {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if end, ok := l.ends[key]; ok {
-		return max(min(limit, now.Sub(end)), 0)
+	if last, ok := l.passes[key]; ok {
+		return max(min(limit, now.Sub(last.end)), 0)
 	}
 	return limit
 }

@@ -131,23 +131,17 @@ func (p *pass) proposeAll(tgt target, selector labels.Selector) ([]proposal, tim
 	}
 	var wakeAt time.Time
 	metrics := p.hpa.Spec.Metrics
-	out := p.evaluateAll(ev, metrics)
+	proposals, took := p.evaluateAll(ev, metrics)
 	for i := range metrics {
-		pr := out[i].proposal
 		if src := metrics[i].External; src != nil && p.fallbackEnabled(src) {
 			var due time.Time
-			pr, due = p.applyFallback(src, pr, tgt.current)
+			proposals[i], due = p.applyFallback(src, proposals[i], tgt.current)
 			// The pass wakes at the first deadline; a zero due is none.
 			if !due.IsZero() && (wakeAt.IsZero() || due.Before(wakeAt)) {
 				wakeAt = due
 			}
 		}
-		p.observeMetric(pr, metrics[i].Type, out[i].took)
-		out[i].proposal = pr
-	}
-	proposals := make([]proposal, len(out))
-	for i := range out {
-		proposals[i] = out[i].proposal
+		p.observeMetric(proposals[i], metrics[i].Type, took[i])
 	}
 	for _, pr := range proposals {
 		if pr.cause != nil {
@@ -165,32 +159,27 @@ func fetchBudget(period time.Duration) time.Duration {
 	return period / 2
 }
 
-// evaluated is one metric's proposal and how long its computation took.
-type evaluated struct {
-	proposal
-	took time.Duration
-}
-
 // evaluateAll evaluates the metrics concurrently (the evaluator has no
 // effect but its fetches), so that a pass waits for its slowest fetch, not
-// for the sum of them.
-func (p *pass) evaluateAll(ev *evaluator, metrics []v2.MetricSpec) []evaluated {
-	out := make([]evaluated, len(metrics))
+// for the sum of them. It returns each metric's proposal and how long its
+// computation took.
+func (p *pass) evaluateAll(ev *evaluator, metrics []v2.MetricSpec) ([]proposal, []time.Duration) {
+	proposals, took := make([]proposal, len(metrics)), make([]time.Duration, len(metrics))
 	evaluate := func(i int) {
 		start := p.c.opts.Clock.Now()
-		out[i].proposal = ev.evaluate(&metrics[i])
-		out[i].took = p.c.opts.Clock.Since(start)
+		proposals[i] = ev.evaluate(&metrics[i])
+		took[i] = p.c.opts.Clock.Since(start)
 	}
 	if len(metrics) == 1 {
 		evaluate(0)
-		return out
+		return proposals, took
 	}
 	var wg sync.WaitGroup
 	for i := range metrics {
 		wg.Go(func() { evaluate(i) })
 	}
 	wg.Wait()
-	return out
+	return proposals, took
 }
 
 // observeMetric reports one metric's computation to Prometheus, when the

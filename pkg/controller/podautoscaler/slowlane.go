@@ -19,16 +19,21 @@ import (
 // before it asks again.
 const slowLaneRetry = time.Second
 
+// slowPass is how long a pass of an HPA of period may take before the HPA
+// counts as slow.
+func slowPass(period time.Duration) time.Duration { return period / 4 }
+
+// slowLane counts the workers busy with slow HPAs; which HPAs are slow the
+// pass log says (pacing.go).
 type slowLane struct {
 	mu    sync.Mutex
 	limit int
 	busy  int
-	slow  map[hpaKey]bool
 }
 
 // newSlowLane returns the lane of a controller with workers workers.
 func newSlowLane(workers int) *slowLane {
-	l := &slowLane{slow: map[hpaKey]bool{}}
+	l := &slowLane{}
 	l.resize(workers)
 	return l
 }
@@ -40,14 +45,15 @@ func (l *slowLane) resize(workers int) {
 	l.limit = max(1, workers/2)
 }
 
-// admit reports whether a pass of key may run now, and the function to
-// call when it is over. Passes of HPAs not known to be slow always run.
-func (l *slowLane) admit(key hpaKey) (bool, func()) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if !l.slow[key] {
+// admit reports whether a pass of an HPA, slow or not, may run now, and
+// the function to call when it is over. Passes of HPAs not known to be
+// slow always run.
+func (l *slowLane) admit(slow bool) (bool, func()) {
+	if !slow {
 		return true, func() {}
 	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	if l.busy >= l.limit {
 		return false, nil
 	}
@@ -57,21 +63,4 @@ func (l *slowLane) admit(key hpaKey) (bool, func()) {
 		defer l.mu.Unlock()
 		l.busy--
 	}
-}
-
-// observe records how long a pass of key took against its period.
-func (l *slowLane) observe(key hpaKey, took, period time.Duration) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if took > period/4 {
-		l.slow[key] = true
-		return
-	}
-	delete(l.slow, key)
-}
-
-func (l *slowLane) forget(key hpaKey) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	delete(l.slow, key)
 }

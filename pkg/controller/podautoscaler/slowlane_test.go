@@ -11,7 +11,7 @@ import (
 func TestSlowLane(t *testing.T) {
 	const period = 15 * time.Second
 	key := func(name string) hpaKey { return hpaKey{namespace: "tenant", name: name} }
-	slowPass, fastPass := 8*time.Second, time.Second
+	slowTook, fastTook := 8*time.Second, time.Second
 	for _, tc := range []struct {
 		name    string
 		workers int
@@ -23,22 +23,22 @@ func TestSlowLane(t *testing.T) {
 		admits []bool
 	}{
 		{name: "healthy HPAs are always let in", workers: 2,
-			passes:  map[string]time.Duration{"a": fastPass, "b": fastPass, "c": fastPass},
+			passes:  map[string]time.Duration{"a": fastTook, "b": fastTook, "c": fastTook},
 			running: []string{"a", "b", "c"}, admits: []bool{true, true, true}},
 		{name: "HPAs never passed before are let in", workers: 2,
 			running: []string{"a", "b", "c"}, admits: []bool{true, true, true}},
 		{name: "slow HPAs take half the workers, healthy ones still get in", workers: 4,
-			passes:  map[string]time.Duration{"s1": slowPass, "s2": slowPass, "s3": slowPass, "h": fastPass},
+			passes:  map[string]time.Duration{"s1": slowTook, "s2": slowTook, "s3": slowTook, "h": fastTook},
 			running: []string{"s1", "s2", "s3", "h"}, admits: []bool{true, true, false, true}},
 		{name: "one worker still lets one slow HPA in", workers: 1,
-			passes:  map[string]time.Duration{"s1": slowPass, "s2": slowPass},
+			passes:  map[string]time.Duration{"s1": slowTook, "s2": slowTook},
 			running: []string{"s1", "s2"}, admits: []bool{true, false}},
 		{name: "a pass of a quarter period is not slow", workers: 2,
 			passes:  map[string]time.Duration{"a": period / 4, "b": period / 4},
 			running: []string{"a", "b"}, admits: []bool{true, true}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			l := newSlowLane(tc.workers)
+			l := newLaneUnderTest(tc.workers)
 			for name, took := range tc.passes {
 				l.observe(key(name), took, period)
 			}
@@ -51,9 +51,9 @@ func TestSlowLane(t *testing.T) {
 	}
 
 	t.Run("a released slot and a recovered HPA let the next one in", func(t *testing.T) {
-		l := newSlowLane(2)
-		l.observe(key("s1"), slowPass, period)
-		l.observe(key("s2"), slowPass, period)
+		l := newLaneUnderTest(2)
+		l.observe(key("s1"), slowTook, period)
+		l.observe(key("s2"), slowTook, period)
 		_, release := l.admit(key("s1"))
 		if ok, _ := l.admit(key("s2")); ok {
 			t.Fatal("s2 let in beside s1 on a lane of one")
@@ -62,7 +62,7 @@ func TestSlowLane(t *testing.T) {
 		if ok, _ := l.admit(key("s2")); !ok {
 			t.Fatal("s2 kept out after s1 left the lane")
 		}
-		l.observe(key("s1"), fastPass, period)
+		l.observe(key("s1"), fastTook, period)
 		if ok, _ := l.admit(key("s1")); !ok {
 			t.Fatal("s1 kept out after a fast pass")
 		}
@@ -75,11 +75,12 @@ func TestSlowLaneInTheLoop(t *testing.T) {
 	h := newHarness(t, newHPA(1, 10, cpuUtilization(50)), harnessOptions{})
 	h.scales.setScale(3, 3, testSelector)
 	h.drainQueue()
-	h.c.lane.observe(h.key(testHPAName), 10*time.Second, 15*time.Second)
+	l := laneUnderTest{log: h.c.passes, lane: h.c.lane}
+	l.observe(h.key(testHPAName), 10*time.Second, 15*time.Second)
 	// Another slow HPA holds the lane of one.
 	other := hpaKey{namespace: "tenant", name: "hanging"}
-	h.c.lane.observe(other, 10*time.Second, 15*time.Second)
-	if ok, _ := h.c.lane.admit(other); !ok {
+	l.observe(other, 10*time.Second, 15*time.Second)
+	if ok, _ := l.admit(other); !ok {
 		t.Fatal("the first slow HPA was kept out")
 	}
 	q := recordQueue(h)
@@ -95,3 +96,21 @@ func TestSlowLaneInTheLoop(t *testing.T) {
 		t.Errorf("status writes = %d, want none: the pass must not run", h.source.statusUpdates)
 	}
 }
+
+// laneUnderTest is the slow lane with the pass log that tells it which
+// HPAs are slow, as the controller pairs them.
+type laneUnderTest struct {
+	log  *passLog
+	lane *slowLane
+}
+
+func newLaneUnderTest(workers int) laneUnderTest {
+	return laneUnderTest{log: newPassLog(), lane: newSlowLane(workers)}
+}
+
+// observe records a pass of key that took took.
+func (l laneUnderTest) observe(key hpaKey, took, period time.Duration) {
+	l.log.ended(key, testStart, testStart.Add(took), period)
+}
+
+func (l laneUnderTest) admit(key hpaKey) (bool, func()) { return l.lane.admit(l.log.slow(key)) }
