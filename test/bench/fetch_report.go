@@ -26,18 +26,7 @@ func writeSmallTable(w io.Writer, first string, names []string, rows []row) erro
 			headings[len(lines)] += r.label + "\n"
 			continue
 		}
-		label := r.label
-		if r.indent {
-			label = "  " + label
-		}
-		cells := []string{label}
-		for _, v := range r.values {
-			cells = append(cells, formatValue(r.format, v))
-		}
-		for _, v := range r.values[1:] {
-			cells = append(cells, formatRatio(v, r.values[0]))
-		}
-		lines = append(lines, cells)
+		lines = append(lines, r.cells())
 	}
 	var b strings.Builder
 	for i, line := range strings.SplitAfter(alignColumns(lines), "\n") {

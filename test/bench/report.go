@@ -22,6 +22,28 @@ type row struct {
 	ratioFloor float64
 }
 
+// cells are r's columns: its label (indented for a breakdown), a value
+// per controller, and the ratio of each other controller's to the first's
+// ("-" below ratioFloor).
+func (r row) cells() []string {
+	label := r.label
+	if r.indent {
+		label = "  " + label
+	}
+	cells := []string{label}
+	for _, v := range r.values {
+		cells = append(cells, formatValue(r.format, v))
+	}
+	for _, v := range r.values[1:] {
+		if math.Abs(r.values[0]) < r.ratioFloor {
+			cells = append(cells, "-")
+			continue
+		}
+		cells = append(cells, formatRatio(v, r.values[0]))
+	}
+	return cells
+}
+
 // requestRowThreshold hides request kinds that neither controller makes
 // once per hundred reconciles: noise left by the baseline subtraction.
 const requestRowThreshold = 0.01
@@ -199,22 +221,7 @@ func WriteTable(w io.Writer, m Machine, sr ScenarioResult) error {
 	}
 	lines := [][]string{header}
 	for _, r := range tableRows(sr) {
-		label := r.label
-		if r.indent {
-			label = "  " + label
-		}
-		cells := []string{label}
-		for _, v := range r.values {
-			cells = append(cells, formatValue(r.format, v))
-		}
-		for _, v := range r.values[1:] {
-			if math.Abs(r.values[0]) < r.ratioFloor {
-				cells = append(cells, "-")
-				continue
-			}
-			cells = append(cells, formatRatio(v, r.values[0]))
-		}
-		lines = append(lines, cells)
+		lines = append(lines, r.cells())
 	}
 	if _, err := io.WriteString(w, alignColumns(lines)); err != nil {
 		return err
