@@ -22,19 +22,24 @@ type allowed struct {
 	// calc returns the fields of a calculator result whose difference the
 	// entry accepts for this scenario (none when it does not apply).
 	calc func(s calcScenario, up, ours calcResult) []string
-	// from returns the first step of a sequence from which the entry
-	// accepts any difference, or -1; up is upstream's run.
-	from func(s seqScenario, up []observation) int
+	// cause tells whether the entry's difference starts at a step of a
+	// sequence: its documented condition, checked at that step alone. The
+	// steps after it that still differ are its consequences only while
+	// the two runs have not met again since, or within the HPA's memory
+	// of it (excuse.go); later differences need excuses of their own.
+	cause func(s seqScenario, up, ours []observation, step int) bool
+	// signature, when set, lists the differences of which a caused step
+	// must show one: a step whose difference is none of them is not the
+	// entry's, and fails the run as an excuse used outside its condition.
+	signature []string
 	// rewrite changes an observation of kube-hpa's to what upstream would
 	// show if only the entry's difference were gone.
 	rewrite func(s seqScenario, up, ours *observation)
-	// rerun tells, by running the scenario again with a change, whether a
-	// difference first seen at step is the entry's.
-	rerun func(s seqScenario, step int, run runner) bool
+	// holds is the documented condition of a rewrite, checked at every
+	// step whose observations it changes: a rewrite that changes a step
+	// where it does not hold fails the run.
+	holds func(s seqScenario, step int, up, ours observation) bool
 }
-
-// runner plays a scenario against both controllers.
-type runner func(s seqScenario) (up, ours []observation)
 
 // allowList is every accepted difference.
 var allowList = []allowed{
@@ -87,7 +92,7 @@ var allowList = []allowed{
 		Visible: "from that step on, anything: upstream's wrapped proposal scales down or holds where kube-hpa's saturated one scales to maxReplicas, and the recommendations and conditions that follow differ",
 		Why:     "huge values saturate (a safety fix); the calculator comparison checks the proposals themselves",
 		Readme:  "Huge metric values saturate",
-		from:    func(s seqScenario, _ []observation) int { return s.firstOverflowStep() },
+		cause:   func(s seqScenario, _, _ []observation, step int) bool { return s.overflowsAt(step) },
 	},
 	{
 		Class:   "an error about one pod's requests while several pods have such a problem",
@@ -210,39 +215,38 @@ func classifyCalc(s calcScenario, up, ours calcResult, diff []string) []*allowed
 	return by
 }
 
-// firstOverflowStep returns the first step at which a reading of the
-// scenario, over its metric's target, is so large that a replica proposal
-// from it can overflow an int32 (with up to 16 pods), or -1. From that step
-// on, upstream's proposals wrap where kube-hpa's saturate, and so does
-// everything built on them (recommendations, stabilization).
-func (s seqScenario) firstOverflowStep() int {
+// overflowsAt tells whether a reading of the step, over its metric's
+// target, is so large that a replica proposal from it can overflow an int32
+// (with up to 16 pods). There upstream's proposals wrap where kube-hpa's
+// saturate, and so does everything built on them (recommendations,
+// stabilization) for as long as the HPA remembers them.
+func (s seqScenario) overflowsAt(step int) bool {
 	const limit = math.MaxInt32 / 16
-	for i, st := range s.Steps {
-		for j, m := range s.Metrics {
-			target := float64(m.Value)
-			if m.Target == "Utilization" {
-				// Utilization is relative to the request: 1m at least.
-				target = float64(m.Value) / 100
-			}
-			var readings []int64
-			switch m.Type {
-			case "Object", "External":
-				readings = []int64{st.Values[j]}
-			default:
-				for _, p := range st.Pods {
-					if p.HasMetric {
-						readings = append(readings, p.Metric)
-					}
+	st := s.Steps[step]
+	for j, m := range s.Metrics {
+		target := float64(m.Value)
+		if m.Target == "Utilization" {
+			// Utilization is relative to the request: 1m at least.
+			target = float64(m.Value) / 100
+		}
+		var readings []int64
+		switch m.Type {
+		case "Object", "External":
+			readings = []int64{st.Values[j]}
+		default:
+			for _, p := range st.Pods {
+				if p.HasMetric {
+					readings = append(readings, p.Metric)
 				}
 			}
-			var total float64
-			for _, r := range readings {
-				total += math.Abs(float64(r))
-			}
-			if total/target > limit || slices.ContainsFunc(readings, beyondFloat) {
-				return i
-			}
+		}
+		var total float64
+		for _, r := range readings {
+			total += math.Abs(float64(r))
+		}
+		if total/target > limit || slices.ContainsFunc(readings, beyondFloat) {
+			return true
 		}
 	}
-	return -1
+	return false
 }

@@ -1,14 +1,12 @@
 package differential
 
 import (
-	"fmt"
 	"math"
 	"regexp"
 	"slices"
 	"strings"
 
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
-	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/resource"
 )
 
@@ -28,43 +26,37 @@ var seqAllowList = []allowed{
 				}
 			}
 		},
+		holds: func(_ seqScenario, _ int, up, _ observation) bool { return up.Status.CurrentReplicas == 0 },
 	},
 	{
 		Class:   "a workload the HPA scaled to zero is seen above zero without a rescale (a person scaled it up)",
 		Visible: "ScaledToZero: upstream keeps it True until its next rescale, kube-hpa turns it False at once; a later zero set by the person is then a pause for kube-hpa, while upstream scales the workload up again",
 		Why:     "a person's zero must never be taken for the HPA's own (README \"Differences from upstream\")",
 		Readme:  "`ScaledToZero` turns `False`",
-		from: func(s seqScenario, up []observation) int {
-			for i := range up {
-				c := condition(&up[i], autoscalingv2.ScaledToZero)
-				if c != nil && c.Status == "True" && up[i].Scale > 0 {
-					return i
-				}
-				// A person's scale-up of the HPA's own zero, within a step of
-				// several periods: upstream may rescale, and so clear the
-				// condition, before the step ends, a period after kube-hpa
-				// cleared it (-seed 20261125 -case 57620).
-				if i > 0 && s.Steps[i].Manual > 0 {
-					if p := condition(&up[i-1], autoscalingv2.ScaledToZero); p != nil && p.Status == "True" {
-						return i
-					}
+		cause: func(s seqScenario, up, _ []observation, i int) bool {
+			if c := condition(&up[i], autoscalingv2.ScaledToZero); c != nil && c.Status == "True" && up[i].Scale > 0 {
+				return true
+			}
+			// A person's scale-up of the HPA's own zero, within a step of
+			// several periods: upstream may rescale, and so clear the
+			// condition, before the step ends, a period after kube-hpa
+			// cleared it (-seed 20261125 -case 57620).
+			if i > 0 && s.Steps[i].Manual > 0 {
+				if p := condition(&up[i-1], autoscalingv2.ScaledToZero); p != nil && p.Status == "True" {
+					return true
 				}
 			}
-			return -1
+			return false
 		},
+		signature: []string{"ScaledToZero.status", "ScaledToZero.reason", "ScaledToZero.message", "ScaledToZero.lastTransitionTime", "ScaledToZero.presence"},
 	},
 	{
 		Class:   "a metric target beyond the int64 milli-unit sums (reconcile)",
 		Visible: "from the first step, anything: upstream's sums that stand the target in for pods without readings wrap around, kube-hpa's saturate",
 		Why:     "huge values saturate (a safety fix)",
 		Readme:  "Huge metric values saturate",
-		from: func(s seqScenario, _ []observation) int {
-			for _, m := range s.Metrics {
-				if m.Value > math.MaxInt64/64 {
-					return 0
-				}
-			}
-			return -1
+		cause: func(s seqScenario, _, _ []observation, _ int) bool {
+			return slices.ContainsFunc(s.Metrics, func(m metricSpec) bool { return m.Value > math.MaxInt64/64 })
 		},
 	},
 	{
@@ -76,6 +68,7 @@ var seqAllowList = []allowed{
 				rewriteTexts(o, func(m string) string { return podRequestError.ReplaceAllString(m, "<a pod's requests>") })
 			}
 		},
+		holds: func(s seqScenario, step int, _, _ observation) bool { return requestProblems(s.Steps[step]) >= 2 },
 	},
 }
 
@@ -178,87 +171,10 @@ func averageOf(m *autoscalingv2.MetricStatus) **resource.Quantity {
 	return nil
 }
 
-// classifySeq returns the allow-list entries that together accept every
-// difference between the two runs, or nil and the first difference that no
-// entry accepts. Rewrites apply to every step, so a difference accepted at
-// one step cannot hide another later. Without run, the entries that need
-// another run do not apply.
-func classifySeq(s seqScenario, up, ours []observation, run runner) ([]*allowed, *seqDiff) {
-	up, ours = cloneObservations(up), cloneObservations(ours)
-	var by []*allowed
-	var applied []string
-	for range 4 * len(allowList) {
-		d := diffObservations(up, ours)
-		if d == nil {
-			return by, nil
-		}
-		if a := acceptFrom(s, up, d.Step); a != nil {
-			return append(by, a), nil
-		}
-		a := rewriteAway(s, up, ours, d.Step)
-		if a == nil {
-			if run != nil {
-				a = acceptByRerun(s, d.Step, run)
-			}
-			if a == nil {
-				return nil, d
-			}
-			return append(by, a), nil
-		}
-		applied = append(applied, fmt.Sprintf("%s at %d: %v", a.Class, d.Step, d.Fields))
-		if !slices.Contains(by, a) {
-			by = append(by, a)
-		}
-	}
-	panic(fmt.Sprintf("the allow-list's rewrites do not settle (%s) on scenario %s", strings.Join(applied, "; "), s.row()))
-}
-
-func acceptFrom(s seqScenario, up []observation, step int) *allowed {
-	for i := range allowList {
-		if a := &allowList[i]; a.from != nil {
-			if at := a.from(s, up); at >= 0 && at <= step {
-				return a
-			}
-		}
-	}
-	return nil
-}
-
-// rewriteAway applies the first rewrite that changes the observations at
-// step (to every step), and returns its entry.
-func rewriteAway(s seqScenario, up, ours []observation, step int) *allowed {
-	for i := range allowList {
-		a := &allowList[i]
-		if a.rewrite == nil {
-			continue
-		}
-		u, o := cloneObservations(up), cloneObservations(ours)
-		for k := range u {
-			a.rewrite(s, &u[k], &o[k])
-		}
-		if equality.Semantic.DeepEqual(u[step], up[step]) && equality.Semantic.DeepEqual(o[step], ours[step]) {
-			continue
-		}
-		copy(up, u)
-		copy(ours, o)
-		return a
-	}
-	return nil
-}
-
-func acceptByRerun(s seqScenario, step int, run runner) *allowed {
-	for i := range allowList {
-		if a := &allowList[i]; a.rerun != nil && a.rerun(s, step, run) {
-			return a
-		}
-	}
-	return nil
-}
-
 func cloneObservations(in []observation) []observation {
 	out := make([]observation, len(in))
 	for i, o := range in {
-		out[i] = observation{Scale: o.Scale, Status: *o.Status.DeepCopy(), Events: slices.Clone(o.Events)}
+		out[i] = cloneObservation(o)
 	}
 	return out
 }

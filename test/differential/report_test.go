@@ -22,13 +22,18 @@ type report struct {
 	seed       int64
 	suiteLabel string
 	// liveness and faults make the liveness table (liveness_test.go).
+	// steps counts, per allow-list class, the sequence steps its entry
+	// excused (excuse.go); misuses are the rows where an entry fired
+	// outside its documented condition.
+	steps             map[string]excuseUses
+	misuses           []string
 	liveness          map[string]*liveness
 	faults            faultTally
 	upstreamScaleGets int
 }
 
 func newReport(label string, seed int64) *report {
-	return &report{allowed: map[string]int{}, divergent: map[string]int{}, rows: map[string][]string{}, seed: seed, suiteLabel: label}
+	return &report{allowed: map[string]int{}, divergent: map[string]int{}, rows: map[string][]string{}, steps: map[string]excuseUses{}, seed: seed, suiteLabel: label}
 }
 
 func (r *report) count() {
@@ -62,6 +67,26 @@ func (r *report) add(class string, by []*allowed, row string) {
 	}
 }
 
+// excused counts a sequence whose every difference the allow-list
+// excused, and the steps each entry excused.
+func (r *report) excused(v verdict) {
+	r.add("", v.by, "")
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for a, u := range v.uses {
+		t := r.steps[a.Class]
+		t.caused += u.caused
+		t.carried += u.carried
+		r.steps[a.Class] = t
+	}
+}
+
+func (r *report) addMisuse(row string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.misuses = append(r.misuses, row)
+}
+
 func sortedKeys(m map[string]int) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
@@ -78,7 +103,11 @@ func (r *report) finish(t *testing.T) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: %d scenarios (seed %d)\n", r.suiteLabel, r.scenarios, r.seed)
 	for _, k := range sortedKeys(r.allowed) {
-		fmt.Fprintf(&b, "  allowed    %6d  %s\n", r.allowed[k], k)
+		steps := ""
+		if u, ok := r.steps[k]; ok {
+			steps = fmt.Sprintf(" (steps: %d where it holds, %d after)", u.caused, u.carried)
+		}
+		fmt.Fprintf(&b, "  allowed    %6d  %s%s\n", r.allowed[k], k, steps)
 	}
 	for _, k := range sortedKeys(r.divergent) {
 		fmt.Fprintf(&b, "  DIVERGENT  %6d  %s\n", r.divergent[k], k)
@@ -92,6 +121,9 @@ func (r *report) finish(t *testing.T) {
 	t.Log(b.String())
 	for _, class := range r.unexplainedLiveness() {
 		t.Errorf("sequences %s rescaled on one controller only, with no excuse", class)
+	}
+	for _, row := range r.misuses {
+		t.Errorf("allow-list entry used outside its documented condition:\n%s", row)
 	}
 	for _, k := range sortedKeys(r.divergent) {
 		for _, row := range r.rows[k] {

@@ -66,14 +66,16 @@ var seqRegressions = []struct {
 func TestReconcileRegressions(t *testing.T) {
 	for _, tc := range seqRegressions {
 		t.Run(tc.name, func(t *testing.T) {
-			run := func(s seqScenario) ([]observation, []observation) { return runPair(t, s) }
-			up, ours := run(tc.s)
-			by, d := classifySeq(tc.s, up, ours, run)
-			if d != nil {
+			up, ours := runPair(t, tc.s)
+			v := classifySeq(tc.s, up, ours)
+			if v.misuse != "" {
+				t.Fatalf("allow-list misused: %s", v.misuse)
+			}
+			if d := v.diff; d != nil {
 				t.Fatalf("divergence after step %d (%v):\n  upstream: %s\n  kube-hpa: %s", d.Step, d.Fields, up[d.Step], ours[d.Step])
 			}
 			var got []string
-			for _, a := range by {
+			for _, a := range v.by {
 				got = append(got, a.Class)
 			}
 			if !slices.Equal(got, tc.wantClasses) {

@@ -1,0 +1,184 @@
+package differential
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/equality"
+)
+
+// verdict is what the allow-list made of the differences of one sequence.
+type verdict struct {
+	// by lists the entries that excused a step, in the order of first use.
+	by []*allowed
+	// uses counts, per entry, the steps it excused.
+	uses map[*allowed]excuseUses
+	// diff is the first difference that no entry excused.
+	diff *seqDiff
+	// misuse says where an entry fired outside its documented condition.
+	misuse string
+}
+
+// excuseUses counts the steps an entry excused: where its condition held
+// (caused, or rewritten for a rewrite), and the steps after a cause that
+// still differed as its consequences (carried).
+type excuseUses struct {
+	caused, carried int
+}
+
+func (v *verdict) use(a *allowed, carried bool) {
+	if !slices.Contains(v.by, a) {
+		v.by = append(v.by, a)
+	}
+	u := v.uses[a]
+	if carried {
+		u.carried++
+	} else {
+		u.caused++
+	}
+	v.uses[a] = u
+}
+
+// classifySeq compares two runs step by step. A step that differs is
+// excused by an entry whose cause holds at that step, else by rewrites
+// that hold there, else as the consequence of the last cause while the
+// runs have not met since or the HPA may still remember it (memory);
+// anything else is the verdict's diff. An entry that changes or excuses a
+// step where its condition does not hold is a misuse: the allow-list would
+// hide a difference it does not document.
+func classifySeq(s seqScenario, up, ours []observation) verdict {
+	up, ours = cloneObservations(up), cloneObservations(ours)
+	v := verdict{uses: map[*allowed]excuseUses{}}
+	var carrier *allowed
+	lastExcused, previousDiffered := -1, false
+	for k := range min(len(up), len(ours)) {
+		fields := diffObservation(up[k], ours[k])
+		if fields == nil {
+			previousDiffered = false
+			continue
+		}
+		if a := causeAt(s, up, ours, k); a != nil {
+			if len(a.signature) > 0 && !slices.ContainsFunc(fields, func(f string) bool { return slices.Contains(a.signature, f) }) {
+				v.misuse = fmt.Sprintf("%q excused step %d, whose difference (%v) is none of its own (%v)", a.Class, k, fields, a.signature)
+				return v
+			}
+			v.use(a, false)
+			carrier, lastExcused, previousDiffered = a, k, true
+			continue
+		}
+		if v.misuse = rewriteStep(s, k, &up[k], &ours[k], &v); v.misuse != "" {
+			return v
+		}
+		if fields = diffObservation(up[k], ours[k]); fields == nil {
+			previousDiffered = false
+			continue
+		}
+		if carrier != nil && (previousDiffered || s.elapsed(lastExcused, k) <= s.memory()) {
+			v.use(carrier, true)
+			lastExcused, previousDiffered = k, true
+			continue
+		}
+		v.diff = &seqDiff{Step: k, Fields: fields}
+		return v
+	}
+	return v
+}
+
+// rewriteStep applies to one step every rewrite that changes it, and
+// returns a misuse when one changes a step where it does not hold.
+func rewriteStep(s seqScenario, k int, up, ours *observation, v *verdict) string {
+	for i := range allowList {
+		a := &allowList[i]
+		if a.rewrite == nil {
+			continue
+		}
+		u, o := cloneObservation(*up), cloneObservation(*ours)
+		a.rewrite(s, &u, &o)
+		if distance(u, o) >= distance(*up, *ours) {
+			// It changed nothing that differed.
+			continue
+		}
+		if a.holds != nil && !a.holds(s, k, *up, *ours) {
+			return fmt.Sprintf("%q rewrote step %d, where its condition does not hold", a.Class, k)
+		}
+		*up, *ours = u, o
+		v.use(a, false)
+	}
+	return ""
+}
+
+// distance counts the parts of two observations that differ: the scale,
+// replica counts, each metric status, each condition and each event, by
+// position.
+func distance(up, ours observation) int {
+	n := len(diffObservation(up, ours))
+	for i := range max(len(up.Status.CurrentMetrics), len(ours.Status.CurrentMetrics)) {
+		if i >= len(up.Status.CurrentMetrics) || i >= len(ours.Status.CurrentMetrics) ||
+			!equality.Semantic.DeepEqual(up.Status.CurrentMetrics[i], ours.Status.CurrentMetrics[i]) {
+			n++
+		}
+	}
+	for i := range max(len(up.Events), len(ours.Events)) {
+		if i >= len(up.Events) || i >= len(ours.Events) || up.Events[i] != ours.Events[i] {
+			n++
+		}
+	}
+	return n
+}
+
+func causeAt(s seqScenario, up, ours []observation, k int) *allowed {
+	for i := range allowList {
+		if a := &allowList[i]; a.cause != nil && a.cause(s, up, ours, k) {
+			return a
+		}
+	}
+	return nil
+}
+
+// memory is how long the controllers remember a decision: the longest
+// stabilization window or policy period of the HPA, and a period more for
+// the pass that reads it.
+func (s seqScenario) memory() time.Duration {
+	longest := downscaleWindow + s.windowNudge
+	for _, r := range []*rules{s.Up, s.Down} {
+		if r == nil {
+			continue
+		}
+		if r.Window >= 0 {
+			longest = max(longest, time.Duration(r.Window)*time.Second)
+		}
+		for _, p := range r.Policies {
+			longest = max(longest, time.Duration(p.Period)*time.Second)
+		}
+	}
+	return longest + syncPeriod
+}
+
+// elapsed is the time from the end of step from to the end of step to.
+func (s seqScenario) elapsed(from, to int) time.Duration {
+	var d time.Duration
+	for _, st := range s.Steps[from+1 : to+1] {
+		d += time.Duration(st.Advance) * syncPeriod
+	}
+	return d
+}
+
+// requestProblems counts the pods of a step that lack a request the
+// controllers may need: an error about one of them names whichever pod the
+// informer cache lists first.
+func requestProblems(st step) int {
+	n := 0
+	for _, p := range st.Pods {
+		sidecar := p.Sidecar && (p.SidecarCPU < 0 || p.SidecarMem < 0)
+		podLevel := (p.PodCPU > 0) != (p.PodMem > 0)
+		if p.CPU < 0 || p.Mem < 0 || sidecar || podLevel {
+			n++
+		}
+	}
+	return n
+}
+
+func cloneObservation(o observation) observation {
+	return observation{Scale: o.Scale, Status: *o.Status.DeepCopy(), Events: slices.Clone(o.Events)}
+}

@@ -1,0 +1,135 @@
+package differential
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+)
+
+// TestExcusesAreNarrow pins how the allow-list excuses the steps of a
+// sequence: a step only where an entry's condition holds, or as a
+// consequence of one while the runs have not met again or the HPA may
+// remember it, and never outside the entry's documented condition.
+func TestExcusesAreNarrow(t *testing.T) {
+	const overflowClass = "a sequence in which a reading over its target overflows an int32 proposal"
+	huge := int64(math.MaxInt64)
+	// A sequence whose step 0 overflows, then ordinary readings; advance
+	// is the length of each step after the first, in periods.
+	overflowing := func(advance ...int) seqScenario {
+		s := seqScenario{Min: 1, Max: 10, Metrics: []metricSpec{{Type: "Object", Target: "Value", Name: "m0", Value: 1000}}, Start: 1,
+			Steps: []step{{Advance: 1, Manual: -1, Values: []int64{huge}}}}
+		for _, a := range advance {
+			s.Steps = append(s.Steps, step{Advance: a, Manual: -1, Values: []int64{1000}})
+		}
+		return s
+	}
+	at := func(scales ...int32) []observation {
+		out := make([]observation, len(scales))
+		for i, n := range scales {
+			out[i] = observation{Scale: n}
+		}
+		return out
+	}
+	scaledToZero := func(scale int32, status corev1.ConditionStatus) observation {
+		return observation{Scale: scale, Status: autoscalingv2.HorizontalPodAutoscalerStatus{Conditions: []autoscalingv2.HorizontalPodAutoscalerCondition{{Type: autoscalingv2.ScaledToZero, Status: status}}}}
+	}
+	atZeroReplicas := func(currentReplicas int32, average int64) observation {
+		q := resource.NewMilliQuantity(average, resource.DecimalSI)
+		return observation{Status: autoscalingv2.HorizontalPodAutoscalerStatus{CurrentReplicas: currentReplicas, CurrentMetrics: []autoscalingv2.MetricStatus{{
+			Type: autoscalingv2.ExternalMetricSourceType, External: &autoscalingv2.ExternalMetricStatus{Current: autoscalingv2.MetricValueStatus{AverageValue: q}},
+		}}}}
+	}
+	averageValue := seqScenario{Max: 10, Metrics: []metricSpec{{Type: "External", Target: "AverageValue", Name: "m0", Value: 1000}}, Steps: []step{{Advance: 1, Manual: -1, Values: []int64{0}}}}
+
+	cases := []struct {
+		name     string
+		s        seqScenario
+		up, ours []observation
+		diffAt   int // -1: every difference excused
+		misuse   string
+		wantUses map[string]excuseUses
+	}{
+		{
+			name: "a difference where the cause holds is excused at that step",
+			s:    overflowing(1), up: at(1, 1), ours: at(10, 1), diffAt: -1,
+			wantUses: map[string]excuseUses{overflowClass: {caused: 1}},
+		},
+		{
+			name: "the steps that keep differing after a cause are its consequences",
+			s:    overflowing(30, 30), up: at(1, 2, 3), ours: at(10, 9, 8), diffAt: -1,
+			wantUses: map[string]excuseUses{overflowClass: {caused: 1, carried: 2}},
+		},
+		{
+			name: "once the runs met again, a difference within the HPA's memory of the cause is still its consequence",
+			s:    overflowing(1, 1), up: at(1, 2, 2), ours: at(10, 2, 5), diffAt: -1,
+			wantUses: map[string]excuseUses{overflowClass: {caused: 1, carried: 1}},
+		},
+		{
+			name: "once the runs met again, a difference beyond the HPA's memory of the cause fails",
+			s:    overflowing(1, 30), up: at(1, 2, 2), ours: at(10, 2, 5), diffAt: 2,
+		},
+		{
+			name: "a difference before the cause fails",
+			s:    func() seqScenario { s := overflowing(1); s.Steps[0], s.Steps[1] = s.Steps[1], s.Steps[0]; return s }(),
+			up:   at(1, 1), ours: at(2, 1), diffAt: 0,
+		},
+		{
+			name: "a cause whose step shows none of its own differences is a misuse",
+			s:    seqScenario{Max: 10, Metrics: averageValue.Metrics, Steps: []step{{Advance: 1, Manual: -1, Values: []int64{1000}}}},
+			up:   []observation{scaledToZero(3, corev1.ConditionTrue)}, ours: []observation{scaledToZero(4, corev1.ConditionTrue)},
+			misuse: "is none of its own",
+		},
+		{
+			name: "a cause whose step shows its own difference is excused",
+			s:    seqScenario{Max: 10, Metrics: averageValue.Metrics, Steps: []step{{Advance: 1, Manual: -1, Values: []int64{1000}}}},
+			up:   []observation{scaledToZero(3, corev1.ConditionTrue)}, ours: []observation{scaledToZero(3, corev1.ConditionFalse)}, diffAt: -1,
+			wantUses: map[string]excuseUses{"a workload the HPA scaled to zero is seen above zero without a rescale (a person scaled it up)": {caused: 1}},
+		},
+		{
+			name: "a rewrite where its condition holds is excused",
+			s:    averageValue, up: []observation{atZeroReplicas(0, math.MinInt64)}, ours: []observation{atZeroReplicas(0, 7000)}, diffAt: -1,
+			wantUses: map[string]excuseUses{"AverageValue Object or External metric at 0 replicas (reconcile)": {caused: 1}},
+		},
+		{
+			name: "a rewrite where its condition does not hold is a misuse",
+			s:    averageValue, up: []observation{atZeroReplicas(2, math.MinInt64)}, ours: []observation{atZeroReplicas(2, 7000)},
+			misuse: "where its condition does not hold",
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			v := classifySeq(tc.s, tc.up, tc.ours)
+			if tc.misuse != "" {
+				if !strings.Contains(v.misuse, tc.misuse) {
+					t.Fatalf("misuse %q, want one that says %q", v.misuse, tc.misuse)
+				}
+				return
+			}
+			if v.misuse != "" {
+				t.Fatalf("unexpected misuse: %s", v.misuse)
+			}
+			switch {
+			case tc.diffAt < 0 && v.diff != nil:
+				t.Fatalf("difference at step %d (%v) not excused", v.diff.Step, v.diff.Fields)
+			case tc.diffAt >= 0 && (v.diff == nil || v.diff.Step != tc.diffAt):
+				t.Fatalf("difference %+v, want one at step %d", v.diff, tc.diffAt)
+			}
+			got := map[string]excuseUses{}
+			for a, u := range v.uses {
+				got[a.Class] = u
+			}
+			if tc.diffAt < 0 && len(got) != len(tc.wantUses) {
+				t.Errorf("uses %v, want %v", got, tc.wantUses)
+			}
+			for class, want := range tc.wantUses {
+				if got[class] != want {
+					t.Errorf("uses of %q: %+v, want %+v", class, got[class], want)
+				}
+			}
+		})
+	}
+}
