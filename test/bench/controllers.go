@@ -70,6 +70,10 @@ func controllerSpecs(o Options, adminKubeconfig, dir string) (map[string]control
 					"--kubeconfig=" + oursKubeconfig,
 					"--bind-address=127.0.0.1",
 					"--port=" + strconv.Itoa(port),
+					// Scraped over --port: the secure port's delegation
+					// (a watch of the authentication ConfigMap) would add
+					// API requests that earlier runs did not make.
+					"--secure-port=0",
 				}, o.hpaFlags(sync)...), extra...)
 			},
 			metricsURL: func(port int) string { return fmt.Sprintf("http://127.0.0.1:%d/metrics", port) },

@@ -20,7 +20,7 @@ const leaseHealthTimeout = 20 * time.Second
 // finishing a pass, while HPAs are due, before /healthz fails.
 const stallPeriods = 3
 
-// healthState is what /healthz and /readyz report.
+// healthState is what /healthz (and /livez) and /readyz report.
 //
 // Ready: a standby replica is ready (it serves the webhook and waits for
 // the lease); the leader is ready once its caches have synced; a replica
@@ -84,13 +84,17 @@ func (h *healthState) healthy(r *http.Request) error {
 
 func healthMux(h *healthState, registry metrics.KubeRegistry) *http.ServeMux {
 	mux := http.NewServeMux()
-	mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) {
+	// /livez is /healthz under the name kube-apiserver and newer probes
+	// use; both are liveness.
+	live := func(w http.ResponseWriter, r *http.Request) {
 		if err := h.healthy(r); err != nil {
 			http.Error(w, err.Error(), http.StatusInternalServerError)
 			return
 		}
 		_, _ = w.Write([]byte("ok"))
-	})
+	}
+	mux.HandleFunc("/healthz", live)
+	mux.HandleFunc("/livez", live)
 	mux.HandleFunc("/readyz", func(w http.ResponseWriter, _ *http.Request) {
 		if err := h.ready(); err != nil {
 			http.Error(w, err.Error(), http.StatusServiceUnavailable)

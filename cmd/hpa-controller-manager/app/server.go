@@ -17,8 +17,9 @@ import (
 )
 
 // Run runs hpa-controller-manager until ctx ends: the health and metrics
-// server and the admission webhook on every replica, the controllers on
-// the elected leader only.
+// servers (HTTPS with delegated authentication and authorization, and
+// plain HTTP when asked for) and the admission webhook on every replica,
+// the controllers on the elected leader only.
 func Run(ctx context.Context, cfg *config.Config) error {
 	logger := klog.FromContext(ctx)
 	logger.Info("Starting hpa-controller-manager", "manageNativeHPAs", cfg.ManageNativeHPAs, "leaderElect", cfg.LeaderElection.LeaderElect)
@@ -36,8 +37,19 @@ func Run(ctx context.Context, cfg *config.Config) error {
 		}
 	}
 
+	var secure *secureServer
+	if cfg.SecureServing.Address != "" {
+		if secure, err = newSecureServer(ctx, cfg.SecureServing, healthMux(health, registry)); err != nil {
+			return err
+		}
+	}
+
 	g, ctx := errgroup.WithContext(ctx)
+	if secure != nil {
+		g.Go(func() error { return secure.run(ctx) })
+	}
 	if cfg.HealthAddress != "" {
+		logger.Info("Serving /healthz, /readyz, /livez and /metrics over plain HTTP without authentication (--port): for local runs only", "address", cfg.HealthAddress)
 		g.Go(func() error { return serve(ctx, newHealthServer(cfg.HealthAddress, healthMux(health, registry)), nil) })
 	}
 	if webhookServer != nil {
@@ -64,7 +76,7 @@ func Run(ctx context.Context, cfg *config.Config) error {
 	return err
 }
 
-// newHealthServer serves probes and scrapes over plain HTTP. Its callers
+// newHealthServer serves probes and scrapes. Its callers
 // (the kubelet, Prometheus) send small GETs and give up within seconds;
 // the timeouts only free the connections of a client that hangs.
 func newHealthServer(address string, handler http.Handler) *http.Server {

@@ -39,7 +39,7 @@ func (rc *rbacCase) startOwnReplica(ctx context.Context, env ...string) *ownRepl
 	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
 	gomega.Expect(err).NotTo(gomega.HaveOccurred(), "reading the command line of replica 0")
 	args := strings.Split(strings.TrimRight(string(raw), "\x00"), "\x00")
-	ports, err := localcluster.FreePorts(2)
+	ports, err := localcluster.FreePorts(3)
 	gomega.Expect(err).NotTo(gomega.HaveOccurred())
 	for i, a := range args {
 		switch {
@@ -47,6 +47,8 @@ func (rc *rbacCase) startOwnReplica(ctx context.Context, env ...string) *ownRepl
 			args[i] = "--port=" + strconv.Itoa(ports[0])
 		case strings.HasPrefix(a, "--webhook-port="):
 			args[i] = "--webhook-port=" + strconv.Itoa(ports[1])
+		case strings.HasPrefix(a, "--secure-port="):
+			args[i] = "--secure-port=" + strconv.Itoa(ports[2])
 		}
 	}
 	r := &ownReplica{port: ports[0], logPath: filepath.Join(suite.Config.LogDir, "hpa-controller-manager-rbac.log")}

@@ -112,10 +112,16 @@ func (d *Duration) UnmarshalJSON(b []byte) error {
 // ReplicaEndpoints are the ports and log of one controller replica of the
 // local environment.
 type ReplicaEndpoints struct {
-	Name        string `json:"name"`
-	MetricsPort int    `json:"metricsPort"`
-	WebhookPort int    `json:"webhookPort"`
-	LogPath     string `json:"logPath"`
+	Name string `json:"name"`
+	// MetricsPort is the plain HTTP --port that the suite scrapes and
+	// probes: no token to mint, and a replica frozen with SIGSTOP fails
+	// fast.
+	MetricsPort int `json:"metricsPort"`
+	WebhookPort int `json:"webhookPort"`
+	// SecurePort is the --secure-port, one per replica since they share a
+	// host.
+	SecurePort int    `json:"securePort"`
+	LogPath    string `json:"logPath"`
 }
 
 // Config is everything a ginkgo process needs to use the environment;

@@ -26,8 +26,9 @@ import (
 // of its Secret volumes, at local paths that the args are rewritten to.
 // What a process on a shared host must change is appended to the args:
 // --kubeconfig (there is no in-cluster configuration), --bind-address,
-// --port and --webhook-port (the replicas share one host). kwok runs the
-// Deployment's pods in name only.
+// --secure-port and --webhook-port (the replicas share one host), and
+// --port, the plain HTTP port the suite probes. kwok runs the Deployment's
+// pods in name only.
 type DeploymentReplicas struct {
 	local      *Local
 	kube       kubernetes.Interface
@@ -52,7 +53,7 @@ func (l *Local) NewDeploymentReplicas(n int, dir string) (*DeploymentReplicas, e
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
 	}
-	ports, err := localcluster.FreePorts(2 * n)
+	ports, err := localcluster.FreePorts(3 * n)
 	if err != nil {
 		return nil, err
 	}
@@ -61,8 +62,9 @@ func (l *Local) NewDeploymentReplicas(n int, dir string) (*DeploymentReplicas, e
 	for i := range n {
 		ep := ReplicaEndpoints{
 			Name:        fmt.Sprintf("%s-%s-%d", controllerBinary, filepath.Base(dir), i),
-			MetricsPort: ports[2*i],
-			WebhookPort: ports[2*i+1],
+			MetricsPort: ports[3*i],
+			WebhookPort: ports[3*i+1],
+			SecurePort:  ports[3*i+2],
 		}
 		ep.LogPath = filepath.Join(l.cluster.LogDir(), ep.Name+".log")
 		r.endpoints = append(r.endpoints, ep)
@@ -114,6 +116,7 @@ func (r *DeploymentReplicas) Start(ctx context.Context, namespace, name string) 
 			"--kubeconfig="+kubeconfig,
 			"--bind-address=127.0.0.1",
 			"--port="+strconv.Itoa(ep.MetricsPort),
+			"--secure-port="+strconv.Itoa(ep.SecurePort),
 			"--webhook-port="+strconv.Itoa(ep.WebhookPort),
 		)
 		specs = append(specs, ProcessSpec{Name: ep.Name, Binary: r.binary, Args: local, LogPath: ep.LogPath})

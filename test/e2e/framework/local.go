@@ -413,7 +413,7 @@ func (l *Local) startControllers(ctx context.Context, opts LocalOptions, dir, bi
 	if err != nil {
 		return err
 	}
-	ports, err := localcluster.FreePorts(2 * opts.Replicas)
+	ports, err := localcluster.FreePorts(3 * opts.Replicas)
 	if err != nil {
 		return err
 	}
@@ -427,8 +427,9 @@ func (l *Local) startControllers(ctx context.Context, opts LocalOptions, dir, bi
 	for i := range opts.Replicas {
 		ep := ReplicaEndpoints{
 			Name:        fmt.Sprintf("%s-%d", controllerBinary, i),
-			MetricsPort: ports[2*i],
-			WebhookPort: ports[2*i+1],
+			MetricsPort: ports[3*i],
+			WebhookPort: ports[3*i+1],
+			SecurePort:  ports[3*i+2],
 			LogPath:     filepath.Join(l.cluster.LogDir(), fmt.Sprintf("%s-%d.log", controllerBinary, i)),
 		}
 		l.config.Replicas = append(l.config.Replicas, ep)
@@ -437,6 +438,7 @@ func (l *Local) startControllers(ctx context.Context, opts LocalOptions, dir, bi
 			"--kubeconfig=" + kubeconfig,
 			"--bind-address=127.0.0.1",
 			"--port=" + strconv.Itoa(ep.MetricsPort),
+			"--secure-port=" + strconv.Itoa(ep.SecurePort),
 			"--webhook-port=" + strconv.Itoa(ep.WebhookPort),
 			"--tls-cert-file=" + certFile,
 			"--tls-private-key-file=" + keyFile,

@@ -4,6 +4,7 @@
 package config
 
 import (
+	apiserveroptions "k8s.io/apiserver/pkg/server/options"
 	"k8s.io/client-go/rest"
 	componentbaseconfig "k8s.io/component-base/config"
 	"k8s.io/component-base/featuregate"
@@ -20,8 +21,10 @@ type Config struct {
 	HPA              HPA
 	ManageNativeHPAs bool
 
-	// HealthAddress serves /healthz, /readyz and /metrics; empty disables.
+	// HealthAddress serves /healthz, /readyz, /livez and /metrics over
+	// plain HTTP with no authentication (local runs); empty disables.
 	HealthAddress string
+	SecureServing SecureServing
 	Webhook       Webhook
 
 	FeatureGates featuregate.FeatureGate
@@ -47,4 +50,20 @@ type Webhook struct {
 	Address  string
 	CertFile string
 	KeyFile  string
+}
+
+// SecureServing configures the HTTPS server of /healthz, /readyz, /livez
+// and /metrics; empty Address disables it.
+type SecureServing struct {
+	Address string
+	// CertFile and KeyFile are the serving certificate, read again when
+	// the files change; when empty, a self-signed certificate is made at
+	// start and kept in memory.
+	CertFile string
+	KeyFile  string
+	// Authentication and Authorization delegate each request to the API
+	// server (TokenReview, SubjectAccessReview); they are applied at Run,
+	// since applying them reads the cluster's authentication ConfigMap.
+	Authentication *apiserveroptions.DelegatingAuthenticationOptions
+	Authorization  *apiserveroptions.DelegatingAuthorizationOptions
 }

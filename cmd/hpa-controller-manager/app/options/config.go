@@ -80,6 +80,7 @@ func (o *Options) Config() (*config.Config, error) {
 	if o.Port > 0 {
 		cfg.HealthAddress = net.JoinHostPort(o.BindAddress, strconv.Itoa(int(o.Port)))
 	}
+	cfg.SecureServing = o.SecureServing.config(o.BindAddress, o.Kubeconfig, o.Webhook.TLSCertFile, o.Webhook.TLSKeyFile)
 	if o.Webhook.TLSCertFile != "" {
 		cfg.Webhook = config.Webhook{
 			Address:  net.JoinHostPort(o.BindAddress, strconv.Itoa(int(o.Webhook.Port))),

@@ -39,9 +39,14 @@ type Options struct {
 	// without its HPA controller.
 	ManageNativeHPAs bool
 
-	// BindAddress and Port serve /healthz, /readyz and /metrics.
+	// BindAddress is where every server listens: the secure one, the
+	// plain one and the webhook.
 	BindAddress string
-	Port        int32
+	// Port serves /healthz, /readyz, /livez and /metrics over plain HTTP,
+	// without authentication: off by default, for local runs only.
+	Port int32
+
+	SecureServing SecureServingOptions
 
 	Webhook WebhookOptions
 
@@ -111,11 +116,11 @@ func NewOptions() (*Options, error) {
 			ScaleFromWatch:               true,
 			SpreadReconciles:             true,
 		},
-		BindAddress:  "0.0.0.0",
-		Port:         10258,
-		Webhook:      WebhookOptions{Port: 9443},
-		FeatureGates: gate,
-		Logs:         logsapi.NewLoggingConfiguration(),
+		BindAddress:   "0.0.0.0",
+		SecureServing: newSecureServingOptions(),
+		Webhook:       WebhookOptions{Port: 9443},
+		FeatureGates:  gate,
+		Logs:          logsapi.NewLoggingConfiguration(),
 	}, nil
 }
 
@@ -124,6 +129,7 @@ func NewOptions() (*Options, error) {
 func (o *Options) Flags() cliflag.NamedFlagSets {
 	var fss cliflag.NamedFlagSets
 	o.addGenericFlags(fss.FlagSet("generic"))
+	o.SecureServing.addFlags(&fss)
 	componentbaseoptions.BindLeaderElectionFlags(&o.LeaderElection, fss.FlagSet("leader election"))
 	o.HPA.addFlags(fss.FlagSet("horizontalpodautoscaling controller"))
 	o.Webhook.addFlags(fss.FlagSet("admission webhook"))
@@ -139,8 +145,8 @@ func (o *Options) addGenericFlags(fs *pflag.FlagSet) {
 	fs.Int32Var(&o.KubeAPIBurst, "kube-api-burst", o.KubeAPIBurst, "Burst to use while talking with kubernetes apiserver.")
 	fs.StringVar(&o.KubeAPIContentType, "kube-api-content-type", o.KubeAPIContentType, "Content type of requests sent to apiserver.")
 	fs.BoolVar(&o.ManageNativeHPAs, "manage-native-hpas", o.ManageNativeHPAs, "Also reconcile native autoscaling/v2 HorizontalPodAutoscalers. Start kube-controller-manager with --controllers=*,-horizontalpodautoscaling first, so that two controllers never act on one HPA.")
-	fs.StringVar(&o.BindAddress, "bind-address", o.BindAddress, "The IP address on which to serve /healthz, /readyz and /metrics.")
-	fs.Int32Var(&o.Port, "port", o.Port, "The port on which to serve /healthz, /readyz and /metrics over HTTP; 0 disables it.")
+	fs.StringVar(&o.BindAddress, "bind-address", o.BindAddress, "The IP address on which to serve --secure-port, --port and --webhook-port.")
+	fs.Int32Var(&o.Port, "port", o.Port, "INSECURE, for local runs only: the port on which to serve /healthz, /readyz, /livez and /metrics over plain HTTP, with no authentication or authorization; 0 (the default) disables it. Use --secure-port in a cluster.")
 }
 
 func (o *HPAOptions) addFlags(fs *pflag.FlagSet) {
@@ -158,7 +164,7 @@ func (o *HPAOptions) addFlags(fs *pflag.FlagSet) {
 
 func (o *WebhookOptions) addFlags(fs *pflag.FlagSet) {
 	fs.Int32Var(&o.Port, "webhook-port", o.Port, "The port on which the validating admission webhook is served over HTTPS (only when --tls-cert-file is set).")
-	fs.StringVar(&o.TLSCertFile, "tls-cert-file", o.TLSCertFile, "File containing the x509 certificate for the admission webhook. Without it the webhook is not served.")
+	fs.StringVar(&o.TLSCertFile, "tls-cert-file", o.TLSCertFile, "File containing the x509 certificate for the admission webhook and --secure-port, read again when it changes. Without it the webhook is not served, and --secure-port serves a self-signed certificate.")
 	fs.StringVar(&o.TLSKeyFile, "tls-private-key-file", o.TLSKeyFile, "File containing the x509 private key matching --tls-cert-file.")
 }
 
@@ -179,6 +185,10 @@ func (o *Options) Validate() []error {
 	errs = append(errs, validateLeaderElection(&o.LeaderElection)...)
 	if o.Port < 0 || o.Port > 65535 {
 		add("--port must be between 0 and 65535, got %d", o.Port)
+	}
+	errs = append(errs, o.SecureServing.validate()...)
+	if o.Port != 0 && o.Port == o.SecureServing.Port {
+		add("--port and --secure-port must differ, both are %d", o.Port)
 	}
 	if o.Webhook.Port <= 0 || o.Webhook.Port > 65535 {
 		add("--webhook-port must be between 1 and 65535, got %d", o.Webhook.Port)

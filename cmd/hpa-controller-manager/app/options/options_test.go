@@ -60,19 +60,31 @@ func TestFlagDefaultsMatchKubeControllerManager(t *testing.T) {
 		"horizontal-pod-autoscaler-tolerance":                 "0.1",
 		"horizontal-pod-autoscaler-cpu-initialization-period": "5m0s",
 		"horizontal-pod-autoscaler-initial-readiness-delay":   "30s",
-		"kube-api-qps":                "20",
-		"kube-api-burst":              "30",
-		"kube-api-content-type":       "application/vnd.kubernetes.protobuf",
-		"kubeconfig":                  "",
-		"master":                      "",
-		"leader-elect":                "true",
-		"leader-elect-lease-duration": "15s",
-		"leader-elect-renew-deadline": "10s",
-		"leader-elect-retry-period":   "2s",
-		"leader-elect-resource-lock":  "leases",
-		"feature-gates":               "",
-		"v":                           "0",
-		"logging-format":              "text",
+		"kube-api-qps":                                 "20",
+		"kube-api-burst":                               "30",
+		"kube-api-content-type":                        "application/vnd.kubernetes.protobuf",
+		"kubeconfig":                                   "",
+		"master":                                       "",
+		"leader-elect":                                 "true",
+		"leader-elect-lease-duration":                  "15s",
+		"leader-elect-renew-deadline":                  "10s",
+		"leader-elect-retry-period":                    "2s",
+		"leader-elect-resource-lock":                   "leases",
+		"feature-gates":                                "",
+		"v":                                            "0",
+		"logging-format":                               "text",
+		"bind-address":                                 "0.0.0.0",
+		"secure-port":                                  "10257",
+		"authentication-kubeconfig":                    "",
+		"authentication-skip-lookup":                   "false",
+		"authentication-token-webhook-cache-ttl":       "10s",
+		"authentication-tolerate-lookup-failure":       "false",
+		"client-ca-file":                               "",
+		"requestheader-client-ca-file":                 "",
+		"authorization-kubeconfig":                     "",
+		"authorization-webhook-cache-authorized-ttl":   "10s",
+		"authorization-webhook-cache-unauthorized-ttl": "10s",
+		"authorization-always-allow-paths":             "[/healthz,/readyz,/livez]",
 	}
 	checkDefaults(t, kcmDefaults, "kube-controller-manager's default")
 }
@@ -87,6 +99,9 @@ func TestOwnFlagDefaults(t *testing.T) {
 		"horizontal-pod-autoscaler-external-metric-sharing-window": "15s",
 		"horizontal-pod-autoscaler-scale-from-watch":               "true",
 		"horizontal-pod-autoscaler-spread-reconciles":              "true",
+		// kube-controller-manager has no plain HTTP port any more; ours is
+		// off unless asked for.
+		"port": "0",
 	}
 	checkDefaults(t, own, "the README's")
 }
@@ -94,7 +109,7 @@ func TestOwnFlagDefaults(t *testing.T) {
 func TestFlagSectionsFollowKubeControllerManagerHelp(t *testing.T) {
 	o := newTestOptions(t)
 	got := o.Flags().Order
-	want := []string{"generic", "leader election", "horizontalpodautoscaling controller", "admission webhook", "feature gate", "logs"}
+	want := []string{"generic", "secure serving", "authentication", "authorization", "leader election", "horizontalpodautoscaling controller", "admission webhook", "feature gate", "logs"}
 	if strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Errorf("sections = %q, want %q", got, want)
 	}
@@ -138,6 +153,10 @@ func TestValidate(t *testing.T) {
 		{name: "leader election settings are ignored when it is off", args: []string{"--leader-elect=false", "--leader-elect-resource-lock=endpoints"}},
 		{name: "port out of range is refused", args: []string{"--port=70000"}, wantErr: "--port must be between 0 and 65535"},
 		{name: "port 0 disables the health server", args: []string{"--port=0"}},
+		{name: "secure port out of range is refused", args: []string{"--secure-port=-1"}, wantErr: "--secure-port must be between 0 and 65535"},
+		{name: "secure port 0 disables the secure server", args: []string{"--secure-port=0"}},
+		{name: "the plain and the secure port on one number are refused", args: []string{"--port=10257"}, wantErr: "--port and --secure-port must differ"},
+		{name: "request header names of blanks are refused", args: []string{"--requestheader-username-headers= "}, wantErr: "requestheader-username-headers"},
 		{name: "certificate without key is refused", args: []string{"--tls-cert-file=/tmp/cert"}, wantErr: "--tls-cert-file and --tls-private-key-file must be given together"},
 		{name: "unknown logging format is refused", args: []string{"--logging-format=xml"}, wantErr: "format"},
 		{name: "json logging format is accepted", args: []string{"--logging-format=json"}},
