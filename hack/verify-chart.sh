@@ -28,6 +28,8 @@ variants=(
   "--set webhook.certManager.enabled=true"
   "--set webhook.certManager.enabled=true --set webhook.certManager.issuerRef.name=my-issuer --set webhook.certManager.issuerRef.kind=ClusterIssuer"
   "--set serviceMonitor.enabled=true --set manageNativeHPAs=true --set extraArgs={--v=2}"
+  "--set serviceMonitor.enabled=true --set serviceMonitor.insecureSkipVerify=true --set metrics.securePort=8443 --set metrics.readerSubjects[0].kind=ServiceAccount --set metrics.readerSubjects[0].name=prometheus-k8s --set metrics.readerSubjects[0].namespace=monitoring"
+  "--set serviceMonitor.enabled=true --set webhook.enabled=false"
   "--set webhook.enabled=false --set crds.install=false --set rbac.create=false --set serviceAccount.create=false --set serviceAccount.name=existing"
   "--set crds.keep=false --set featureGates.HPAExternalMetricFallback=false"
   "--set podDisruptionBudget.enabled=false --set topologySpread.enabled=false --set priorityClassName=system-cluster-critical --set replicaCount=1"
