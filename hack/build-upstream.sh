@@ -2,12 +2,13 @@
 # Builds the binaries of the local control plane (test/localcluster) from
 # source into _output/bin: kube-apiserver, kube-controller-manager,
 # kube-scheduler and kubectl of Kubernetes, etcd, kwok, and Prometheus and
-# Helm (for the e2e suite and make verify). Each one is
-# rebuilt only when the pins of its module changed, so a second run takes
-# a second. Nothing is downloaded prebuilt; the Go module proxy fills an empty
-# module cache on the first run.
+# Helm (for the e2e suite and make verify), and promtool (make test-rules).
+# Each one is rebuilt only when the pins of its module changed, so a second
+# run takes a second. Nothing is downloaded prebuilt; the Go module proxy
+# fills an empty module cache on the first run.
 #
-# Usage: hack/build-upstream.sh [NAME...]   (default: all of them)
+# Usage: hack/build-upstream.sh [NAME...]   (default: all of them but
+# promtool, which only make test-rules needs)
 
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -81,6 +82,10 @@ build_one() {
     # local Prometheus scrapes static targets, and the cloud SDKs are a
     # third of the build.
     prometheus) module_bin "${PROMETHEUS_DIR}" prometheus github.com/prometheus/prometheus/cmd/prometheus \
+      -tags=remove_all_sd -ldflags="$(prometheus_ldflags)" ;;
+    # promtool of the same release, for `make test-rules` (promtool test
+    # rules); the same tag leaves out the service discoveries it never reads.
+    promtool) module_bin "${PROMETHEUS_DIR}" promtool github.com/prometheus/prometheus/cmd/promtool \
       -tags=remove_all_sd -ldflags="$(prometheus_ldflags)" ;;
     helm) module_bin "${HELM_DIR}" helm helm.sh/helm/v3/cmd/helm -ldflags="$(helm_ldflags)" ;;
     metrics-adapter) build_metrics_adapter ;;
