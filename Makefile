@@ -20,7 +20,7 @@ build:
 ## against a local control plane built from source (the first build of the upstream binaries takes
 ## several minutes; later runs reuse the Go build cache).
 .PHONY: test
-test: verify unit fuzz-short differential-ci integration intree-test-fast intree-smoke e2e e2e-intree
+test: verify unit test-rules fuzz-short differential-ci integration intree-test-fast intree-smoke e2e e2e-intree
 
 ## unit: the unit tests of every module, and each benchmark run once so that none rots unseen.
 .PHONY: unit
@@ -43,7 +43,7 @@ differential-ci:
 ## verify: formatting, vet, generated code and CRD drift, go.mod tidiness, and the in-tree patches
 ## (they apply to the pinned modules and regenerate to hack/intree/generated.sha256).
 .PHONY: verify
-verify: verify-gofmt verify-vet verify-codegen verify-tidy verify-chart intree-verify
+verify: verify-gofmt verify-vet verify-codegen verify-tidy verify-chart verify-monitoring intree-verify
 
 .PHONY: verify-gofmt
 verify-gofmt:
@@ -68,6 +68,21 @@ verify-tidy:
 .PHONY: verify-chart
 verify-chart:
 	hack/verify-chart.sh
+
+## verify-monitoring: deploy/prometheusrule.yaml is the chart's PrometheusRule with its default values,
+## deploy/grafana's dashboard is what hack/dashboards generates (Grafana's foundation SDK, a module of its
+## own), and every metric they name is exported (TestMonitoringMetricsAreExported); update-monitoring
+## writes both files. test-rules: promtool's unit tests of the alerts (test/prometheus/rules_test.yaml),
+## promtool built from hack/tools/prometheus (minutes the first time, seconds after).
+.PHONY: verify-monitoring update-monitoring test-rules
+verify-monitoring:
+	hack/update-monitoring.sh --verify
+
+update-monitoring:
+	hack/update-monitoring.sh
+
+test-rules:
+	hack/test-rules.sh
 
 ## update: regenerate deepcopy code and the CRD from the Go types.
 .PHONY: update

@@ -13,6 +13,10 @@ if [[ "$(readlink "${chart}/files/crd")" != "../../../deploy/crd" ]]; then
   echo "charts/kube-hpa/files/crd must be a link to ../../../deploy/crd, so that the chart carries the generated CRD" >&2
   status=1
 fi
+if [[ "$(readlink "${chart}/files/grafana")" != "../../../deploy/grafana" ]]; then
+  echo "charts/kube-hpa/files/grafana must be a link to ../../../deploy/grafana, so that the chart carries the generated dashboard" >&2
+  status=1
+fi
 
 "${REPO_ROOT}/hack/build-upstream.sh" helm
 helm="${BIN_DIR}/helm"
@@ -33,6 +37,7 @@ variants=(
   "--set webhook.enabled=false --set crds.install=false --set rbac.create=false --set serviceAccount.create=false --set serviceAccount.name=existing"
   "--set crds.keep=false --set featureGates.HPAExternalMetricFallback=false"
   "--set podDisruptionBudget.enabled=false --set topologySpread.enabled=false --set priorityClassName=system-cluster-critical --set replicaCount=1"
+  "--set prometheusRule.enabled=true --set prometheusRule.labels.release=prometheus --set prometheusRule.selector=job=\"kube-controller-manager\" --set prometheusRule.fallbackActive.for=1h --set grafanaDashboard.enabled=true --set grafanaDashboard.namespace=monitoring --set grafanaDashboard.annotations.grafana_folder=kube-hpa"
 )
 for v in "${variants[@]}"; do
   # shellcheck disable=SC2086 # each variant is a list of flags
@@ -56,6 +61,16 @@ crds=$(grep -c '^kind: CustomResourceDefinition$' "${HELM_HOME}/out.yaml" || tru
 kept=$(grep -c '^    helm.sh/resource-policy: keep$' "${HELM_HOME}/out.yaml" || true)
 if [[ ${crds} -ne ${want} || ${kept} -ne ${want} ]]; then
   echo "helm template: ${crds} CRDs, ${kept} with helm.sh/resource-policy: keep; deploy/crd has ${want}" >&2
+  status=1
+fi
+
+# The monitoring switches render the PrometheusRule with its thresholds (deploy/prometheusrule.yaml
+# is its rendering with the defaults, which make verify-monitoring checks) and the dashboard's
+# ConfigMap with the JSON of deploy/grafana.
+"${helm}" template kube-hpa "${chart}" --namespace kube-hpa-system --set prometheusRule.enabled=true \
+  --set grafanaDashboard.enabled=true >"${HELM_HOME}/out.yaml" 2>"${HELM_HOME}/template.log"
+if ! grep -q '^kind: PrometheusRule$' "${HELM_HOME}/out.yaml" || ! grep -q '"uid": "kube-hpa-overview"' "${HELM_HOME}/out.yaml"; then
+  echo "helm template with prometheusRule.enabled and grafanaDashboard.enabled: no PrometheusRule, or no dashboard in the ConfigMap" >&2
   status=1
 fi
 exit ${status}

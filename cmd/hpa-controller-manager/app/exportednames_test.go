@@ -1,0 +1,122 @@
+package app
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"k8s.io/client-go/util/workqueue"
+	"k8s.io/component-base/metrics"
+
+	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/monitor"
+)
+
+// recordingRegistry is a KubeRegistry that keeps what is registered on it,
+// so that the names of metrics without a series yet (a vector before its
+// first observation) are known from their collectors.
+type recordingRegistry struct {
+	metrics.KubeRegistry
+	t          *testing.T
+	registered []metrics.Registerable
+}
+
+func (r *recordingRegistry) MustRegister(cs ...metrics.Registerable) {
+	r.registered = append(r.registered, cs...)
+	r.KubeRegistry.MustRegister(cs...)
+}
+
+func (r *recordingRegistry) Register(c metrics.Registerable) error {
+	r.registered = append(r.registered, c)
+	return r.KubeRegistry.Register(c)
+}
+
+// The collectors of these two carry no name this test could read: one
+// registered this way has to be taught to it.
+func (r *recordingRegistry) CustomMustRegister(...metrics.StableCollector) {
+	r.t.Fatal("a StableCollector was registered: teach exportedNames its metrics")
+}
+
+func (r *recordingRegistry) RawMustRegister(...prometheus.Collector) {
+	r.t.Fatal("a raw collector was registered: teach exportedNames its metrics")
+}
+
+// exportedNames returns the names of the series that /metrics serves,
+// histograms' _bucket, _sum and _count included, each with where it comes
+// from. The registry is filled by the calls the binary makes on it (the
+// HPA controller's monitor in runControllers, the leader gauge in
+// runWithLeaderElection) and its names are read from the collectors,
+// hidden ones left out; the workqueue_* families come from the legacy
+// registry once a named queue exists, as the controller's does, through
+// the gatherer that /metrics serves.
+func exportedNames(t *testing.T) map[string]string {
+	registry := &recordingRegistry{KubeRegistry: metrics.NewKubeRegistry(), t: t}
+	monitor.New(registry)
+	newLeaderGauge(registry)
+
+	names := map[string]string{}
+	for _, c := range registry.registered {
+		if h, ok := c.(interface{ IsHidden() bool }); ok && h.IsHidden() {
+			continue
+		}
+		for _, n := range seriesNames(c) {
+			names[n] = "the controller's registry"
+		}
+	}
+
+	q := workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
+		workqueue.TypedRateLimitingQueueConfig[string]{Name: "monitoring-names-test"})
+	defer q.ShutDown()
+	families, err := metricsGatherer(metrics.NewKubeRegistry()).Gather()
+	if err != nil {
+		t.Fatalf("gathering the workqueue metrics: %v", err)
+	}
+	if len(families) == 0 {
+		t.Fatal("no workqueue_* family is served once a named queue exists")
+	}
+	for _, f := range families {
+		for _, n := range familySeriesNames(f.GetName(), f.GetType().String()) {
+			names[n] = "component-base's workqueue metrics (legacy registry)"
+		}
+	}
+	return names
+}
+
+// seriesNames are the names of the series of a component-base collector.
+func seriesNames(c metrics.Registerable) []string {
+	switch c.(type) {
+	case *metrics.Histogram, *metrics.HistogramVec, *metrics.TimingHistogram, *metrics.TimingHistogramVec:
+		return familySeriesNames(c.FQName(), "HISTOGRAM")
+	case *metrics.Summary, *metrics.SummaryVec:
+		return familySeriesNames(c.FQName(), "SUMMARY")
+	}
+	return []string{c.FQName()}
+}
+
+// familySeriesNames are the names of the series of a family of the type
+// (a client_model MetricType name).
+func familySeriesNames(name, typ string) []string {
+	switch typ {
+	case "HISTOGRAM", "GAUGE_HISTOGRAM":
+		return []string{name, name + "_bucket", name + "_sum", name + "_count"}
+	case "SUMMARY":
+		return []string{name, name + "_sum", name + "_count"}
+	}
+	return []string{name}
+}
+
+func TestExportedNames(t *testing.T) {
+	names := exportedNames(t)
+	// One of each kind, so that a change that empties a source is seen.
+	for _, want := range []string{
+		"horizontal_pod_autoscaler_controller_reconciliations_total",
+		"horizontal_pod_autoscaler_controller_reconciliation_duration_seconds_bucket",
+		"horizontal_pod_autoscaler_controller_desired_replicas",
+		"leader_election_master_status",
+		"workqueue_depth",
+		"workqueue_queue_duration_seconds_count",
+	} {
+		if _, ok := names[want]; !ok {
+			t.Errorf("%s is not among the exported names: %s", want, fmt.Sprint(names))
+		}
+	}
+}
