@@ -38,6 +38,15 @@ func failingEvents() []string {
 	return []string{"Warning FailedGetExternalMetric ~adapter unavailable", "Warning FailedComputeMetricsReplicas ~invalid metrics (1 invalid out of 1)"}
 }
 
+// assertFallbackGauge checks the HPA's series of External metrics in
+// fallback, which an alert on a lasting fallback reads.
+func assertFallbackGauge(t *testing.T, h *harness, want int) {
+	t.Helper()
+	if got, ok := h.monitor.fallbackGauge(testHPAName); !ok || got != want {
+		t.Errorf("external_metrics_in_fallback = %d (series present: %v), want %d", got, ok, want)
+	}
+}
+
 func fallbackCondition(t *testing.T, hpa *v2.HorizontalPodAutoscaler) autoscalingv2.HorizontalPodAutoscalerCondition {
 	t.Helper()
 	return conditionOf(t, hpa, v2.ExternalMetricFallbackActive)
@@ -68,6 +77,7 @@ func TestFallbackLifecycle(t *testing.T) {
 		t.Errorf("ExternalMetricFallbackActive = %+v", c)
 	}
 	h.assertEvents(failingEvents()...)
+	assertFallbackGauge(t, h, 0)
 
 	// Consecutive failures keep the first failure's time.
 	for _, at := range []time.Duration{60 * time.Second, 179 * time.Second} {
@@ -101,6 +111,7 @@ func TestFallbackLifecycle(t *testing.T) {
 	}
 	h.assertEvents("Warning FailedGetExternalMetric ~adapter unavailable",
 		"Normal SuccessfulRescale New size: 10; reason: external metric queue_depth fallback above target", activatedQueueDepth)
+	assertFallbackGauge(t, h, 1)
 	if got := h.monitor.reconciliations; got[len(got)-1] != "scale_up/none" {
 		t.Errorf("last reconciliation = %s, want scale_up/none (a metric in fallback is valid)", got[len(got)-1])
 	}
@@ -135,6 +146,7 @@ func TestFallbackLifecycle(t *testing.T) {
 		t.Errorf("ExternalMetricFallbackActive = %+v, want False since %v", c, recovery)
 	}
 	h.assertEvents("Normal ExternalMetricFallbackDeactivated External metric 'queue_depth' recovered, fallback deactivated")
+	assertFallbackGauge(t, h, 0)
 
 	// Healthy again: no more events, no transition.
 	h.clock.SetTime(testStart.Add(225 * time.Second))

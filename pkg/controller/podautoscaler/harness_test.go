@@ -490,6 +490,7 @@ type fakeMonitor struct {
 	hpaCount        int
 	desired         map[string]int32
 	periods         map[string]time.Duration
+	fallbacks       map[string]int
 	deleted         []string
 }
 
@@ -533,6 +534,21 @@ func (m *fakeMonitor) ObserveSyncPeriod(hpa monitor.HPARef, period time.Duration
 	m.periods[seriesKey(hpa)] = period
 }
 
+// ObserveFallbacks keys the count as ObserveDesiredReplicas does; an HPA
+// without an External metric has none.
+func (m *fakeMonitor) ObserveFallbacks(hpa monitor.HPARef, external bool, inFallback int) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.fallbacks == nil {
+		m.fallbacks = map[string]int{}
+	}
+	if !external {
+		delete(m.fallbacks, seriesKey(hpa))
+		return
+	}
+	m.fallbacks[seriesKey(hpa)] = inFallback
+}
+
 // DeleteHPA drops the HPA's series, as the Prometheus monitor does, and
 // records the deletion.
 func (m *fakeMonitor) DeleteHPA(hpa monitor.HPARef) {
@@ -540,6 +556,16 @@ func (m *fakeMonitor) DeleteHPA(hpa monitor.HPARef) {
 	defer m.mu.Unlock()
 	m.deleted = append(m.deleted, seriesKey(hpa))
 	delete(m.periods, seriesKey(hpa))
+	delete(m.fallbacks, seriesKey(hpa))
+}
+
+// fallbackGauge returns the HPA's count of External metrics in fallback,
+// and whether it has the series at all.
+func (m *fakeMonitor) fallbackGauge(name string) (int, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	n, ok := m.fallbacks[testNamespace+"/"+name]
+	return n, ok
 }
 
 func seriesKey(hpa monitor.HPARef) string {

@@ -10,6 +10,7 @@ import (
 	"k8s.io/klog/v2"
 
 	v2 "github.com/kube-hpa/kube-hpa/api/autoscaling/v2"
+	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/fallback"
 	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/metrics"
 	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/monitor"
 )
@@ -156,6 +157,9 @@ func (p *pass) record(out outcome) error {
 	defer p.flushReports()
 	if out.applied {
 		p.c.opts.Monitor.ObserveDesiredReplicas(p.ref(), out.desired)
+	}
+	if out.observed || out.applied {
+		p.c.opts.Monitor.ObserveFallbacks(p.ref(), fallback.HasExternal(p.hpa.Spec.Metrics), fallback.Count(out.metrics))
 	}
 	werr := p.writeStatus(out)
 	err := out.err

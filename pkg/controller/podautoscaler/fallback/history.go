@@ -114,6 +114,28 @@ func externalSpec(specs []v2.MetricSpec, id autoscalingv2.MetricIdentifier) *v2.
 	return nil
 }
 
+// HasExternal tells whether specs have an External metric, the only
+// kind with a fallback.
+func HasExternal(specs []v2.MetricSpec) bool {
+	for i := range specs {
+		if specs[i].External != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// Count returns how many of statuses are External metrics in fallback.
+func Count(statuses []v2.MetricStatus) int {
+	n := 0
+	for i := range statuses {
+		if ext := statuses[i].External; ext != nil && ext.FallbackStatus == v2.FallbackStatusFallback {
+			n++
+		}
+	}
+	return n
+}
+
 func inFallback(statuses []v2.MetricStatus, id autoscalingv2.MetricIdentifier) bool {
 	ext := Find(statuses, id)
 	return ext != nil && ext.FallbackStatus == v2.FallbackStatusFallback

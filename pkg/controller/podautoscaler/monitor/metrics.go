@@ -21,6 +21,7 @@ type collectors struct {
 	horizontalPodAutoscalers  *metrics.Gauge
 	desiredReplicas           *metrics.GaugeVec
 	syncPeriod                *metrics.GaugeVec
+	fallbacks                 *metrics.GaugeVec
 }
 
 // newCollectors builds a fresh, unregistered set of the metrics.
@@ -76,6 +77,15 @@ func newCollectors() *collectors {
 			Help:           "Interval in seconds at which the controller reconciles each HPA: its spec.behavior.syncPeriodSeconds, or --horizontal-pod-autoscaler-sync-period when unset. Only with the HPAConfigurableSyncPeriod feature gate.",
 			StabilityLevel: metrics.ALPHA,
 		}, []string{"namespace", "hpa_name", "hpa_api_version"}),
+		// Ours (KEP-5679 has status and events, no metric): an alert on
+		// a fallback that lasts needs a series, and the status is only
+		// reachable through kube-state-metrics.
+		fallbacks: metrics.NewGaugeVec(&metrics.GaugeOpts{
+			Subsystem:      subsystem,
+			Name:           "external_metrics_in_fallback",
+			Help:           "Number of each HPA's External metrics whose fallback replicas stand in for the metric (status fallbackStatus Fallback, KEP-5679). Only for HPAs with an External metric.",
+			StabilityLevel: metrics.ALPHA,
+		}, []string{"namespace", "hpa_name", "hpa_api_version"}),
 	}
 }
 
@@ -90,5 +100,6 @@ func (c *collectors) register(registry Registerer) {
 		c.horizontalPodAutoscalers,
 		c.desiredReplicas,
 		c.syncPeriod,
+		c.fallbacks,
 	)
 }

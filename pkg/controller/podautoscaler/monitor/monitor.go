@@ -25,6 +25,10 @@ type Monitor interface {
 	// period (KEP-6003). The controller calls it only with the
 	// HPAConfigurableSyncPeriod gate on.
 	ObserveSyncPeriod(hpa HPARef, period time.Duration)
+	// ObserveFallbacks records how many of an HPA's External metrics are
+	// in fallback; external says whether the HPA has an External metric
+	// at all (without one, it has no series).
+	ObserveFallbacks(hpa HPARef, external bool, inFallback int)
 	// DeleteHPA drops the series of an HPA that was deleted.
 	DeleteHPA(hpa HPARef)
 }
@@ -91,7 +95,16 @@ func (m *prometheusMonitor) ObserveSyncPeriod(hpa HPARef, period time.Duration) 
 	m.c.syncPeriod.WithLabelValues(hpa.Namespace, hpa.Name, hpa.APIVersion).Set(period.Seconds())
 }
 
+func (m *prometheusMonitor) ObserveFallbacks(hpa HPARef, external bool, inFallback int) {
+	if !external {
+		m.c.fallbacks.DeleteLabelValues(hpa.Namespace, hpa.Name, hpa.APIVersion)
+		return
+	}
+	m.c.fallbacks.WithLabelValues(hpa.Namespace, hpa.Name, hpa.APIVersion).Set(float64(inFallback))
+}
+
 func (m *prometheusMonitor) DeleteHPA(hpa HPARef) {
 	m.c.desiredReplicas.DeleteLabelValues(hpa.Namespace, hpa.Name, hpa.APIVersion)
 	m.c.syncPeriod.DeleteLabelValues(hpa.Namespace, hpa.Name, hpa.APIVersion)
+	m.c.fallbacks.DeleteLabelValues(hpa.Namespace, hpa.Name, hpa.APIVersion)
 }

@@ -205,6 +205,65 @@ func TestSyncPeriodGauge(t *testing.T) {
 	}
 }
 
+// TestFallbackGauge pins the per-HPA count of External metrics in
+// fallback: a series only for HPAs with an External metric, dropped when
+// the HPA loses its last one or is deleted.
+func TestFallbackGauge(t *testing.T) {
+	const fallbacks = prefix + "external_metrics_in_fallback"
+	header := `# HELP ` + fallbacks + ` [ALPHA] Number of each HPA's External metrics whose fallback replicas stand in for the metric (status fallbackStatus Fallback, KEP-5679). Only for HPAs with an External metric.
+# TYPE ` + fallbacks + ` gauge
+`
+	tests := []struct {
+		name    string
+		observe func(m Monitor)
+		want    string
+	}{
+		{
+			name:    "an HPA without an External metric has no series",
+			observe: func(m Monitor) { m.ObserveFallbacks(extended("default", "web"), false, 0) },
+			want:    "",
+		},
+		{
+			name: "an HPA with External metrics has its count, 0 included, last value wins",
+			observe: func(m Monitor) {
+				m.ObserveFallbacks(extended("default", "web"), true, 2)
+				m.ObserveFallbacks(extended("default", "web"), true, 1)
+				m.ObserveFallbacks(native("default", "web"), true, 0)
+			},
+			want: header +
+				fallbacks + `{hpa_api_version="autoscaling.kube-hpa.io/v2",hpa_name="web",namespace="default"} 1` + "\n" +
+				fallbacks + `{hpa_api_version="autoscaling/v2",hpa_name="web",namespace="default"} 0` + "\n",
+		},
+		{
+			name: "an HPA whose spec lost its External metrics loses its series",
+			observe: func(m Monitor) {
+				m.ObserveFallbacks(extended("default", "web"), true, 1)
+				m.ObserveFallbacks(extended("default", "web"), false, 0)
+			},
+			want: "",
+		},
+		{
+			name: "DeleteHPA drops the count",
+			observe: func(m Monitor) {
+				m.ObserveFallbacks(extended("default", "web"), true, 1)
+				m.ObserveFallbacks(extended("default", "api"), true, 0)
+				m.DeleteHPA(extended("default", "web"))
+			},
+			want: header + fallbacks + `{hpa_api_version="autoscaling.kube-hpa.io/v2",hpa_name="api",namespace="default"} 0` + "\n",
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			registry := metrics.NewKubeRegistry()
+			m := New(registry)
+			tc.observe(m)
+			if err := testutil.GatherAndCompare(registry, strings.NewReader(tc.want), fallbacks); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+}
+
 // TestMonitorsAreIndependent checks that there is no shared state: each
 // registry sees only its own Monitor's observations.
 func TestMonitorsAreIndependent(t *testing.T) {
@@ -245,6 +304,7 @@ func TestMetricNamesAndLabels(t *testing.T) {
 	m.SetHPACount(1)
 	m.ObserveDesiredReplicas(native("ns", "hpa"), 1)
 	m.ObserveSyncPeriod(native("ns", "hpa"), time.Second)
+	m.ObserveFallbacks(native("ns", "hpa"), true, 0)
 
 	want := map[string]string{
 		prefix + "reconciliations_total":               "COUNTER action,error",
@@ -254,6 +314,7 @@ func TestMetricNamesAndLabels(t *testing.T) {
 		prefix + "num_horizontal_pod_autoscalers":      "GAUGE ",
 		prefix + "desired_replicas":                    "GAUGE hpa_api_version,hpa_name,namespace",
 		prefix + "sync_period_seconds":                 "GAUGE hpa_api_version,hpa_name,namespace",
+		prefix + "external_metrics_in_fallback":        "GAUGE hpa_api_version,hpa_name,namespace",
 	}
 	families, err := registry.Gather()
 	if err != nil {
