@@ -1,7 +1,7 @@
 //go:build tools
 
 // Package tools pins the upstream programs kube-hpa builds from source: the
-// code generators of hack/update-codegen.sh and the Kubernetes v1.36.3
+// code generators of hack/update-codegen.sh and the Kubernetes v1.37.2
 // binaries of the local control plane. Nothing here is downloaded prebuilt.
 package tools
 
