@@ -16,8 +16,11 @@ import (
 func Derive(base featuregate.FeatureGate) (featuregate.FeatureGate, error) {
 	known := base.DeepCopy().GetAll()
 	values := map[string]bool{}
-	for feature := range Specs() {
-		if _, ok := known[feature]; ok {
+	for feature, spec := range Specs() {
+		// A gate locked here (GA in the release this project follows)
+		// keeps its value even where an older kube-controller-manager
+		// still lets it be switched.
+		if _, ok := known[feature]; ok && !spec.LockToDefault {
 			values[string(feature)] = base.Enabled(feature)
 		}
 	}

@@ -39,8 +39,12 @@ func TestDeriveTakesWhatTheBaseGateKnows(t *testing.T) {
 		want: map[featuregate.Feature]bool{HPAExternalMetricFallback: true, HPAScaleToZero: true},
 	}, {
 		name: "a feature switched off in the base is off",
-		set:  map[string]bool{string(HPAScaleToZero): false, string(PodLevelResources): false, string(HPAConfigurableTolerance): false},
-		want: map[featuregate.Feature]bool{HPAScaleToZero: false, PodLevelResources: false, HPAConfigurableTolerance: false},
+		set:  map[string]bool{string(HPAScaleToZero): false, string(PodLevelResources): false},
+		want: map[featuregate.Feature]bool{HPAScaleToZero: false, PodLevelResources: false},
+	}, {
+		name: "a feature locked here keeps its value whatever an older base says (v1.36 has tolerance beta)",
+		set:  map[string]bool{string(HPAConfigurableTolerance): false},
+		want: map[featuregate.Feature]bool{HPAConfigurableTolerance: true},
 	}, {
 		name: "a feature the base does not know keeps this project's default",
 		set:  map[string]bool{string(HPAExternalMetricFallback): true},

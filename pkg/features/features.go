@@ -35,8 +35,28 @@ const (
 	HPAScaleToZero featuregate.Feature = "HPAScaleToZero"
 
 	// HPAConfigurableTolerance enables behavior.scaleUp/scaleDown.tolerance.
+	// GA in v1.37, locked on.
 	// KEP-4951: https://kep.k8s.io/4951
 	HPAConfigurableTolerance featuregate.Feature = "HPAConfigurableTolerance"
+
+	// HPAGeneration reconciles an HPA at once when its spec generation
+	// changes and reports the generation a status was computed from in
+	// status.observedGeneration (kube-controller-manager v1.37).
+	HPAGeneration featuregate.Feature = "HPAGeneration"
+
+	// StaleControllerConsistencyHPA skips a pass while the HPA cache has
+	// not yet seen the controller's own last status write of that HPA, so
+	// that no decision is made from a status older than one already
+	// written (kube-controller-manager v1.37; counted in
+	// stale_sync_skips_total).
+	StaleControllerConsistencyHPA featuregate.Feature = "StaleControllerConsistencyHPA"
+
+	// HPAOptimizedSelectorStore is kube-controller-manager v1.37's gate of
+	// the bookkeeping that tells which HPAs select a pod. kube-hpa's index
+	// (selectors.go) gives the optimized store's answers either way; the
+	// gate chooses how many owners an AmbiguousSelector message names, as
+	// upstream's two stores do.
+	HPAOptimizedSelectorStore featuregate.Feature = "HPAOptimizedSelectorStore"
 
 	// PodLevelResources makes the HPA take a pod's own requests, where the
 	// pod sets them, as the denominator of resource utilization. It is
@@ -55,7 +75,10 @@ func Specs() map[featuregate.Feature]featuregate.FeatureSpec {
 		HPAConfigurableSyncPeriod:         {Default: false, PreRelease: featuregate.Alpha},
 		HPAStatusDecisionTrace:            {Default: false, PreRelease: featuregate.Alpha},
 		HPAScaleToZero:                    {Default: true, PreRelease: featuregate.Beta},
-		HPAConfigurableTolerance:          {Default: true, PreRelease: featuregate.Beta},
+		HPAConfigurableTolerance:          {Default: true, PreRelease: featuregate.GA, LockToDefault: true},
+		HPAGeneration:                     {Default: true, PreRelease: featuregate.Beta},
+		StaleControllerConsistencyHPA:     {Default: true, PreRelease: featuregate.Beta},
+		HPAOptimizedSelectorStore:         {Default: true, PreRelease: featuregate.Beta},
 		PodLevelResources:                 {Default: true, PreRelease: featuregate.Beta},
 	}
 }

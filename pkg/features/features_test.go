@@ -7,19 +7,24 @@ import (
 )
 
 func TestGatesHaveTheirStageAndDefault(t *testing.T) {
+	alpha, beta, ga := featuregate.FeatureSpec{PreRelease: featuregate.Alpha}, featuregate.FeatureSpec{PreRelease: featuregate.Beta}, featuregate.FeatureSpec{PreRelease: featuregate.GA}
 	cases := []struct {
 		name    string
 		gate    featuregate.Feature
-		alpha   bool
+		stage   featuregate.FeatureSpec // only its PreRelease
 		enabled bool
+		locked  bool
 	}{
-		{name: "external metric fallback is alpha and off", gate: HPAExternalMetricFallback, alpha: true, enabled: false},
-		{name: "fallback strategy is alpha and off", gate: HPAExternalMetricFallbackStrategy, alpha: true, enabled: false},
-		{name: "configurable sync period is alpha and off", gate: HPAConfigurableSyncPeriod, alpha: true, enabled: false},
-		{name: "status decision trace is alpha and off", gate: HPAStatusDecisionTrace, alpha: true, enabled: false},
-		{name: "scale to zero is beta and on", gate: HPAScaleToZero, alpha: false, enabled: true},
-		{name: "configurable tolerance is beta and on", gate: HPAConfigurableTolerance, alpha: false, enabled: true},
-		{name: "pod-level resources is beta and on, as in kube-controller-manager v1.36", gate: PodLevelResources, alpha: false, enabled: true},
+		{name: "external metric fallback is alpha and off", gate: HPAExternalMetricFallback, stage: alpha},
+		{name: "fallback strategy is alpha and off", gate: HPAExternalMetricFallbackStrategy, stage: alpha},
+		{name: "configurable sync period is alpha and off", gate: HPAConfigurableSyncPeriod, stage: alpha},
+		{name: "status decision trace is alpha and off", gate: HPAStatusDecisionTrace, stage: alpha},
+		{name: "scale to zero is beta and on, as in kube-controller-manager v1.37", gate: HPAScaleToZero, stage: beta, enabled: true},
+		{name: "configurable tolerance is GA and locked on, as in v1.37", gate: HPAConfigurableTolerance, stage: ga, enabled: true, locked: true},
+		{name: "generation is beta and on, as in v1.37", gate: HPAGeneration, stage: beta, enabled: true},
+		{name: "stale controller consistency is beta and on, as in v1.37", gate: StaleControllerConsistencyHPA, stage: beta, enabled: true},
+		{name: "optimized selector store is beta and on, as in v1.37", gate: HPAOptimizedSelectorStore, stage: beta, enabled: true},
+		{name: "pod-level resources is beta and on, as in kube-controller-manager v1.37", gate: PodLevelResources, stage: beta, enabled: true},
 	}
 	gate := NewFeatureGate()
 	known := gate.GetAll()
@@ -29,14 +34,13 @@ func TestGatesHaveTheirStageAndDefault(t *testing.T) {
 			if !ok {
 				t.Fatalf("gate %s is not registered", tc.gate)
 			}
-			wantStage := featuregate.Beta
-			if tc.alpha {
-				wantStage = featuregate.Alpha
-			}
-			if spec.PreRelease != wantStage || gate.Enabled(tc.gate) != tc.enabled {
-				t.Errorf("%s: stage %s enabled %v, want %s %v", tc.gate, spec.PreRelease, gate.Enabled(tc.gate), wantStage, tc.enabled)
+			if spec.PreRelease != tc.stage.PreRelease || gate.Enabled(tc.gate) != tc.enabled || spec.LockToDefault != tc.locked {
+				t.Errorf("%s: stage %q enabled %v locked %v, want %q %v %v", tc.gate, spec.PreRelease, gate.Enabled(tc.gate), spec.LockToDefault, tc.stage.PreRelease, tc.enabled, tc.locked)
 			}
 		})
+	}
+	if err := gate.SetFromMap(map[string]bool{string(HPAConfigurableTolerance): false}); err == nil {
+		t.Error("HPAConfigurableTolerance=false was accepted; v1.37 refuses it")
 	}
 }
 

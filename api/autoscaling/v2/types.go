@@ -283,6 +283,7 @@ const (
 // extended.
 type HorizontalPodAutoscalerStatus struct {
 	// observedGeneration is the most recent generation observed by this autoscaler.
+	// +kubebuilder:validation:Minimum=0
 	// +optional
 	ObservedGeneration *int64 `json:"observedGeneration,omitempty"`
 
@@ -308,6 +309,7 @@ type HorizontalPodAutoscalerStatus struct {
 	// +patchStrategy=merge
 	// +listType=map
 	// +listMapKey=type
+	// +kubebuilder:validation:XValidation:rule="self.all(c, !has(c.observedGeneration) || c.observedGeneration >= 0)",message="a condition's observedGeneration must be greater than or equal to 0"
 	// +optional
 	Conditions []autoscalingv2.HorizontalPodAutoscalerCondition `json:"conditions,omitempty" patchStrategy:"merge" patchMergeKey:"type"`
 
