@@ -164,8 +164,9 @@ func New(opts Options) (*Controller, error) {
 	c.calculator = calculator.New(calculator.Options{
 		// Errors are marked where they come from: the fallback counts the
 		// external provider's failures, the decision trace tells failed
-		// fetches from unusable values.
-		MetricsClient:                 metrics.MarkFetchFailures(fallback.MarkProviderFailures(opts.MetricsClient)),
+		// fetches from unusable values. The decisions of one pass share
+		// their answers (decide).
+		MetricsClient:                 metrics.MarkFetchFailures(fallback.MarkProviderFailures(metrics.KeepAnswers(opts.MetricsClient))),
 		PodLister:                     c.podLister,
 		CPUInitializationPeriod:       opts.CPUInitializationPeriod,
 		DelayOfInitialReadinessStatus: opts.InitialReadinessDelay,

@@ -35,16 +35,16 @@ type recommendation struct {
 	trace trace
 }
 
-// recommend asks every metric for a replica count and keeps the largest.
-// No count is decided when every metric failed, or some failed and the
-// rest would scale down.
-func (p *pass) recommend(tgt target) recommendation {
+// recommend asks every metric for a replica count, fetching under ctx, and
+// keeps the largest. No count is decided when every metric failed, or some
+// failed and the rest would scale down.
+func (p *pass) recommend(ctx context.Context, tgt target) recommendation {
 	selector, conds, err := p.targetSelector(tgt)
 	if err != nil {
 		kept, cond := p.keepFallbackHistory(tgt.current)
 		return p.metricsFailed(tgt, recommendation{statuses: kept, conds: append(conds, cond)}, err)
 	}
-	proposals, wakeAt := p.proposeAll(tgt, selector)
+	proposals, wakeAt := p.proposeAll(ctx, tgt, selector)
 	rec := recommendation{
 		statuses: make([]v2.MetricStatus, len(proposals)),
 		conds:    append(make([]conditionEdit, 0, 2), p.fallbackCondition(activeFallbacks(proposals))),
@@ -114,12 +114,11 @@ func (p *pass) metricsFailed(tgt target, rec recommendation, cause error) recomm
 	return rec
 }
 
-// proposeAll evaluates every metric, applies the fallbacks, reports each
-// computation to Prometheus and each failure as an event, in spec order.
-// It returns the proposals and the earliest fallback deadline.
-func (p *pass) proposeAll(tgt target, selector labels.Selector) ([]proposal, time.Time) {
-	ctx, cancel := context.WithTimeout(p.ctx, fetchBudget(p.period))
-	defer cancel()
+// proposeAll evaluates every metric, fetching under ctx (the pass's fetch
+// budget), applies the fallbacks, reports each computation to Prometheus
+// and each failure as an event, in spec order. It returns the proposals
+// and the earliest fallback deadline.
+func (p *pass) proposeAll(ctx context.Context, tgt target, selector labels.Selector) ([]proposal, time.Time) {
 	ev := &evaluator{
 		ctx:            ctx,
 		calc:           p.c.calculator,

@@ -105,10 +105,18 @@ const maxDecisions = 3
 // again from a fresh read: the result is what a pass that had read the
 // fresh state would have decided, and a person's change is never
 // overwritten by a decision made before it.
+//
+// The decisions share one fetch budget and the answers of their fetches
+// (fetches): a pass that decides again takes the metrics it already has,
+// as a pass that had read the fresh state would have fetched them once,
+// so that a provider that hung until the budget ended it does not hold the
+// pass for a second budget.
 func (p *pass) decide() outcome {
+	fetches, cancel := context.WithTimeout(metrics.WithAnswers(p.ctx), fetchBudget(p.period))
+	defer cancel()
 	for attempt := 1; ; attempt++ {
 		restore, mark := p.c.behavior.Checkpoint(p.key.String()), p.reports.mark()
-		out := p.decideOnce()
+		out := p.decideOnce(fetches)
 		if !out.staleTarget || attempt == maxDecisions {
 			return out
 		}
@@ -119,9 +127,10 @@ func (p *pass) decide() outcome {
 }
 
 // decideOnce reads the target, chooses where to start, asks the metrics
-// when needed, normalizes and applies the scale. An early exit is an
-// outcome like any other: the status it records is written by record.
-func (p *pass) decideOnce() outcome {
+// (under fetches) when needed, normalizes and applies the scale. An early
+// exit is an outcome like any other: the status it records is written by
+// record.
+func (p *pass) decideOnce(fetches context.Context) outcome {
 	tgt, unreadable := p.readTarget()
 	if unreadable != nil {
 		return *unreadable
@@ -136,7 +145,7 @@ func (p *pass) decideOnce() outcome {
 		out.decision = p.decision(tgt.current, start.desired, start.trace)
 		return out
 	}
-	rec := p.recommend(tgt)
+	rec := p.recommend(fetches, tgt)
 	conds = append(conds, rec.conds...)
 	if rec.stop {
 		// No count was decided: the target keeps its replicas.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -22,6 +23,8 @@ type providerStub struct {
 	metrics.Client
 	hang string
 	meet *sync.WaitGroup
+	// asks, when set, counts the fetches of the hanging metric.
+	asks *atomic.Int32
 }
 
 var errNotConcurrent = errors.New("the other fetches of the pass never started: fetches run one after the other")
@@ -38,6 +41,9 @@ func (s providerStub) GetExternalMetric(ctx context.Context, name, namespace str
 		}
 	}
 	if name == s.hang {
+		if s.asks != nil {
+			s.asks.Add(1)
+		}
 		<-ctx.Done()
 		return nil, time.Time{}, ctx.Err()
 	}
@@ -90,4 +96,38 @@ func TestSlowProviderHoldsOnePassOnly(t *testing.T) {
 			t.Errorf("ScalingActive = %s/%s, want ValidMetricFound from the healthy metric", c.Status, c.Reason)
 		}
 	})
+}
+
+// TestDecidingAgainKeepsTheFetchBudget pins the fetch budget to the pass,
+// not to one decision of it: a pass whose scale update conflicts decides
+// again with the answers it already has, so a provider that hung until the
+// budget is neither asked nor waited for again, and the fresh decision
+// still scales on the healthy metric.
+func TestDecidingAgainKeepsTheFetchBudget(t *testing.T) {
+	var asks atomic.Int32
+	h := newHarness(t, newHPA(1, 10, externalValue("queue_hanging", "10"), externalValue("queue_ok", "10")), harnessOptions{
+		syncPeriod:  200 * time.Millisecond,
+		wrapMetrics: func(c metrics.Client) metrics.Client { return providerStub{Client: c, hang: "queue_hanging", asks: &asks} },
+	})
+	h.scales.setScale(1, 1, testSelector)
+	h.addPods(1, 100)
+	h.metrics.SetExternal("queue_ok", metricstest.ExternalAnswer{Values: []int64{30000}, Timestamp: testStart})
+	// Another writer changes the target (not its replicas) between the
+	// pass's read and its update.
+	versioned(func(v *versionedScales) { v.concurrentWrites = 1 })(h)
+
+	start := time.Now()
+	err := h.reconcile(testHPAName)
+	took := time.Since(start)
+	if err == nil || !strings.Contains(err.Error(), "context deadline exceeded") {
+		t.Fatalf("reconcile error = %v, want the hanging metric's deadline", err)
+	}
+	h.assertUpdates(3)
+	if got := asks.Load(); got != 1 {
+		t.Errorf("the hanging metric was fetched %d times in the pass, want once", got)
+	}
+	// One budget is 100ms; a second would have taken the pass past 200ms.
+	if took >= 200*time.Millisecond {
+		t.Errorf("the pass took %s, want one fetch budget (100ms)", took)
+	}
 }
