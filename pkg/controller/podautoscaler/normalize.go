@@ -17,6 +17,7 @@ func (p *pass) normalize(tgt target, rec plan) (plan, []conditionEdit, []v2.HPAS
 		Recommendation:  rec.desired,
 		MinReplicas:     *p.hpa.Spec.MinReplicas,
 		MaxReplicas:     p.hpa.Spec.MaxReplicas,
+		Now:             p.now.Time,
 	})
 	conds := make([]conditionEdit, len(result.Conditions))
 	for i, c := range result.Conditions {

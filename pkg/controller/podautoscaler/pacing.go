@@ -17,7 +17,9 @@ import (
 // sync period after the pass that rescaled, so a 15 s policy steps every
 // pass. A pass on the HPA's next slot would come less than a policy period
 // after that rescale and be held back again, and every step of a ramp
-// would cost a whole extra period.
+// would cost a whole extra period. The period counts from the pass's
+// start, the time its rescale is recorded at (pass.now), so that a pass
+// that waited for a slow provider costs the ramp no step.
 
 // passTiming is when a pass started and whether it paces the next one.
 type passTiming struct {

@@ -113,12 +113,16 @@ func (c *Controller) enqueueDeleted(key hpaKey) {
 // so it never takes its own last answer again from the sharing window.
 //
 // Spread, the HPA comes back on its next slot instead (spread.go), unless
-// its pass paces the next one (pacing.go): then one period after the pass,
-// as upstream's.
+// its pass paces the next one (pacing.go): then one period after the pass
+// started, as upstream's after a pass that takes no time. Slots count from
+// a pass's start too, so that a pass that took long (a provider hanging
+// until the fetch budget) costs the HPA neither its period nor, when it
+// rescaled, a step of its ramp: the pass's rescale is recorded at its
+// start as well (pass.now).
 func (c *Controller) requeue(key hpaKey, next cadence) {
 	if c.opts.SpreadReconciles {
 		if next.last.paced {
-			c.queue.AddAfter(key, next.period)
+			c.queue.AddAfter(key, max(next.last.start.Add(next.period).Sub(c.opts.Clock.Now()), 0))
 			return
 		}
 		c.queue.AddAfter(key, next.untilSlot(c.opts.Clock.Now()))

@@ -206,6 +206,8 @@ func TestSpreadRequeue(t *testing.T) {
 			hpa: newHPA(1, 10, cpuUtilization(50)), scale: 12, start: onSlot, want: addAfterWeb(15 * time.Second)},
 		{name: "a pass that rescaled off its slot is still followed one period after it", opts: spreadOn,
 			hpa: newHPA(1, 10, cpuUtilization(50)), scale: 12, start: onSlot + 4*time.Second, want: addAfterWeb(15 * time.Second)},
+		{name: "a pass that rescaled after a long wait is followed one period after it started", opts: spreadOn,
+			hpa: newHPA(1, 10, cpuUtilization(50)), scale: 12, start: onSlot, lasts: 6 * time.Second, want: addAfterWeb(9 * time.Second)},
 		{name: "a pass that a rate policy held back, without a rescale, paces the next", opts: spreadOn,
 			hpa:   withBehavior(newHPA(1, 10, cpuUtilization(50)), onePodPer15s),
 			scale: 3, recentScaleUp: true, start: onSlot + 4*time.Second, want: addAfterWeb(15 * time.Second)},
@@ -229,7 +231,7 @@ func TestSpreadRequeue(t *testing.T) {
 			h.drainQueue()
 			h.clock.Step(tc.start)
 			if tc.recentScaleUp {
-				h.c.behavior.RecordScale(h.key(testHPAName).String(), hpa.Spec.Behavior.Native(), 2, 3)
+				h.c.behavior.RecordScale(h.key(testHPAName).String(), hpa.Spec.Behavior.Native(), 2, 3, time.Time{})
 			}
 			h.c.queue.Add(h.key(testHPAName))
 			q := recordQueue(h)
@@ -244,6 +246,28 @@ func TestSpreadRequeue(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestSlowPassKeepsItsRamp: a pass that takes long (a provider hanging
+// until the fetch budget) and scales up records its step at its start, as
+// status.lastScaleTime says, so that the pass one period after that start
+// may take the next step of a 15s policy, as upstream's next pass does.
+func TestSlowPassKeepsItsRamp(t *testing.T) {
+	h := newHarness(t, withBehavior(newHPA(1, 10, cpuUtilization(50)), onePodPer15s), spreadOn)
+	h.scales.setScale(3, 3, testSelector)
+	h.addPods(3, 100)
+	h.metrics.SetResource(corev1.ResourceCPU, cpuMetrics(100, 100, 100))
+	h.c.opts.ScaleClient = slowScales{ScalesGetter: h.scales, h: h, took: 6 * time.Second}
+	if err := h.reconcile(testHPAName); err != nil {
+		t.Fatal(err)
+	}
+	// 6s of the pass, and 9s to the start of the next, which is fast.
+	h.c.opts.ScaleClient = h.scales
+	h.clock.Step(9 * time.Second)
+	if err := h.reconcile(testHPAName); err != nil {
+		t.Fatal(err)
+	}
+	h.assertUpdates(4, 5)
 }
 
 // slowScales takes took of the fake clock to read a scale, as a pass that

@@ -30,7 +30,7 @@ func BenchmarkNormalizeWithBehavior(b *testing.B) {
 		clk.SetTime(clk.Now().Add(time.Second))
 		in.Recommendation = int32(20 + i%60)
 		if i%2 == 0 {
-			s.RecordScale(in.Key, behavior, 50, int32(49+2*(i%4/2)))
+			s.RecordScale(in.Key, behavior, 50, int32(49+2*(i%4/2)), time.Time{})
 		}
 	}
 	for i := range windowSeconds {

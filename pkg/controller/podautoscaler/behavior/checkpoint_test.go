@@ -26,13 +26,13 @@ func TestCheckpointRestoresTheHistory(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			clk := testingclock.NewFakeClock(time.Unix(1_000_000, 0))
 			s := NewStore(Options{Clock: clk, DownscaleStabilizationWindow: 5 * time.Minute})
-			s.RecordInitial(key, 5)
+			s.RecordInitial(key, 5, time.Time{})
 			in := Input{Key: key, Behavior: defaults(), CurrentReplicas: 5, MinReplicas: 1, MaxReplicas: 10}
 
 			restore := s.Checkpoint(key)
 			in.Recommendation = 8
 			s.Normalize(in)
-			s.RecordScale(key, in.Behavior, 5, 8)
+			s.RecordScale(key, in.Behavior, 5, 8, time.Time{})
 			if tc.restore {
 				restore()
 			}

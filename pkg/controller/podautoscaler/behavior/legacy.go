@@ -1,6 +1,9 @@
 package behavior
 
-import "math"
+import (
+	"math"
+	"time"
+)
 
 // Upstream's fixed scale-up limit for HPAs without spec.behavior: at most
 // twice the current replicas, and at least this many.
@@ -13,15 +16,14 @@ const (
 // stabilization over the flag's window, then the fixed scale-up limit and
 // the bounds.
 func (s *Store) normalizeLegacy(st *hpaState, in Input) Result {
-	stabilized := s.stabilizeLegacy(st, in.Recommendation)
+	stabilized := s.stabilizeLegacy(st, in.Recommendation, s.timeOf(in.Now))
 	replicas, why := legacyLimits(in.CurrentReplicas, stabilized, in.MinReplicas, in.MaxReplicas)
 	return result(in, stabilized, scaleDownStabilized, replicas, why)
 }
 
 // stabilizeLegacy returns the highest recommendation of the downscale
-// window, this one included, and records this one.
-func (s *Store) stabilizeLegacy(st *hpaState, recommendation int32) int32 {
-	now := s.clock.Now()
+// window ending now, this one included, and records this one at now.
+func (s *Store) stabilizeLegacy(st *hpaState, recommendation int32, now time.Time) int32 {
 	since := now.Add(-s.downscaleWindow)
 	stabilized := recommendation
 	// A window of zero holds nothing back: upstream's wall clock has always

@@ -1,6 +1,8 @@
 package behavior
 
 import (
+	"time"
+
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 )
 
@@ -20,6 +22,10 @@ type Input struct {
 	// defaulted.
 	MinReplicas int32
 	MaxReplicas int32
+	// Now is the time of the reconcile: the windows and policy periods end
+	// at it, and the recommendation is recorded at it. Zero means the
+	// Store's clock.
+	Now time.Time
 }
 
 // Result is the outcome of Normalize.

@@ -1,18 +1,23 @@
 package behavior
 
-import autoscalingv2 "k8s.io/api/autoscaling/v2"
+import (
+	"time"
+
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
+)
 
 // RecordScale records that the controller changed the replicas of the HPA
-// with this key from prev to next, for the rate policies of later calls to
-// Normalize. Without spec.behavior there are no policies to feed, and
-// nothing is recorded; neither is a change of zero replicas. Each direction
-// keeps its events as upstream does (see eventHistory): by the longest
-// policy period of that direction alone.
-func (s *Store) RecordScale(key string, behavior *autoscalingv2.HorizontalPodAutoscalerBehavior, prev, next int32) {
+// with this key from prev to next at the time at (zero: the Store's
+// clock), for the rate policies of later calls to Normalize. Without
+// spec.behavior there are no policies to feed, and nothing is recorded;
+// neither is a change of zero replicas. Each direction keeps its events as
+// upstream does (see eventHistory): by the longest policy period of that
+// direction alone.
+func (s *Store) RecordScale(key string, behavior *autoscalingv2.HorizontalPodAutoscalerBehavior, prev, next int32, at time.Time) {
 	if behavior == nil || prev == next {
 		return
 	}
-	now := s.clock.Now()
+	now := s.timeOf(at)
 	change := int64(next) - int64(prev)
 
 	st := s.state(key)

@@ -44,17 +44,17 @@ func recommendedFor(key string, ago time.Duration, current, recommendation int32
 
 // initial is an earlier RecordInitial of the HPA.
 func initial(ago time.Duration, current int32) past {
-	return past{ago, func(s *Store, in Input) { s.RecordInitial(in.Key, current) }}
+	return past{ago, func(s *Store, in Input) { s.RecordInitial(in.Key, current, time.Time{}) }}
 }
 
 // scaled is an earlier rescale of the HPA, under its behavior.
 func scaled(ago time.Duration, from, to int32) past {
-	return past{ago, func(s *Store, in Input) { s.RecordScale(in.Key, in.Behavior, from, to) }}
+	return past{ago, func(s *Store, in Input) { s.RecordScale(in.Key, in.Behavior, from, to, time.Time{}) }}
 }
 
 // scaledWithout is an earlier rescale recorded without spec.behavior.
 func scaledWithout(ago time.Duration, from, to int32) past {
-	return past{ago, func(s *Store, in Input) { s.RecordScale(in.Key, nil, from, to) }}
+	return past{ago, func(s *Store, in Input) { s.RecordScale(in.Key, nil, from, to, time.Time{}) }}
 }
 
 // forgot is an earlier deletion of the HPA.

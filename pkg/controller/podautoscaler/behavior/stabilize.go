@@ -7,7 +7,7 @@ import "time"
 func (s *Store) normalizeWithBehavior(st *hpaState, in Input) Result {
 	up := scaleUpRules(in.Behavior)
 	down := scaleDownRules(in.Behavior, s.downscaleWindow)
-	now := s.clock.Now()
+	now := s.timeOf(in.Now)
 	stabilized, why := stabilize(&st.recommendations, in, up.window, down.window, now)
 	replicas, limitWhy := rateLimits(st, in, stabilized, up, down, now)
 	return result(in, stabilized, why, replicas, limitWhy)

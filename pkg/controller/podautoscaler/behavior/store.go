@@ -61,16 +61,26 @@ func (s *Store) Forget(key string) {
 }
 
 // RecordInitial records the current replica count as the HPA's first
-// recommendation, unless the HPA already has a history. Right after the
-// controller starts, this keeps a scale-down waiting for a full
-// stabilization window instead of acting on the first, lone sample.
-func (s *Store) RecordInitial(key string, currentReplicas int32) {
+// recommendation, at the time at (zero: the Store's clock), unless the HPA
+// already has a history. Right after the controller starts, this keeps a
+// scale-down waiting for a full stabilization window instead of acting on
+// the first, lone sample.
+func (s *Store) RecordInitial(key string, currentReplicas int32, at time.Time) {
 	st := s.state(key)
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if st.recommendations.empty() {
-		st.recommendations.add(currentReplicas, s.clock.Now(), time.Time{})
+		st.recommendations.add(currentReplicas, s.timeOf(at), time.Time{})
 	}
+}
+
+// timeOf is the time of a record made at at: at, or the Store's clock's
+// time when at is zero.
+func (s *Store) timeOf(at time.Time) time.Time {
+	if at.IsZero() {
+		return s.clock.Now()
+	}
+	return at
 }
 
 // state returns the state of key, creating it on first use.

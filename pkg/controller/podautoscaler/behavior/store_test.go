@@ -153,9 +153,9 @@ func TestStoreConcurrentUse(t *testing.T) {
 		wg.Go(func() {
 			own := Input{Key: "ns/own-" + string(rune('a'+w)), Behavior: shared, CurrentReplicas: 1, Recommendation: 3, MaxReplicas: 10}
 			for i := range events {
-				s.RecordScale(testKey, shared, int32(i), int32(i+1))
+				s.RecordScale(testKey, shared, int32(i), int32(i+1), time.Time{})
 				s.Normalize(own)
-				s.RecordInitial(own.Key, 1)
+				s.RecordInitial(own.Key, 1, time.Time{})
 				if i == events/2 {
 					s.Forget(own.Key)
 				}
@@ -179,7 +179,7 @@ func TestNormalizeDoesNotChangeTheBehavior(t *testing.T) {
 	b := with(rules(nil, "", pods(1, 60)), rules(nil, ""))
 	s := NewStore(Options{Clock: testingclock.NewFakePassiveClock(now()), DownscaleStabilizationWindow: time.Minute})
 	s.Normalize(Input{Key: testKey, Behavior: b, CurrentReplicas: 3, Recommendation: 5, MaxReplicas: 10})
-	s.RecordScale(testKey, b, 3, 4)
+	s.RecordScale(testKey, b, 3, 4, time.Time{})
 	if b.ScaleUp.SelectPolicy != nil || b.ScaleUp.StabilizationWindowSeconds != nil ||
 		b.ScaleDown.SelectPolicy != nil || b.ScaleDown.StabilizationWindowSeconds != nil || b.ScaleDown.Policies != nil {
 		t.Errorf("behavior was changed: up %+v, down %+v", *b.ScaleUp, *b.ScaleDown)
