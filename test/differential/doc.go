@@ -18,14 +18,16 @@
 //     the Deployment (the scale cache), passes spread over the period
 //     (both worlds start on the HPA's slot, so its passes must come when
 //     upstream's do), shared external fetches, the KEP gates on. Its world
-//     also meets faults that upstream's does
-//     not (faults.go): another writer's change of the target, or a person's
-//     scale, between its read and its scale update, and status updates
-//     lost to another writer; upstream's world has the person's scale
-//     before its pass. kube-hpa must end where upstream ends on that fresh
-//     state, with no allow-list. The report ends with a liveness table:
-//     the sequences in which each controller rescaled, and the faults that
-//     met one of kube-hpa's writes.
+//     also meets faults (faults.go): another writer's change of the
+//     target, a person's scale or a re-creation of the target, between its
+//     read and its scale update; a person's change its watch delivers only
+//     after its next pass; status updates lost to another writer; metric
+//     fetches that hang until its fetch budget (upstream's world gets the
+//     error at once). Upstream's world has the person's change before its
+//     pass when a write of kube-hpa's met it, right after it otherwise.
+//     kube-hpa must end where upstream ends on that state, with no
+//     allow-list. The report ends with a liveness table: the sequences in
+//     which each controller rescaled, and the faults that met kube-hpa.
 //
 // Both are seeded: go test . -args -seed 7 -scenarios 20000 (or
 // DIFFERENTIAL_SEED and DIFFERENTIAL_N). A difference prints with

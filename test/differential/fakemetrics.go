@@ -3,6 +3,7 @@ package differential
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"time"
 
@@ -32,27 +33,44 @@ type podReading struct {
 	window    time.Duration
 }
 
+// hangBudget is how long kube-hpa waits for its fetches in one pass
+// (recommend.go's fetchBudget): a fetch that hangs fails after it.
+const hangBudget = syncPeriod / 2
+
+// errHang is what upstream's world gets at once for a fetch that hangs in
+// kube-hpa's: upstream has no budget, and would wait for its client's
+// time-out, so it gets the error kube-hpa's REST client reports when the
+// budget ends the fetch (the comparison needs one text).
+var errHang = fmt.Errorf("no answer within %s: %w", hangBudget, context.DeadlineExceeded)
+
 type podAnswer struct {
 	readings map[string]podReading
 	err      error
+	// hang: the fetch answers nothing until its caller gives up.
+	hang bool
 }
 
 type objectAnswer struct {
 	value     int64
 	timestamp time.Time
 	err       error
+	hang      bool
 }
 
 type externalAnswer struct {
 	values    []int64
 	timestamp time.Time
 	err       error
+	hang      bool
 }
 
 // fakeMetrics answers every metric query from what the scenario set, with
 // the same data for upstream's and our metrics client interfaces. An unset
-// metric answers as an empty list does.
+// metric answers as an empty list does. A hanging metric answers errHang
+// to upstream's client at once, and kube-hpa's when its context ends.
 type fakeMetrics struct {
+	// hung, when set, counts the fetches that hung.
+	hung     func()
 	mu       sync.Mutex
 	resource map[corev1.ResourceName]podAnswer
 	pods     map[string]podAnswer
@@ -70,6 +88,9 @@ func newFakeMetrics() *fakeMetrics {
 }
 
 func (f *fakeMetrics) podMetrics(a podAnswer, found bool, empty error) (map[string]podReading, time.Time, error) {
+	if a.hang {
+		return nil, time.Time{}, errHang
+	}
 	if a.err != nil {
 		return nil, time.Time{}, a.err
 	}
@@ -105,6 +126,9 @@ func (f *fakeMetrics) objectMetric(name string) (int64, time.Time, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	a, found := f.object[name]
+	if a.hang {
+		return 0, time.Time{}, errHang
+	}
 	if !found {
 		return 0, time.Time{}, errNoCustomMetrics
 	}
@@ -115,6 +139,9 @@ func (f *fakeMetrics) externalMetric(name string) ([]int64, time.Time, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	a, found := f.external[name]
+	if a.hang {
+		return nil, time.Time{}, errHang
+	}
 	if a.err != nil {
 		return nil, time.Time{}, a.err
 	}
@@ -174,20 +201,41 @@ func toOurs(in map[string]podReading) ourmetrics.PodMetricsInfo {
 	return out
 }
 
-func (c ourClient) GetResourceMetric(_ context.Context, resource corev1.ResourceName, _ string, _ labels.Selector, _ string) (ourmetrics.PodMetricsInfo, time.Time, error) {
+func (c ourClient) GetResourceMetric(ctx context.Context, resource corev1.ResourceName, _ string, _ labels.Selector, _ string) (ourmetrics.PodMetricsInfo, time.Time, error) {
 	r, ts, err := c.f.resourceMetric(resource)
-	return toOurs(r), ts, err
+	return toOurs(r), ts, c.f.wait(ctx, err)
 }
 
-func (c ourClient) GetRawMetric(_ context.Context, name, _ string, _, _ labels.Selector) (ourmetrics.PodMetricsInfo, time.Time, error) {
+func (c ourClient) GetRawMetric(ctx context.Context, name, _ string, _, _ labels.Selector) (ourmetrics.PodMetricsInfo, time.Time, error) {
 	r, ts, err := c.f.rawMetric(name)
-	return toOurs(r), ts, err
+	return toOurs(r), ts, c.f.wait(ctx, err)
 }
 
-func (c ourClient) GetObjectMetric(_ context.Context, name, _ string, _ *autoscalingv2.CrossVersionObjectReference, _ labels.Selector) (int64, time.Time, error) {
-	return c.f.objectMetric(name)
+func (c ourClient) GetObjectMetric(ctx context.Context, name, _ string, _ *autoscalingv2.CrossVersionObjectReference, _ labels.Selector) (int64, time.Time, error) {
+	v, ts, err := c.f.objectMetric(name)
+	return v, ts, c.f.wait(ctx, err)
 }
 
-func (c ourClient) GetExternalMetric(_ context.Context, name, _ string, _ labels.Selector) ([]int64, time.Time, error) {
-	return c.f.externalMetric(name)
+func (c ourClient) GetExternalMetric(ctx context.Context, name, _ string, _ labels.Selector) ([]int64, time.Time, error) {
+	v, ts, err := c.f.externalMetric(name)
+	return v, ts, c.f.wait(ctx, err)
+}
+
+// wait makes a hanging fetch of kube-hpa's hang until ctx ends, as a
+// provider that never answers does, and returns then what kube-hpa's REST
+// client reports (metrics.withTimeout): how long it waited. Any other
+// answer is err.
+func (f *fakeMetrics) wait(ctx context.Context, err error) error {
+	if !errors.Is(err, errHang) {
+		return err
+	}
+	start := time.Now()
+	<-ctx.Done()
+	if f.hung != nil {
+		f.hung()
+	}
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return fmt.Errorf("no answer within %s: %w", time.Since(start), ctx.Err())
+	}
+	return ctx.Err()
 }

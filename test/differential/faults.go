@@ -9,11 +9,12 @@ import (
 )
 
 // fault is what kube-hpa's world meets during a step and upstream's does
-// not: another writer between kube-hpa's read and its write. kube-hpa
-// must end where upstream ends on the fresh state, so the comparison needs
-// no allow-list for it: a decision made from the state before the write
-// (the old replicas, the old resourceVersion) that kube-hpa wrote anyway,
-// or a status edit it lost, shows as a difference.
+// not, or meets otherwise: another writer between kube-hpa's read and its
+// write, a watch running behind, a provider that hangs. kube-hpa must end
+// where upstream ends on the fresh state, so the comparison needs no
+// allow-list for it: a decision made from the state before the write (the
+// old replicas, the old resourceVersion) that kube-hpa wrote anyway, or a
+// status edit it lost, shows as a difference.
 type fault struct {
 	// Rollout: another writer changes the target, not its replicas (a
 	// rollout, a label), between kube-hpa's read and its first scale
@@ -26,9 +27,25 @@ type fault struct {
 	// after the pass in both worlds.
 	Person         bool
 	PersonReplicas int32
+	// Recreate: the person's change of the step (its Manual, or Person's)
+	// deletes the target and creates it again under its name, with a new
+	// UID and that many replicas, instead of scaling it; in both worlds.
+	Recreate bool
+	// Lag: the step's Manual change reaches kube-hpa's watch only after
+	// its first pass of the step; the scale subresource has it from the
+	// step's start. A pass that wrote the scale met a conflict and decided
+	// again from a fresh read: upstream's world has the change before its
+	// pass. A pass that wrote nothing decided from the state before the
+	// change, as a pass a moment earlier would have: the change lands
+	// right after upstream's pass, as an unmet Person's does.
+	Lag bool
 	// StatusConflict: kube-hpa's first status update of the step loses to
 	// another writer of the HPA (a label, another controller).
 	StatusConflict bool
+	// Hang lists the metric indexes whose fetches hang in this step until
+	// kube-hpa's per-pass fetch budget ends them; upstream, which has no
+	// budget, gets the error at once (fakemetrics.go).
+	Hang []int
 }
 
 // withFaults gives some steps of s a fault, drawn from g: a generator of
@@ -42,7 +59,8 @@ func (s seqScenario) withFaults(g *gen) seqScenario {
 			if st.Manual < 0 && g.chance(0.5) {
 				f.Person, f.PersonReplicas = true, int32(pick(g, 0, 1, 3, g.intn(0, 40)))
 			}
-			if *f != (fault{}) {
+			st = s.drawMoreFaults(g, st, f)
+			if !f.empty() {
 				st.Fault = f
 			}
 		}
@@ -52,20 +70,60 @@ func (s seqScenario) withFaults(g *gen) seqScenario {
 	return s
 }
 
+// drawMoreFaults adds to f the kinds drawn after the first three, and
+// returns st with the person's scale a Lag or a Recreate needs. A Hang
+// keeps kube-hpa's first pass running past the moment an unmet person's
+// change lands (landAfter), so it never comes with a Person or a Lag.
+func (s seqScenario) drawMoreFaults(g *gen, st step, f *fault) step {
+	change := func() int32 { return int32(pick(g, 0, 1, 3, g.intn(0, 40))) }
+	if !f.Person && g.chance(0.35) {
+		f.Lag = true
+		if st.Manual < 0 {
+			st.Manual = change()
+		}
+	}
+	// A re-creation is the person's change of the step, or one of its own
+	// between two passes.
+	switch hasChange := f.Person || st.Manual >= 0; {
+	case hasChange && g.chance(0.3):
+		f.Recreate = true
+	case !hasChange && g.chance(0.1):
+		f.Recreate, st.Manual = true, change()
+	}
+	if !f.Person && !f.Lag && g.chance(0.3) {
+		f.Hang = []int{g.intn(0, len(s.Metrics)-1)}
+	}
+	return st
+}
+
+func (f *fault) empty() bool {
+	return !f.Rollout && !f.Person && !f.Recreate && !f.Lag && !f.StatusConflict && len(f.Hang) == 0
+}
+
 // forUpstream is s as upstream's world plays it after kube-hpa's world
-// reported, step by step, whether the person's scale of a Person fault
-// landed inside a pass (landed): then upstream has it before its pass; if
-// not, it lands at the step's end in both. The other faults are kube-hpa's
-// alone.
+// reported, step by step, whether the person's change of a Person or Lag
+// fault met a write of kube-hpa's first pass (landed): then upstream has it
+// before its pass; if not, it lands right after its pass, in both worlds.
+// A re-creation and a hang are upstream's too; the other faults are
+// kube-hpa's alone.
 func (s seqScenario) forUpstream(landed []bool) seqScenario {
 	steps := make([]step, len(s.Steps))
 	for i, st := range s.Steps {
 		if f := st.Fault; f != nil {
-			st.Fault = nil
-			if f.Person && i < len(landed) && landed[i] {
+			met := i < len(landed) && landed[i]
+			up := &fault{Recreate: f.Recreate, Hang: f.Hang}
+			switch {
+			case f.Person && met:
 				st.Manual = f.PersonReplicas
-			} else if f.Person {
-				st.Fault = &fault{Person: true, PersonReplicas: f.PersonReplicas}
+			case f.Person:
+				up.Person, up.PersonReplicas = true, f.PersonReplicas
+			case f.Lag && !met:
+				up.Person, up.PersonReplicas = true, st.Manual
+				st.Manual = -1
+			}
+			st.Fault = nil
+			if !up.empty() {
+				st.Fault = up
 			}
 		}
 		steps[i] = st
@@ -74,51 +132,74 @@ func (s seqScenario) forUpstream(landed []bool) seqScenario {
 	return s
 }
 
+// personsChange is a person's change of the target: a scale, or a
+// re-creation with that many replicas.
+type personsChange struct {
+	replicas int32
+	recreate bool
+}
+
 // armedFaults are the faults of the current step still to happen in
 // kube-hpa's world.
 type armedFaults struct {
 	mu      sync.Mutex
 	rollout bool
-	person  *int32
-	landed  bool
-	status  bool
+	person  *personsChange
+	// lag: the step's change is held back from the watch, and no scale
+	// update of kube-hpa's has met it yet; lagRecreate: that change is a
+	// re-creation.
+	lag, lagRecreate bool
+	landed           bool
+	status           bool
 	// fired counts the faults that happened, for the run's liveness table.
 	fired faultTally
 }
 
 // faultTally counts faults by kind: those a sequence armed, and those that
-// met a write of kube-hpa's (the others had nothing to interleave with).
+// met kube-hpa (a write of its that another writer's change, a person's
+// scale, a re-creation or a lagging watch turned into a conflict; a status
+// update lost; a fetch that hung until its budget ended it).
 type faultTally struct {
-	Armed, Fired struct{ Rollout, Person, Status int }
+	Armed, Fired faultCounts
 	// ScaleGets counts the reads of the scale subresource.
 	ScaleGets int
 }
 
+// faultCounts counts faults by kind.
+type faultCounts struct{ Rollout, Person, Recreate, Lag, Status, Hang int }
+
+func (c *faultCounts) add(o faultCounts) {
+	c.Rollout += o.Rollout
+	c.Person += o.Person
+	c.Recreate += o.Recreate
+	c.Lag += o.Lag
+	c.Status += o.Status
+	c.Hang += o.Hang
+}
+
 func (t *faultTally) add(o faultTally) {
-	t.Armed.Rollout += o.Armed.Rollout
-	t.Armed.Person += o.Armed.Person
-	t.Armed.Status += o.Armed.Status
-	t.Fired.Rollout += o.Fired.Rollout
-	t.Fired.Person += o.Fired.Person
-	t.Fired.Status += o.Fired.Status
+	t.Armed.add(o.Armed)
+	t.Fired.add(o.Fired)
 	t.ScaleGets += o.ScaleGets
 }
 
 func (a *armedFaults) arm(f *fault) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	a.rollout, a.person, a.landed, a.status = false, nil, false, false
+	a.rollout, a.person, a.lag, a.landed, a.status = false, nil, false, false, false
 	if f == nil {
 		return
 	}
-	a.rollout, a.status = f.Rollout, f.StatusConflict
+	a.rollout, a.status, a.lag, a.lagRecreate = f.Rollout, f.StatusConflict, f.Lag, f.Lag && f.Recreate
 	if f.Person {
-		n := f.PersonReplicas
-		a.person = &n
+		a.person = &personsChange{replicas: f.PersonReplicas, recreate: f.Recreate}
 	}
 	a.fired.Armed.Rollout += boolCount(f.Rollout)
 	a.fired.Armed.Person += boolCount(f.Person)
+	a.fired.Armed.Recreate += boolCount(f.Recreate)
+	a.fired.Armed.Lag += boolCount(f.Lag)
 	a.fired.Armed.Status += boolCount(f.StatusConflict)
+	a.fired.Armed.Hang += boolCount(len(f.Hang) > 0)
 }
 
 func boolCount(b bool) int {
@@ -135,19 +216,34 @@ func (a *armedFaults) tally() faultTally {
 	return a.fired
 }
 
-// beforeScaleUpdate is called by the scale store before kube-hpa's update:
-// the writer that lands in between changes the store (set) and the update
-// conflicts.
-func (a *armedFaults) beforeScaleUpdate(set func(replicas *int32)) error {
+// hung counts a fetch of kube-hpa's that hung until its budget ended it.
+func (a *armedFaults) hung() {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	a.fired.Fired.Hang++
+}
+
+// beforeScaleUpdate is called by the scale store before kube-hpa's update:
+// the writer that lands in between changes the store (change: a person's
+// change, or nil for one that keeps the replicas) and the update
+// conflicts. A lagging watch needs no writer: the update carries the
+// version the watch had, and conflicts by itself.
+func (a *armedFaults) beforeScaleUpdate(change func(*personsChange)) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.lag {
+		a.lag, a.landed = false, true
+		a.fired.Fired.Lag++
+		a.fired.Fired.Recreate += boolCount(a.lagRecreate)
+	}
 	switch {
 	case a.person != nil:
-		set(a.person)
+		change(a.person)
+		a.fired.Fired.Recreate += boolCount(a.person.recreate)
 		a.person, a.landed = nil, true
 		a.fired.Fired.Person++
 	case a.rollout:
-		set(nil)
+		change(nil)
 		a.rollout = false
 		a.fired.Fired.Rollout++
 	default:
@@ -167,12 +263,13 @@ func (a *armedFaults) beforeStatusUpdate() bool {
 	return lost
 }
 
-// unlanded returns the person's scale of the step that no update of its
-// first pass met, and whether one did.
-func (a *armedFaults) unlanded() (*int32, bool) {
+// unlanded returns the person's change of the step that no update of its
+// first pass met, and whether one met the step's person's change (a
+// Person's or a lagging Manual's).
+func (a *armedFaults) unlanded() (*personsChange, bool) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	p := a.person
-	a.person = nil
+	a.person, a.lag = nil, false
 	return p, a.landed
 }

@@ -13,6 +13,9 @@ var seqRegressions = []struct {
 	name        string
 	s           seqScenario
 	wantClasses []string
+	// met, when set, are the faults that must meet kube-hpa in the row
+	// (TestRegressionFaultsMeetKubeHPA).
+	met *faultCounts
 }{
 	{
 		name: "a person's pause to zero between kube-hpa's read and its scale-up stands, as upstream's pass after the pause leaves it",
@@ -60,6 +63,70 @@ var seqRegressions = []struct {
 		name:        "a person scales the HPA's zero up within a step of several periods: ScaledToZero cleared a period apart (-seed 20261125 -case 57620)",
 		s:           seqScenario{Max: 10, Metrics: []metricSpec{{Type: "External", Target: "Value", Name: "m0", Value: 100}}, Up: &rules{Window: 120, Policies: []policy{{Type: "Pods", Value: 2, Period: 15}}}, Down: &rules{Window: -1, Select: "Max", Policies: []policy{{Type: "Percent", Value: 200, Period: 120}, {Type: "Percent", Value: 395, Period: 600}, {Type: "Pods", Value: 4, Period: 869}}}, Start: 8, Steps: []step{{Advance: 1, Manual: -1, Pods: []pod{{Name: "p0", Phase: "Running", Ready: "False", CPU: 80, Mem: 1000, HasMetric: true, Metric: 2052, MetricAgo: 10, Window: 60}, {Name: "p1", Phase: "Running", Ready: "True", ReadyAgo: 3000, StartAgo: 3600, CPU: 500, Mem: 1000, HasMetric: true, Metric: 1220, MetricAgo: 15, Window: 30}}, Values: []int64{4888}}, {Advance: 26, Manual: -1, Pods: []pod{{Name: "p0", Phase: "Failed", Ready: "True", ReadyAgo: 200, CPU: 500, Mem: -1, Sidecar: true, SidecarCPU: 250, SidecarMem: 250, HasMetric: true, Metric: -2911, MetricAgo: 30, Window: 15}}, Values: []int64{3360}}, {Advance: 8, Manual: 3, Pods: []pod{{Name: "p0", Phase: "Running", Ready: "True", ReadyAgo: 3000, StartAgo: 3600, CPU: 500, Mem: 1000, HasMetric: true, Metric: 214, MetricAgo: 15, Window: 30}, {Name: "p1", Phase: "Running", Ready: "True", ReadyAgo: 3000, StartAgo: 3600, CPU: 500, Mem: 1000, HasMetric: true, Metric: 1072, MetricAgo: 15, Window: 30}, {Name: "p2", Phase: "Running", Ready: "True", ReadyAgo: 3000, StartAgo: 3600, CPU: 500, Mem: 1000, HasMetric: true, Metric: 1017, MetricAgo: 15, Window: 30}, {Name: "p3", Phase: "Running", Ready: "True", ReadyAgo: 3000, StartAgo: 3600, CPU: 500, Mem: 1000, HasMetric: true, Metric: 1029, MetricAgo: 15, Window: 30}}, Values: []int64{884}}, {Advance: 2, Manual: -1, Pods: []pod{{Name: "p0", Phase: "Running", Ready: "True", CPU: 1000, Mem: 2360, HasMetric: true, Metric: 3677, MetricAgo: 10, Window: 15}, {Name: "p1", Phase: "Running", Ready: "True", ReadyAgo: 3000, StartAgo: 3600, CPU: 500, Mem: 1000, HasMetric: true, Metric: 922, MetricAgo: 15, Window: 30}, {Name: "p2", Phase: "Running", Ready: "True", ReadyAgo: 3000, StartAgo: 3600, CPU: 500, Mem: 1000, HasMetric: true, Metric: 32, MetricAgo: 15, Window: 30}, {Name: "p3", Phase: "Running", Ready: "True", ReadyAgo: 3000, StartAgo: 3600, CPU: 500, Mem: 1000, HasMetric: true, Metric: 1403, MetricAgo: 15, Window: 30}, {Name: "p4", Phase: "Running", Ready: "True", ReadyAgo: 3000, StartAgo: 3600, CPU: 500, Mem: 1000, HasMetric: true, Metric: 1421, MetricAgo: 15, Window: 30}, {Name: "p5", Phase: "Running", Ready: "True", ReadyAgo: 3000, StartAgo: 3600, CPU: 500, Mem: 1000, HasMetric: true, Metric: 216, MetricAgo: 15, Window: 30}}, Values: []int64{3033}}, {Advance: 1, Manual: -1, Pods: []pod{{Name: "p0", Phase: "Running", Ready: "True", ReadyAgo: 3000, StartAgo: 3600, CPU: 500, Mem: 1000, HasMetric: true, Metric: 1244, MetricAgo: 15, Window: 30}, {Name: "p1", StartAgo: 30, CPU: 1000, Metric: 1655, MetricAgo: 10, Window: 60}, {Name: "p2", Phase: "Running", Ready: "True", ReadyAgo: 3000, StartAgo: 3600, CPU: 500, Mem: 1000, HasMetric: true, Metric: 874, MetricAgo: 15, Window: 30}, {Name: "p3", Phase: "Running", Ready: "True", ReadyAgo: 3000, StartAgo: 3600, CPU: 500, Mem: 1000, HasMetric: true, Metric: 357, MetricAgo: 15, Window: 30}, {Name: "p4", Ready: "True", ReadyAgo: 5, StartAgo: 120, CPU: -1, Mem: 1000, HasMetric: true, Metric: 2429, MetricAgo: 241, Window: 30}, {Name: "p5", Phase: "Running", Ready: "True", ReadyAgo: 3000, StartAgo: 3600, CPU: 500, Mem: 1000, HasMetric: true, Metric: 1241, MetricAgo: 15, Window: 30}}, Values: []int64{2817}}, {Advance: 15, Manual: -1, Pods: []pod{{Name: "p0", Phase: "Running", Ready: "True", ReadyAgo: 3000, StartAgo: 3600, CPU: 500, Mem: 1000, HasMetric: true, Metric: 1135, MetricAgo: 15, Window: 30}, {Name: "p1", Phase: "Running", Ready: "True", ReadyAgo: 45, Mem: 28, Sidecar: true, SidecarCPU: 2064, SidecarMem: 1000, Metric: 3924, MetricAgo: 30, Window: 15}, {Name: "p2", Phase: "Running", Ready: "True", ReadyAgo: 3000, StartAgo: 3600, CPU: 500, Mem: 1000, HasMetric: true, Metric: 798, MetricAgo: 15, Window: 30}, {Name: "p3", Phase: "Running", ReadyAgo: 90, StartAgo: 30, CPU: -1, Mem: 500, HasMetric: true, Metric: 2355, MetricAgo: 60, Window: 60}, {Name: "p4", Phase: "Running", Ready: "True", ReadyAgo: 3000, StartAgo: 3600, CPU: 500, Mem: 1000, HasMetric: true, Metric: 813, MetricAgo: 15, Window: 30}}, Values: []int64{2229}}}},
 		wantClasses: []string{"a workload the HPA scaled to zero is seen above zero without a rescale (a person scaled it up)"},
+	},
+	{
+		name: "a person's scale that kube-hpa's watch has not delivered turns its scale-up into a conflict, and it decides again from a fresh read",
+		s: seqScenario{Min: 1, Max: 20, Metrics: []metricSpec{{Type: "Object", Target: "AverageValue", Name: "m0", Value: 1000}}, Down: &rules{Window: 0}, Start: 3, Steps: []step{
+			{Advance: 1, Manual: -1, Values: []int64{3000}},
+			{Advance: 2, Manual: 8, Values: []int64{6000}, Fault: &fault{Lag: true}},
+		}},
+		met: &faultCounts{Lag: 1},
+	},
+	{
+		name: "a person's scale that kube-hpa's watch has not delivered, with no write to meet it, is decided as upstream's pass right before the scale",
+		s: seqScenario{Min: 1, Max: 20, Metrics: []metricSpec{{Type: "Object", Target: "AverageValue", Name: "m0", Value: 1000}}, Down: &rules{Window: 0}, Start: 3, Steps: []step{
+			{Advance: 1, Manual: -1, Values: []int64{3000}},
+			{Advance: 2, Manual: 8, Values: []int64{3000}, Fault: &fault{Lag: true}},
+		}},
+		met: &faultCounts{},
+	},
+	{
+		name: "a target deleted and created again between passes, with a new UID and 10 replicas, is decided from its new count on both",
+		s: seqScenario{Min: 1, Max: 20, Metrics: []metricSpec{{Type: "Object", Target: "AverageValue", Name: "m0", Value: 1000}}, Down: &rules{Window: 0}, Start: 3, Steps: []step{
+			{Advance: 1, Manual: -1, Values: []int64{3000}},
+			{Advance: 2, Manual: 10, Values: []int64{6000}, Fault: &fault{Recreate: true}},
+		}},
+		met: &faultCounts{},
+	},
+	{
+		name: "a target created again between kube-hpa's read and its update is decided again from the new object",
+		s: seqScenario{Min: 1, Max: 20, Metrics: []metricSpec{{Type: "Object", Target: "AverageValue", Name: "m0", Value: 1000}}, Down: &rules{Window: 0}, Start: 3, Steps: []step{
+			{Advance: 1, Manual: -1, Values: []int64{3000}},
+			{Advance: 2, Manual: -1, Values: []int64{6000}, Fault: &fault{Person: true, PersonReplicas: 10, Recreate: true}},
+		}},
+		met: &faultCounts{Person: 1, Recreate: 1},
+	},
+	{
+		name: "a re-creation that kube-hpa's watch has not delivered turns its update into a conflict",
+		s: seqScenario{Min: 1, Max: 20, Metrics: []metricSpec{{Type: "Object", Target: "AverageValue", Name: "m0", Value: 1000}}, Down: &rules{Window: 0}, Start: 3, Steps: []step{
+			{Advance: 1, Manual: -1, Values: []int64{3000}},
+			{Advance: 2, Manual: 10, Values: []int64{6000}, Fault: &fault{Lag: true, Recreate: true}},
+		}},
+		met: &faultCounts{Lag: 1, Recreate: 1},
+	},
+	{
+		name: "a provider that hangs until kube-hpa's fetch budget fails its metric as upstream's failed fetch does, and the other metric still scales up",
+		s: seqScenario{Min: 1, Max: 20, Metrics: []metricSpec{{Type: "Object", Target: "AverageValue", Name: "m0", Value: 1000}, {Type: "External", Target: "Value", Name: "m1", Value: 1000}}, Start: 3, Steps: []step{
+			{Advance: 2, Manual: -1, Values: []int64{6000, 500}, Fault: &fault{Hang: []int{1}}},
+			{Advance: 1, Manual: -1, Values: []int64{6000, 500}},
+		}},
+		met: &faultCounts{Hang: 2},
+	},
+	{
+		name: "a pass that decides again after another writer's change takes the answers it has: a hanging provider holds it for one budget",
+		s: seqScenario{Min: 1, Max: 20, Metrics: []metricSpec{{Type: "Object", Target: "AverageValue", Name: "m0", Value: 1000}, {Type: "Object", Target: "AverageValue", Name: "m1", Value: 1000}}, Start: 3, Steps: []step{
+			{Advance: 1, Manual: -1, Values: []int64{6000, 500}, Fault: &fault{Rollout: true, Hang: []int{1}}},
+			{Advance: 1, Manual: -1, Values: []int64{6000, 500}},
+		}},
+		met: &faultCounts{Rollout: 1, Hang: 1},
+	},
+	{
+		name: "passes that wait for a hanging provider and rescale still step a 15s policy every period, as upstream's",
+		s: seqScenario{Min: 1, Max: 20, Metrics: []metricSpec{{Type: "Object", Target: "AverageValue", Name: "m0", Value: 1000}, {Type: "External", Target: "Value", Name: "m1", Value: 1000}}, Up: &rules{Window: 0, Policies: []policy{{Type: "Pods", Value: 1, Period: 15}}}, Start: 2, Steps: []step{
+			{Advance: 4, Manual: -1, Values: []int64{8000, 500}, Fault: &fault{Hang: []int{1}}},
+			{Advance: 1, Manual: -1, Values: []int64{8000, 500}},
+		}},
+		met: &faultCounts{Hang: 4},
 	},
 }
 

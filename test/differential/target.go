@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	scalefake "k8s.io/client-go/scale/fake"
 	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/utils/ptr"
@@ -20,22 +21,29 @@ import (
 var deploymentsGVR = schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}
 
 // scaleStore is the target's scale subresource, with the resourceVersion
-// checks of the API server: an update must carry the version of the
-// latest write. faults, in kube-hpa's world, are the step's writers that
-// land between its read and its update.
+// and UID checks of the API server: an update must carry the version of the
+// latest write, and the UID, when it carries one, of the object there now.
+// faults, in kube-hpa's world, are the step's writers that land between
+// its read and its update.
 //
 // Every change is also published as the Deployment it is the scale of,
-// resourceVersion included, in the world's object tracker, so that a
-// watch of Deployments (kube-hpa's scale cache) sees what the scale
-// subresource serves.
+// resourceVersion and UID included, in the world's object tracker, so that
+// a watch of Deployments (kube-hpa's scale cache) sees what the scale
+// subresource serves, unless the store holds it back (a watch lagging).
 type scaleStore struct {
 	mu       sync.Mutex
 	replicas int32
 	version  int
 	faults   *armedFaults
 	// exists: the target has been created (by the first step).
-	exists  bool
-	tracker clienttesting.ObjectTracker
+	exists bool
+	// uid is the target's UID; each creation gives it a new one.
+	uid       types.UID
+	creations int
+	tracker   clienttesting.ObjectTracker
+	// held: changes stay out of the tracker until release, so that the
+	// watch runs behind the scale subresource.
+	held bool
 	// gets counts the reads of the scale subresource, for the liveness
 	// table: kube-hpa's should come from its watch.
 	gets int
@@ -49,17 +57,25 @@ func (s *scaleStore) create() error {
 		return nil
 	}
 	s.exists = true
+	s.newUID()
 	s.version++
 	return s.publish()
 }
 
-// publish puts the Deployment of the current scale in the tracker.
+func (s *scaleStore) newUID() {
+	s.creations++
+	s.uid = types.UID(fmt.Sprintf("uid-target-%d", s.creations))
+}
+
+// publish puts the Deployment of the current scale in the tracker: an
+// update, or a deletion and a creation when the target was created again
+// since the tracker last saw it.
 func (s *scaleStore) publish() error {
-	if s.tracker == nil || !s.exists {
+	if s.tracker == nil || !s.exists || s.held {
 		return nil
 	}
 	d := &appsv1.Deployment{
-		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: "web", UID: "uid-target", ResourceVersion: fmt.Sprint(s.version)},
+		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: "web", UID: s.uid, ResourceVersion: fmt.Sprint(s.version)},
 		Spec: appsv1.DeploymentSpec{
 			Replicas: ptr.To(s.replicas),
 			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": appLabel}},
@@ -67,10 +83,37 @@ func (s *scaleStore) publish() error {
 		},
 		Status: appsv1.DeploymentStatus{Replicas: s.replicas},
 	}
-	if _, err := s.tracker.Get(deploymentsGVR, namespace, "web"); apierrors.IsNotFound(err) {
+	old, err := s.tracker.Get(deploymentsGVR, namespace, "web")
+	switch {
+	case apierrors.IsNotFound(err):
+		return s.tracker.Add(d)
+	case err != nil:
+		return err
+	case old.(metav1.Object).GetUID() != s.uid:
+		if err := s.tracker.Delete(deploymentsGVR, namespace, "web"); err != nil {
+			return err
+		}
 		return s.tracker.Add(d)
 	}
 	return s.tracker.Update(deploymentsGVR, d, namespace)
+}
+
+// hold keeps the changes from now on out of the watch, until release.
+func (s *scaleStore) hold() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.held = true
+}
+
+// release lets the watch see the target as it is now.
+func (s *scaleStore) release() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.held {
+		return nil
+	}
+	s.held = false
+	return s.publish()
 }
 
 func (s *scaleStore) get() int32 {
@@ -79,25 +122,40 @@ func (s *scaleStore) get() int32 {
 	return s.replicas
 }
 
-func (s *scaleStore) set(n int32) error {
+// set is a person's change of the target: a scale to n replicas, or with
+// recreate the target deleted and created again under its name with n
+// replicas (a new UID, and two writes as the API server counts them).
+func (s *scaleStore) set(n int32, recreate bool) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.replicas = n
-	s.version++
+	s.change(n, recreate)
 	return s.publish()
 }
 
-// update writes obj's replicas when it carries the latest version.
+// change is set with s.mu held and nothing published.
+func (s *scaleStore) change(n int32, recreate bool) {
+	if recreate {
+		s.newUID()
+		s.version++
+	}
+	s.replicas = n
+	s.version++
+}
+
+// update writes obj's replicas when it carries the latest version (and the
+// UID of the object there now, when it carries one).
 func (s *scaleStore) update(obj *autoscalingv1.Scale) (*autoscalingv1.Scale, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.faults != nil {
 		var published error
-		err := s.faults.beforeScaleUpdate(func(replicas *int32) {
-			if replicas != nil {
-				s.replicas = *replicas
+		err := s.faults.beforeScaleUpdate(func(c *personsChange) {
+			if c != nil {
+				s.change(c.replicas, c.recreate)
+			} else {
+				// Another writer's change that keeps the replicas.
+				s.version++
 			}
-			s.version++
 			published = s.publish()
 		})
 		if published != nil {
@@ -106,6 +164,10 @@ func (s *scaleStore) update(obj *autoscalingv1.Scale) (*autoscalingv1.Scale, err
 		if err != nil {
 			return nil, err
 		}
+	}
+	if obj.UID != "" && obj.UID != s.uid {
+		return nil, apierrors.NewConflict(schema.GroupResource{Group: "apps", Resource: "deployments"}, obj.Name,
+			fmt.Errorf("Precondition failed: UID in precondition: %v, UID in object meta: %v", obj.UID, s.uid))
 	}
 	if obj.ResourceVersion != fmt.Sprint(s.version) {
 		return nil, apierrors.NewConflict(schema.GroupResource{Group: "apps", Resource: "deployments"}, obj.Name, errors.New("the object has been modified"))
@@ -130,7 +192,7 @@ func (s *scaleStore) client() *scalefake.FakeScaleClient {
 			return true, nil, apierrors.NewNotFound(schema.GroupResource{Group: "apps", Resource: "deployments"}, "web")
 		}
 		return true, &autoscalingv1.Scale{
-			ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: "web", ResourceVersion: fmt.Sprint(s.version)},
+			ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: "web", UID: s.uid, ResourceVersion: fmt.Sprint(s.version)},
 			Spec:       autoscalingv1.ScaleSpec{Replicas: s.replicas},
 			Status:     autoscalingv1.ScaleStatus{Replicas: s.replicas, Selector: "app=" + appLabel},
 		}, nil

@@ -99,8 +99,10 @@ func ourGates() featuregate.FeatureGate {
 // its timing is compared as well as its answers: both worlds start on the
 // HPA's slot, so that kube-hpa's passes, when on time, must come when
 // upstream's do (a pass takes no time in a bubble, so its slots are
-// upstream's period after each pass; the pacing after a rescale, which
-// only a pass that takes time shows, is the unit tests' and the bench's).
+// upstream's period after each pass, but for kube-hpa's passes that wait
+// for a hanging fetch until its budget, half a period: they must still
+// keep upstream's pace, and their outcome is observed at the step's end,
+// where that budget ends).
 // The one pass upstream does not make, kube-hpa's at once on a new HPA,
 // meets a target the first step has not created yet, and the events
 // before the first step are not compared.
@@ -122,6 +124,9 @@ func (s seqScenario) run(kind controllerKind) ([]observation, faultLog, error) {
 		loseStatusUpdates(client, scales.faults)
 	}
 	f := newFakeMetrics()
+	if scales.faults != nil {
+		f.hung = scales.faults.hung
+	}
 	hpaInformer := factory.Autoscaling().V2().HorizontalPodAutoscalers()
 	podInformer := factory.Core().V1().Pods()
 
@@ -223,18 +228,23 @@ type faultLog struct {
 	upstreamScaleGets int
 }
 
-// landPerson sets the person's scale of st's Person fault that did not
-// land inside the step's first pass, and reports whether it had.
+// landPerson makes, right after the step's first pass, the person's change
+// of st's Person fault that did not land inside that pass, lets the watch
+// see a change a Lag fault held back, and reports whether the person's
+// change (a Person's or a lagging Manual's) met a write of that pass.
 func (s seqScenario) landPerson(st step, scales *scaleStore) (bool, error) {
 	if scales.faults != nil {
+		if err := scales.release(); err != nil {
+			return false, err
+		}
 		p, landed := scales.faults.unlanded()
 		if p != nil {
-			return landed, scales.set(*p)
+			return landed, scales.set(p.replicas, p.recreate)
 		}
 		return landed, nil
 	}
 	if st.Fault != nil && st.Fault.Person {
-		return false, scales.set(st.Fault.PersonReplicas)
+		return false, scales.set(st.Fault.PersonReplicas, st.Fault.Recreate)
 	}
 	return false, nil
 }
@@ -246,7 +256,10 @@ func (s seqScenario) apply(ctx context.Context, st step, client *fake.Clientset,
 		return err
 	}
 	if st.Manual >= 0 {
-		if err := scales.set(st.Manual); err != nil {
+		if st.Fault != nil && st.Fault.Lag {
+			scales.hold()
+		}
+		if err := scales.set(st.Manual, st.Fault != nil && st.Fault.Recreate); err != nil {
 			return err
 		}
 	}
@@ -289,17 +302,18 @@ func (s seqScenario) apply(ctx context.Context, st step, client *fake.Clientset,
 		if slices.Contains(st.Errs, i) {
 			err = errAdapter
 		}
+		hang := st.Fault != nil && slices.Contains(st.Fault.Hang, i)
 		switch m.Type {
 		case "Resource", "ContainerResource":
 			// Both resource metrics of one name read the same; the
-			// error of the last one wins.
-			f.resource[corev1.ResourceName(m.Name)] = podAnswer{readings: readings, err: err}
+			// error (or hang) of the last one wins.
+			f.resource[corev1.ResourceName(m.Name)] = podAnswer{readings: readings, err: err, hang: hang}
 		case "Pods":
-			f.pods[m.Name] = podAnswer{readings: readings, err: err}
+			f.pods[m.Name] = podAnswer{readings: readings, err: err, hang: hang}
 		case "Object":
-			f.object[m.Name] = objectAnswer{value: st.Values[i], timestamp: now, err: err}
+			f.object[m.Name] = objectAnswer{value: st.Values[i], timestamp: now, err: err, hang: hang}
 		default:
-			f.external[m.Name] = externalAnswer{values: []int64{st.Values[i]}, timestamp: now, err: err}
+			f.external[m.Name] = externalAnswer{values: []int64{st.Values[i]}, timestamp: now, err: err, hang: hang}
 		}
 	}
 	return nil
