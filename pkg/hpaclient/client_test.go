@@ -236,8 +236,9 @@ func TestSourceServesTheInformerCache(t *testing.T) {
 	if gvk := ref.GetObjectKind().GroupVersionKind(); gvk.Group != v2.GroupName || gvk.Kind != "HorizontalPodAutoscaler" {
 		t.Errorf("event object kind = %v", gvk)
 	}
-	if err := src.UpdateStatus(ctx, hpa); err != nil {
-		t.Errorf("UpdateStatus: %v", err)
+	written, err := src.UpdateStatus(ctx, hpa)
+	if err != nil || written == "" {
+		t.Errorf("UpdateStatus = %q, %v, want the resourceVersion written", written, err)
 	}
 }
 

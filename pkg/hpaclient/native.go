@@ -56,11 +56,19 @@ func (s *NativeSource) Latest(ctx context.Context, namespace, name string) (*v2.
 }
 
 // UpdateStatus writes the status through the native API. Extension fields
-// have no native field and are dropped.
-func (s *NativeSource) UpdateStatus(ctx context.Context, hpa *v2.HorizontalPodAutoscaler) error {
-	_, err := s.client.HorizontalPodAutoscalers(hpa.Namespace).UpdateStatus(ctx, v2.ToNative(hpa), metav1.UpdateOptions{})
-	return err
+// have no native field and are dropped. It returns the resourceVersion
+// written.
+func (s *NativeSource) UpdateStatus(ctx context.Context, hpa *v2.HorizontalPodAutoscaler) (string, error) {
+	written, err := s.client.HorizontalPodAutoscalers(hpa.Namespace).UpdateStatus(ctx, v2.ToNative(hpa), metav1.UpdateOptions{})
+	if err != nil {
+		return "", err
+	}
+	return written.ResourceVersion, nil
 }
+
+// SeenVersion is the resourceVersion up to which the informer's cache has
+// applied the API server's changes.
+func (s *NativeSource) SeenVersion() string { return s.informer.GetStore().LastStoreSyncResourceVersion() }
 
 // EventObject returns a native reference to hpa for events.
 func (s *NativeSource) EventObject(hpa *v2.HorizontalPodAutoscaler) runtime.Object {

@@ -37,7 +37,7 @@ func TestNativeSourceSeesNativeHPAsThroughTheExtendedType(t *testing.T) {
 		Type:     autoscalingv2.ExternalMetricSourceType,
 		External: &v2.ExternalMetricStatus{Metric: autoscalingv2.MetricIdentifier{Name: "q"}, FallbackStatus: v2.FallbackStatusFallback},
 	}}}
-	if err := src.UpdateStatus(context.Background(), hpa); err != nil {
+	if _, err := src.UpdateStatus(context.Background(), hpa); err != nil {
 		t.Fatalf("UpdateStatus: %v", err)
 	}
 	stored, err := client.AutoscalingV2().HorizontalPodAutoscalers("default").Get(context.Background(), "web", metav1.GetOptions{})

@@ -49,11 +49,18 @@ func (s *Source) Latest(ctx context.Context, namespace, name string) (*v2.Horizo
 	return s.client.Get(ctx, namespace, name)
 }
 
-// UpdateStatus writes hpa's status.
-func (s *Source) UpdateStatus(ctx context.Context, hpa *v2.HorizontalPodAutoscaler) error {
-	_, err := s.client.UpdateStatus(ctx, hpa)
-	return err
+// UpdateStatus writes hpa's status and returns the resourceVersion written.
+func (s *Source) UpdateStatus(ctx context.Context, hpa *v2.HorizontalPodAutoscaler) (string, error) {
+	written, err := s.client.UpdateStatus(ctx, hpa)
+	if err != nil {
+		return "", err
+	}
+	return written.ResourceVersion, nil
 }
+
+// SeenVersion is the resourceVersion up to which the informer's cache has
+// applied the API server's changes.
+func (s *Source) SeenVersion() string { return s.informer.GetStore().LastStoreSyncResourceVersion() }
 
 // EventObject returns the object events about hpa refer to. Objects from
 // the cache lack the TypeMeta that an event reference needs; only the

@@ -134,8 +134,8 @@ type cacheWritingSource struct {
 	*hpaclient.NativeSource
 }
 
-func (s cacheWritingSource) UpdateStatus(_ context.Context, hpa *v2.HorizontalPodAutoscaler) error {
-	return s.Informer().GetIndexer().Update(v2.ToNative(hpa))
+func (s cacheWritingSource) UpdateStatus(_ context.Context, hpa *v2.HorizontalPodAutoscaler) (string, error) {
+	return "", s.Informer().GetIndexer().Update(v2.ToNative(hpa))
 }
 
 // countingMonitor counts reconciles for the benchmark's clock.

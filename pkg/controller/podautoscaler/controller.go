@@ -10,6 +10,7 @@ import (
 
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
 	coreinformers "k8s.io/client-go/informers/core/v1"
@@ -44,10 +45,14 @@ type HPASource interface {
 	// Latest reads the HPA from the API server, past the cache: what a
 	// status write that conflicted is recorded over again.
 	Latest(ctx context.Context, namespace, name string) (*v2.HorizontalPodAutoscaler, error)
-	// UpdateStatus writes the status of hpa.
-	UpdateStatus(ctx context.Context, hpa *v2.HorizontalPodAutoscaler) error
+	// UpdateStatus writes the status of hpa and returns the
+	// resourceVersion the write produced.
+	UpdateStatus(ctx context.Context, hpa *v2.HorizontalPodAutoscaler) (string, error)
 	// EventObject is the object that events about hpa refer to.
 	EventObject(hpa *v2.HorizontalPodAutoscaler) runtime.Object
+	// SeenVersion is the resourceVersion up to which the informer's cache
+	// has applied the API server's changes ("" when it cannot tell).
+	SeenVersion() string
 }
 
 // Options are the dependencies and settings of a Controller. Every seam is
@@ -137,6 +142,9 @@ type Controller struct {
 	lane *slowLane
 	// progress tells a liveness probe whether the workers move (progress.go).
 	progress progress
+	// consistency holds back passes over a cache older than the
+	// controller's own status writes (consistency.go).
+	consistency *writtenVersions
 }
 
 // New builds a Controller and registers its event handlers.
@@ -156,6 +164,7 @@ func New(opts Options) (*Controller, error) {
 		panicBackoff: newPanicBackoff(opts.SyncPeriod),
 		passes:       newPassLog(),
 		lane:         newSlowLane(1),
+		consistency:  newWrittenVersions(),
 		behavior: behavior.NewStore(behavior.Options{
 			Clock:                        opts.Clock,
 			DownscaleStabilizationWindow: opts.DownscaleStabilizationWindow,
@@ -294,7 +303,14 @@ func (c *Controller) processNextWorkItem(ctx context.Context) bool {
 		utilruntime.HandleErrorWithContext(ctx, err, "Reconciling HPA failed", "key", key)
 	}
 	var panicked errPanic
+	var stale errStaleCache
 	switch {
+	case errors.As(err, &stale):
+		// No pass was made: as upstream, the HPA comes back a period
+		// later, by when the watch has delivered the write.
+		group := schema.ParseGroupResource(stale.groupResource)
+		c.opts.Monitor.ObserveStaleSyncSkip(group.Group, group.Resource)
+		c.queue.AddAfter(key, next.period)
 	case deleted:
 		c.panicBackoff.Forget(key)
 		c.passes.forget(key)
@@ -326,11 +342,24 @@ func (c *Controller) reconcileKey(ctx context.Context, key hpaKey) (next cadence
 	}
 	if !exists {
 		klog.FromContext(ctx).Info("HPA has been deleted", "hpa", klog.KRef(key.namespace, key.name), "kind", source.Name())
+		c.consistency.forget(key)
 		c.behavior.Forget(key.String())
 		c.opts.Monitor.DeleteHPA(monitor.HPARef{APIVersion: source.Name(), Namespace: key.namespace, Name: key.name})
 		return cadence{}, true, nil
 	}
 	next = c.cadenceOf(key, hpa)
+	if c.opts.Gates.Enabled(features.StaleControllerConsistencyHPA) {
+		if err := c.consistency.ensureSeen(key, source.SeenVersion(), groupResourceOf(source)); err != nil {
+			return next, false, err
+		}
+	}
 	next.last, err = c.reconcile(ctx, source, hpa, key)
 	return next, false, err
+}
+
+// groupResourceOf names the resource of a source's HPAs, as the stale
+// skips are counted: horizontalpodautoscalers.autoscaling for native ones.
+func groupResourceOf(source HPASource) string {
+	gv, _ := schema.ParseGroupVersion(source.Name())
+	return schema.GroupResource{Group: gv.Group, Resource: "horizontalpodautoscalers"}.String()
 }

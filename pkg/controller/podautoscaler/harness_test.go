@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -330,6 +331,10 @@ type fakeSource struct {
 	statusConflicts  int
 	concurrentStatus func(*v2.HorizontalPodAutoscalerStatus)
 	latestReads      int
+	// version counts the status writes, as resourceVersions; the cache
+	// has seen them all unless cacheHeldAt holds it at an older one.
+	version     int
+	cacheHeldAt string
 }
 
 func newFakeSource() *fakeSource {
@@ -383,26 +388,37 @@ func (s *fakeSource) Latest(_ context.Context, namespace, name string) (*v2.Hori
 }
 
 // UpdateStatus stores the status only, as the status subresource does.
-func (s *fakeSource) UpdateStatus(_ context.Context, hpa *v2.HorizontalPodAutoscaler) error {
+func (s *fakeSource) UpdateStatus(_ context.Context, hpa *v2.HorizontalPodAutoscaler) (string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.updateErr != nil {
-		return s.updateErr
+		return "", s.updateErr
 	}
 	stored, ok := s.hpas[hpa.Namespace+"/"+hpa.Name]
 	if !ok {
-		return apierrors.NewNotFound(schema.GroupResource{Group: v2.GroupName, Resource: v2.Resource}, hpa.Name)
+		return "", apierrors.NewNotFound(schema.GroupResource{Group: v2.GroupName, Resource: v2.Resource}, hpa.Name)
 	}
 	if s.statusConflicts > 0 {
 		s.statusConflicts--
 		if s.concurrentStatus != nil {
 			s.concurrentStatus(&stored.Status)
 		}
-		return apierrors.NewConflict(schema.GroupResource{Group: v2.GroupName, Resource: v2.Resource}, hpa.Name, errors.New("the object has been modified"))
+		return "", apierrors.NewConflict(schema.GroupResource{Group: v2.GroupName, Resource: v2.Resource}, hpa.Name, errors.New("the object has been modified"))
 	}
 	stored.Status = *hpa.Status.DeepCopy()
 	s.statusUpdates++
-	return nil
+	s.version++
+	return strconv.Itoa(s.version), nil
+}
+
+// SeenVersion is the last write's version, or where the cache is held.
+func (s *fakeSource) SeenVersion() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cacheHeldAt != "" {
+		return s.cacheHeldAt
+	}
+	return strconv.Itoa(s.version)
 }
 
 func (s *fakeSource) EventObject(hpa *v2.HorizontalPodAutoscaler) runtime.Object { return hpa }
@@ -491,6 +507,7 @@ type fakeMonitor struct {
 	desired         map[string]int32
 	periods         map[string]time.Duration
 	fallbacks       map[string]int
+	staleSkips      []string // "group/resource"
 	deleted         []string
 }
 
@@ -547,6 +564,12 @@ func (m *fakeMonitor) ObserveFallbacks(hpa monitor.HPARef, external bool, inFall
 		return
 	}
 	m.fallbacks[seriesKey(hpa)] = inFallback
+}
+
+func (m *fakeMonitor) ObserveStaleSyncSkip(group, resource string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.staleSkips = append(m.staleSkips, group+"/"+resource)
 }
 
 // DeleteHPA drops the HPA's series, as the Prometheus monitor does, and

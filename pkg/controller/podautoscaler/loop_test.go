@@ -108,23 +108,16 @@ func checkReadyAfter(t *testing.T, h *harness, d, step time.Duration) {
 func settle() { time.Sleep(20 * time.Millisecond) }
 
 func TestLoopOnAdd(t *testing.T) {
-	t.Run("a new HPA is registered and queued for one sync period later", func(t *testing.T) {
+	t.Run("a new HPA is registered and queued at once, as v1.37", func(t *testing.T) {
 		h := newHarness(t, nil, harnessOptions{})
 		h.addHPA(newHPA(1, 10))
 		if h.monitor.hpaCount != 1 {
 			t.Errorf("HPA count = %d, want 1", h.monitor.hpaCount)
 		}
 		settle()
-		if n := h.c.queue.Len(); n != 0 {
-			t.Fatalf("queue length right after the add = %d, want 0 (the key waits for the period)", n)
+		if n := h.c.queue.Len(); n != 1 {
+			t.Fatalf("queue length right after the add = %d, want 1 (no wait for the period)", n)
 		}
-		h.clock.Step(14 * time.Second)
-		settle()
-		if n := h.c.queue.Len(); n != 0 {
-			t.Fatalf("queue length 14s after the add = %d, want 0", n)
-		}
-		waitReady(t, h, 1, time.Second)
-		checkReadyAfter(t, h, 15*time.Second, time.Second)
 		key, _ := h.c.queue.Get()
 		if key != h.key(testHPAName) {
 			t.Errorf("queued key = %v, want %v", key, h.key(testHPAName))
@@ -141,12 +134,10 @@ func TestLoopOnAdd(t *testing.T) {
 		if h.monitor.hpaCount != 1 || h.c.selectors.len() != 1 {
 			t.Errorf("HPA count = %d (index %d), want 1", h.monitor.hpaCount, h.c.selectors.len())
 		}
-		want := []string{"AddRateLimited default/web", "AddRateLimited default/web"}
+		want := []string{"Add default/web", "Add default/web"}
 		if got := q.recorded(); !sameStrings(got, want) {
 			t.Errorf("queue calls = %v, want %v", got, want)
 		}
-		h.clock.Step(15 * time.Second)
-		waitReady(t, h, 1, time.Second)
 		settle()
 		if n := h.c.queue.Len(); n != 1 {
 			t.Errorf("queue length = %d, want the key once", n)
@@ -179,22 +170,22 @@ func TestLoopOnDelete(t *testing.T) {
 		{
 			name:      "a deleted HPA is forgotten and uncounted",
 			deleted:   hpa,
-			wantCalls: []string{"AddRateLimited default/web", "Forget default/web"},
+			wantCalls: []string{"Add default/web", "Forget default/web"},
 		},
 		{
 			name:      "a tombstone of a deleted HPA is forgotten and uncounted",
 			deleted:   cache.DeletedFinalStateUnknown{Key: "default/web", Obj: hpa},
-			wantCalls: []string{"AddRateLimited default/web", "Forget default/web"},
+			wantCalls: []string{"Add default/web", "Forget default/web"},
 		},
 		{
 			name:      "a tombstone without its object is forgotten by its key",
 			deleted:   cache.DeletedFinalStateUnknown{Key: "default/web"},
-			wantCalls: []string{"AddRateLimited default/web", "Forget default/web"},
+			wantCalls: []string{"Add default/web", "Forget default/web"},
 		},
 		{
 			name:      "deleting an HPA never seen leaves the count alone",
 			deleted:   newHPAIn("default", "api"),
-			wantCalls: []string{"AddRateLimited default/web", "Forget default/api"},
+			wantCalls: []string{"Add default/web", "Forget default/api"},
 			wantCount: 1,
 		},
 	} {

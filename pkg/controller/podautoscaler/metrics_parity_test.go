@@ -7,12 +7,10 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/component-base/featuregate"
 	"k8s.io/utils/ptr"
 
 	v2 "github.com/kube-hpa/kube-hpa/api/autoscaling/v2"
 	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/metrics/metricstest"
-	"github.com/kube-hpa/kube-hpa/pkg/features"
 )
 
 // Causes as the calculator reports them for the failing fakes below.
@@ -408,7 +406,6 @@ func TestParityTolerance(t *testing.T) {
 			statusWrites:    1,
 		}
 	}
-	configurableOff := harnessOptions{gates: map[featuregate.Feature]bool{features.HPAConfigurableTolerance: false}}
 
 	runParity(t, []parityScenario{
 		{
@@ -434,7 +431,7 @@ func TestParityTolerance(t *testing.T) {
 			want:  held(58, 58),
 		},
 		{
-			name:  "a behavior scale-up tolerance narrower than the flag is honored with HPAConfigurableTolerance on",
+			name:  "a behavior scale-up tolerance narrower than the flag is honored (HPAConfigurableTolerance is GA in v1.37)",
 			hpa:   withBehavior(newHPA(1, 10, cpuUtilization(50)), upTolerance("0.01")),
 			setup: threeReplicas(storedReplicas(3), cpuUsage(53, 53, 53)),
 			want: parityOutcome{
@@ -448,13 +445,6 @@ func TestParityTolerance(t *testing.T) {
 				statusWrites:    1,
 				lastScaleTime:   testStart,
 			},
-		},
-		{
-			name:  "a behavior scale-up tolerance is ignored with HPAConfigurableTolerance off",
-			hpa:   withBehavior(newHPA(1, 10, cpuUtilization(50)), upTolerance("0.01")),
-			opts:  configurableOff,
-			setup: threeReplicas(storedReplicas(3), cpuUsage(53, 53, 53)),
-			want:  held(53, 53),
 		},
 		{
 			name:  "a behavior scale-down tolerance wider than the flag holds a scale-down",

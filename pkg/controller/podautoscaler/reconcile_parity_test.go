@@ -7,12 +7,9 @@ import (
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
-	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/component-base/featuregate"
 
 	v2 "github.com/kube-hpa/kube-hpa/api/autoscaling/v2"
-	"github.com/kube-hpa/kube-hpa/pkg/features"
 )
 
 func TestParityScaleTarget(t *testing.T) {
@@ -501,15 +498,6 @@ func TestParityStoredSpecs(t *testing.T) {
 			setup: threeReplicas(storedReplicas(3), externalFails("queue", errBoom)),
 			want: onlyMetricFailed(autoscalingv2.ExternalMetricSourceType, "FailedGetExternalMetric", externalCause,
 				"failed to get queue external metric value: failed to get external metric queue: "+externalCause),
-		},
-		{
-			name: "a stored HPA with a behavior tolerance and the tolerance gate off is scaled",
-			hpa: withBehavior(newHPA(1, 10, cpuUtilization(50)), &v2.HorizontalPodAutoscalerBehavior{
-				ScaleUp: &autoscalingv2.HPAScalingRules{Tolerance: resource.NewMilliQuantity(500, resource.DecimalSI)},
-			}),
-			opts:  harnessOptions{gates: map[featuregate.Feature]bool{features.HPAConfigurableTolerance: false}},
-			setup: threeReplicas(cpuUsage(100, 100, 100)),
-			want:  scaledUpFromThree(6, cpuUtilizationName, []string{"scale_up/none/Resource"}, cpuUtilizationStatus(100, 100)),
 		},
 	})
 }

@@ -5,19 +5,21 @@ import (
 
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	"k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	v2 "github.com/kube-hpa/kube-hpa/api/autoscaling/v2"
 	"github.com/kube-hpa/kube-hpa/pkg/features"
 )
 
-// When each HPA is reconciled. With HPAConfigurableSyncPeriod off, as
-// upstream: every HPA, new, changed or just reconciled, comes back one
-// global period later (the fixed-interval limiter). With the gate on
-// (KEP-6003): each HPA has its own period, behavior.syncPeriodSeconds or
-// the global one; a new HPA and a changed spec are reconciled at once; a
-// status-only update asks for nothing earlier than the period. With
-// SpreadReconciles (spread.go), a new HPA is reconciled at once and every
-// later pass lands on the HPA's own slot of its period.
+// When each HPA is reconciled. As upstream v1.37: a new HPA at once, and
+// with HPAGeneration a spec change (a new generation) too; every HPA just
+// reconciled, or otherwise updated, comes back one global period later
+// (the fixed-interval limiter). With HPAConfigurableSyncPeriod (KEP-6003):
+// each HPA has its own period, behavior.syncPeriodSeconds or the global
+// one; a changed spec is reconciled at once even without a generation
+// (native HPAs on an older API server); a status-only update asks for
+// nothing earlier than the period. With SpreadReconciles (spread.go),
+// every later pass lands on the HPA's own slot of its period.
 
 // configurablePeriod reports whether the HPAConfigurableSyncPeriod gate is
 // on.
@@ -61,15 +63,19 @@ func specChanged(old, cur any) bool {
 	return false
 }
 
-// enqueueNew queues an HPA the informer just delivered.
+// enqueueNew queues an HPA the informer just delivered: at once, as
+// kube-controller-manager v1.37 does (v1.36 waited for the period).
 func (c *Controller) enqueueNew(key hpaKey) {
-	if c.configurablePeriod() || c.opts.SpreadReconciles {
-		c.queue.Add(key)
-		return
-	}
-	// Upstream's way: even a new HPA waits for the period, so that a burst
-	// of creations cannot make the controller scale faster than its pace.
-	c.queue.AddRateLimited(key)
+	c.queue.Add(key)
+}
+
+// generationChanged reports whether an update of an informer's object
+// carries a new metadata.generation: the API server's count of spec
+// changes (v1.37 counts them for native HPAs too).
+func generationChanged(old, cur any) bool {
+	o, okOld := old.(metav1.Object)
+	n, okCur := cur.(metav1.Object)
+	return okOld && okCur && o.GetGeneration() != n.GetGeneration()
 }
 
 // enqueueUpdate queues an HPA after an update of its object. A changed
@@ -78,6 +84,8 @@ func (c *Controller) enqueueNew(key hpaKey) {
 // queue ignores when the HPA is already due sooner: it never comes early.
 func (c *Controller) enqueueUpdate(key hpaKey, old, cur any) {
 	switch {
+	case c.opts.Gates.Enabled(features.HPAGeneration) && generationChanged(old, cur):
+		c.queue.Add(key)
 	case c.configurablePeriod() && specChanged(old, cur):
 		c.queue.Add(key)
 	case c.opts.SpreadReconciles:

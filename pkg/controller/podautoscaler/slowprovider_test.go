@@ -106,8 +106,10 @@ func TestSlowProviderHoldsOnePassOnly(t *testing.T) {
 func TestDecidingAgainKeepsTheFetchBudget(t *testing.T) {
 	var asks atomic.Int32
 	h := newHarness(t, newHPA(1, 10, externalValue("queue_hanging", "10"), externalValue("queue_ok", "10")), harnessOptions{
-		syncPeriod:  200 * time.Millisecond,
-		wrapMetrics: func(c metrics.Client) metrics.Client { return providerStub{Client: c, hang: "queue_hanging", asks: &asks} },
+		syncPeriod: 200 * time.Millisecond,
+		wrapMetrics: func(c metrics.Client) metrics.Client {
+			return providerStub{Client: c, hang: "queue_hanging", asks: &asks}
+		},
 	})
 	h.scales.setScale(1, 1, testSelector)
 	h.addPods(1, 100)

@@ -1,10 +1,12 @@
 package podautoscaler
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/utils/ptr"
 
 	v2 "github.com/kube-hpa/kube-hpa/api/autoscaling/v2"
@@ -77,6 +79,9 @@ func TestChangedTargetIsDecidedAgain(t *testing.T) {
 // latest status, so that what the pass did (here the HPA's own scale to
 // zero) is never lost; and one that keeps losing is an error and a
 // FailedUpdateStatus event, never a silent loss.
+// otherWritersCondition is a condition the controller does not own.
+var otherWritersCondition = autoscalingv2.HorizontalPodAutoscalerCondition{Type: "ExampleOtherWriter", Status: corev1.ConditionTrue, Reason: "Set"}
+
 func TestStatusSurvivesAnotherWriter(t *testing.T) {
 	for _, tc := range []struct {
 		name      string
@@ -98,7 +103,7 @@ func TestStatusSurvivesAnotherWriter(t *testing.T) {
 			// The other writer changes a status field the pass does not own,
 			// which must survive the pass's edits.
 			h.source.concurrentStatus = func(st *v2.HorizontalPodAutoscalerStatus) {
-				st.ObservedGeneration = ptr.To[int64](7)
+				st.Conditions = append(st.Conditions, otherWritersCondition)
 			}
 
 			err := h.reconcile(testHPAName)
@@ -120,8 +125,10 @@ func TestStatusSurvivesAnotherWriter(t *testing.T) {
 			if failed := strings.Contains(events, "FailedUpdateStatus"); failed != (tc.wantErr != "") {
 				t.Errorf("events %q: FailedUpdateStatus reported = %v, want %v", events, failed, tc.wantErr != "")
 			}
-			if tc.wantZero && ptr.Deref(hpa.Status.ObservedGeneration, 0) != 7 {
-				t.Errorf("the other writer's observedGeneration was lost: %v", hpa.Status.ObservedGeneration)
+			if tc.wantZero && !slices.ContainsFunc(hpa.Status.Conditions, func(c autoscalingv2.HorizontalPodAutoscalerCondition) bool {
+				return c.Type == otherWritersCondition.Type
+			}) {
+				t.Errorf("the other writer's condition was lost: %+v", hpa.Status.Conditions)
 			}
 		})
 	}

@@ -9,10 +9,12 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	v2 "github.com/kube-hpa/kube-hpa/api/autoscaling/v2"
 	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/behavior"
 	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/monitor"
+	"github.com/kube-hpa/kube-hpa/pkg/features"
 )
 
 // outcome is what one pass decided: everything its status write, its
@@ -77,6 +79,9 @@ func (p *pass) writeStatus(out outcome) error {
 		return fmt.Errorf("failed to update status for %s: %w", p.hpa.Name, err)
 	}
 	p.logger.V(2).Info("Successfully updated status")
+	if written.version != "" {
+		p.c.consistency.wrote(p.key, p.hpa.UID, written.version)
+	}
 	p.emitFallbackTransitions(written.before, written.after)
 	return nil
 }
@@ -85,10 +90,12 @@ func (p *pass) writeStatus(out outcome) error {
 // writing the HPA in between.
 const statusAttempts = 5
 
-// writtenStatus is what updateStatus stored: the status it replaced and
-// the one it wrote.
+// writtenStatus is what updateStatus stored: the status it replaced, the
+// one it wrote and the resourceVersion of the write (none when another
+// writer had written the same).
 type writtenStatus struct {
 	before, after *v2.HorizontalPodAutoscalerStatus
+	version       string
 }
 
 // updateStatus writes p.hpa's status. Another writer (kubectl, another
@@ -101,9 +108,9 @@ type writtenStatus struct {
 func (p *pass) updateStatus(out outcome, before *v2.HorizontalPodAutoscalerStatus) (writtenStatus, error) {
 	hpa := p.hpa
 	for attempt := 1; ; attempt++ {
-		err := p.source.UpdateStatus(p.ctx, hpa)
+		version, err := p.source.UpdateStatus(p.ctx, hpa)
 		if err == nil {
-			return writtenStatus{before: before, after: &hpa.Status}, nil
+			return writtenStatus{before: before, after: &hpa.Status, version: version}, nil
 		}
 		if !apierrors.IsConflict(err) || attempt == statusAttempts {
 			return writtenStatus{}, err
@@ -141,6 +148,11 @@ func (p *pass) recordOutcome(st *v2.HorizontalPodAutoscalerStatus, out outcome) 
 	if out.observed || out.applied {
 		st.CurrentReplicas = out.current
 		st.CurrentMetrics = out.metrics
+		if p.c.opts.Gates.Enabled(features.HPAGeneration) {
+			// The generation the pass read, 0 included (an API server
+			// that does not count generations), as upstream writes it.
+			st.ObservedGeneration = ptr.To(p.hpa.Generation)
+		}
 	}
 	if out.applied {
 		st.DesiredReplicas = out.desired

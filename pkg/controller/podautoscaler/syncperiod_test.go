@@ -17,6 +17,9 @@ import (
 var (
 	syncPeriodOn  = withGates(features.HPAConfigurableSyncPeriod, true)
 	syncPeriodOff = withGates(features.HPAConfigurableSyncPeriod, false)
+	// Without v1.37's HPAGeneration, to pin what KEP-6003 alone does.
+	syncPeriodOnly = withGates(features.HPAConfigurableSyncPeriod, true, features.HPAGeneration, false)
+	neitherGate    = withGates(features.HPAConfigurableSyncPeriod, false, features.HPAGeneration, false)
 )
 
 // withSyncPeriod sets behavior.syncPeriodSeconds.
@@ -86,17 +89,27 @@ func TestSyncPeriodEventsQueueing(t *testing.T) {
 		}
 	}
 	runQueueingCases(t, []queueingCase{
-		{name: "gate off: a new HPA waits for the period", opts: syncPeriodOff,
-			event: func(c *Controller) { c.onAdd(0, fast()) }, want: []string{"AddRateLimited default/web"}},
-		{name: "gate off: a spec change waits for the period", opts: syncPeriodOff,
+		{name: "gate off: a new HPA is reconciled at once, as v1.37", opts: syncPeriodOff,
+			event: func(c *Controller) { c.onAdd(0, fast()) }, want: []string{"Add default/web"}},
+		{name: "gates off: a spec change waits for the period", opts: neitherGate,
 			event: func(c *Controller) { c.onUpdate(0, fast(), withGeneration(fast(), 2)) }, want: []string{"AddRateLimited default/web"}},
+		{name: "HPAGeneration: a spec change (new generation) is reconciled at once, as v1.37", opts: syncPeriodOff,
+			event: func(c *Controller) { c.onUpdate(0, fast(), withGeneration(fast(), 2)) }, want: []string{"Add default/web"}},
+		{name: "HPAGeneration: a native HPA's new generation is reconciled at once", opts: syncPeriodOff,
+			event: func(c *Controller) {
+				cur := nativeHPA(20)
+				cur.Generation = 2
+				c.onUpdate(0, nativeHPA(10), cur)
+			}, want: []string{"Add default/web"}},
+		{name: "HPAGeneration: a native HPA's spec change without a generation (an older API server) waits for the period", opts: syncPeriodOff,
+			event: func(c *Controller) { c.onUpdate(0, nativeHPA(10), nativeHPA(20)) }, want: []string{"AddRateLimited default/web"}},
 		{name: "gate off: a status update waits for the period", opts: syncPeriodOff,
 			event: func(c *Controller) { c.onUpdate(0, fast(), statusOnly(fast())) }, want: []string{"AddRateLimited default/web"}},
 		{name: "gate off: a delete only forgets", opts: syncPeriodOff,
 			event: func(c *Controller) { c.onDelete(0, fast()) }, want: []string{"Forget default/web"}},
 		{name: "gate on: a new HPA is reconciled at once", opts: syncPeriodOn,
 			event: func(c *Controller) { c.onAdd(0, fast()) }, want: []string{"Add default/web"}},
-		{name: "gate on: a spec change (new generation) is reconciled at once", opts: syncPeriodOn,
+		{name: "gate on: a spec change (new generation) is reconciled at once", opts: syncPeriodOnly,
 			event: func(c *Controller) { c.onUpdate(0, fast(), withGeneration(fast(), 2)) }, want: []string{"Add default/web"}},
 		{name: "gate on: a status update asks for the HPA's own period", opts: syncPeriodOn,
 			event: func(c *Controller) { c.onUpdate(0, fast(), statusOnly(fast())) }, want: []string{"AddAfter default/web 2s"}},
@@ -104,7 +117,7 @@ func TestSyncPeriodEventsQueueing(t *testing.T) {
 			event: func(c *Controller) { c.onUpdate(0, hourly(), statusOnly(hourly())) }, want: []string{"AddAfter default/web 1h0m0s"}},
 		{name: "gate on: a status update of an HPA without a period asks for the global one", opts: syncPeriodOn,
 			event: func(c *Controller) { c.onUpdate(0, newHPA(1, 10), statusOnly(newHPA(1, 10))) }, want: []string{"AddAfter default/web 15s"}},
-		{name: "gate on: a native HPA's spec change is seen without a generation", opts: syncPeriodOn,
+		{name: "gate on: a native HPA's spec change is seen without a generation", opts: syncPeriodOnly,
 			event: func(c *Controller) { c.onUpdate(0, nativeHPA(10), nativeHPA(20)) }, want: []string{"Add default/web"}},
 		{name: "gate on: a native HPA's status update asks for the global period", opts: syncPeriodOn,
 			event: func(c *Controller) {

@@ -22,6 +22,7 @@ type collectors struct {
 	desiredReplicas           *metrics.GaugeVec
 	syncPeriod                *metrics.GaugeVec
 	fallbacks                 *metrics.GaugeVec
+	staleSyncSkips            *metrics.CounterVec
 }
 
 // newCollectors builds a fresh, unregistered set of the metrics.
@@ -77,6 +78,12 @@ func newCollectors() *collectors {
 			Help:           "Interval in seconds at which the controller reconciles each HPA: its spec.behavior.syncPeriodSeconds, or --horizontal-pod-autoscaler-sync-period when unset. Only with the HPAConfigurableSyncPeriod feature gate.",
 			StabilityLevel: metrics.ALPHA,
 		}, []string{"namespace", "hpa_name", "hpa_api_version"}),
+		staleSyncSkips: metrics.NewCounterVec(&metrics.CounterOpts{
+			Subsystem:      subsystem,
+			Name:           "stale_sync_skips_total",
+			Help:           "Number of HPA passes skipped because the HPA cache had not yet seen the controller's own last status write (StaleControllerConsistencyHPA).",
+			StabilityLevel: metrics.ALPHA,
+		}, []string{"group", "resource"}),
 		// Ours (KEP-5679 has status and events, no metric): an alert on
 		// a fallback that lasts needs a series, and the status is only
 		// reachable through kube-state-metrics.
@@ -101,5 +108,6 @@ func (c *collectors) register(registry Registerer) {
 		c.desiredReplicas,
 		c.syncPeriod,
 		c.fallbacks,
+		c.staleSyncSkips,
 	)
 }

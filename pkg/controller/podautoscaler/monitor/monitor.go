@@ -29,6 +29,9 @@ type Monitor interface {
 	// in fallback; external says whether the HPA has an External metric
 	// at all (without one, it has no series).
 	ObserveFallbacks(hpa HPARef, external bool, inFallback int)
+	// ObserveStaleSyncSkip counts a pass skipped because the cache of HPAs
+	// of group and resource was older than the controller's own write.
+	ObserveStaleSyncSkip(group, resource string)
 	// DeleteHPA drops the series of an HPA that was deleted.
 	DeleteHPA(hpa HPARef)
 }
@@ -101,6 +104,10 @@ func (m *prometheusMonitor) ObserveFallbacks(hpa HPARef, external bool, inFallba
 		return
 	}
 	m.c.fallbacks.WithLabelValues(hpa.Namespace, hpa.Name, hpa.APIVersion).Set(float64(inFallback))
+}
+
+func (m *prometheusMonitor) ObserveStaleSyncSkip(group, resource string) {
+	m.c.staleSyncSkips.WithLabelValues(group, resource).Inc()
 }
 
 func (m *prometheusMonitor) DeleteHPA(hpa HPARef) {
