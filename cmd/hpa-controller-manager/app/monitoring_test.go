@@ -26,11 +26,7 @@ const (
 // the controller exports them, each with why. Each must be named somewhere,
 // and none may already be exported: the entry, and the runbook's note that
 // its alert cannot fire yet, go when it ships.
-var expectedFuture = map[string]string{
-	"horizontal_pod_autoscaler_controller_stale_sync_skips_total": "kube-controller-manager v1.37's HPA controller " +
-		"counts the passes it skips on a stale informer cache under this name (StaleControllerConsistencyHPA); " +
-		"docs/runbooks/KubeHPAStaleSyncSkips.md says its alert fires once kube-hpa exports it",
-}
+var expectedFuture = map[string]string{}
 
 // kubeStateMetrics are the series of kube-state-metrics itself that the
 // rules and the dashboard read for native HPAs, for what the controller

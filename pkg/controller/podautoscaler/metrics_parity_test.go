@@ -17,7 +17,7 @@ import (
 const (
 	cpuCause            = "failed to get cpu utilization: unable to get metrics for resource cpu: adapter unavailable"
 	podsCause           = "unable to get metric qps: adapter unavailable"
-	objectCause         = "unable to get metric requests: Ingress on default front/adapter unavailable"
+	objectCause         = "unable to get metric requests on Ingress default/front: adapter unavailable"
 	externalCause       = "unable to get external metric default/queue/nil: adapter unavailable"
 	externalAuxCause    = "unable to get external metric default/backlog/nil: adapter unavailable"
 	podsMetricName      = "pods metric qps"
@@ -544,12 +544,12 @@ func TestParityUnvalidatedMetricSpecs(t *testing.T) {
 		return func(hpa *v2.HorizontalPodAutoscaler) { hpa.Spec.Metrics = []v2.MetricSpec{m} }
 	}
 	// As upstream, only an unknown metric type labels its computation
-	// "spec", and the pass's error does not carry it: a spec error of one
-	// metric makes that metric invalid, which is an internal error.
+	// "spec"; since v1.37 the pass's error carries it too, wrapped.
 	specFailure := func(metricType autoscalingv2.MetricSourceType, reason, cause, chain string) parityOutcome {
 		o := onlyMetricFailed(metricType, reason, cause, chain)
 		o.reconciliations = nil
 		o.computations = []string{"none/spec/" + string(metricType)}
+		o.spec = true
 		return o
 	}
 	internalFailure := func(metricType autoscalingv2.MetricSourceType, reason, cause, chain string) parityOutcome {

@@ -68,11 +68,11 @@ type invalidMetrics struct {
 	first proposal
 }
 
-// err reports the invalid metrics. As upstream, it keeps the first error's
-// text only: a metric's spec error makes the metric invalid, not the pass a
-// spec error, so the reconciliation is labelled "internal".
+// err reports the invalid metrics, wrapping the first error as upstream
+// v1.37 does: when that one is a spec error (an unknown metric source
+// type), the reconciliation is labelled "spec" (v1.36 said "internal").
 func (i invalidMetrics) err(total int) error {
-	return fmt.Errorf("invalid metrics (%d invalid out of %d), first error is: %v", i.count, total, i.first.err)
+	return fmt.Errorf("invalid metrics (%d invalid out of %d), first error is: %w", i.count, total, i.first.err)
 }
 
 // combineProposals keeps the largest valid proposal, and its index (-1

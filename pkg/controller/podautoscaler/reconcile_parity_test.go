@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	v2 "github.com/kube-hpa/kube-hpa/api/autoscaling/v2"
+	"github.com/kube-hpa/kube-hpa/pkg/features"
 )
 
 func TestParityScaleTarget(t *testing.T) {
@@ -201,8 +202,16 @@ func TestParitySelectors(t *testing.T) {
 		}
 	}
 	const unparsable = "couldn't convert selector into a corresponding internal selector object: unable to parse requirement: found '', expected: ',' or ')'"
-	const ambiguous = "pods by selector app=web are controlled by multiple HPAs: [default/web default/web-canary]"
-	const sameNameAmbiguous = "pods by selector app=web are controlled by multiple HPAs: [default/web default/web]"
+	const ambiguous = "pods by selector app=web are controlled by more than one HPA (e.g. [default/web default/web-canary])"
+	const ambiguousAll = "pods by selector app=web are controlled by more than one HPA (e.g. [default/web default/web-canary default/web-shadow])"
+	threeOwners := func(h *harness) {
+		for _, name := range []string{"web-canary", "web-shadow"} {
+			addOtherHPA(h, testNamespace, name, testTarget, 1, 10, cpuUtilization(50))
+			reconcileOther(h, testNamespace, name)
+		}
+		forgetObservations(h)
+	}
+	const sameNameAmbiguous = "pods by selector app=web are controlled by more than one HPA (e.g. [default/web default/web])"
 	held := parityOutcome{
 		current: 3, desired: 3,
 		metrics:         []v2.MetricStatus{cpuUtilizationStatus(50, 50)},
@@ -252,6 +261,21 @@ func TestParitySelectors(t *testing.T) {
 				forgetObservations(h)
 			}),
 			want:  selectorFailure("AmbiguousSelector", "Warning AmbiguousSelector "+sameNameAmbiguous, sameNameAmbiguous, sameNameAmbiguous),
+			check: noMetricsAsked,
+		},
+		{
+			name:  "three HPAs on the same pods: the optimized store names two of them (v1.37, gate on)",
+			hpa:   newHPA(1, 10, cpuUtilization(50)),
+			setup: threeReplicas(storedReplicas(3), cpuUsage(50, 50, 50), threeOwners),
+			want:  selectorFailure("AmbiguousSelector", "Warning AmbiguousSelector "+ambiguous, ambiguous, ambiguous),
+			check: noMetricsAsked,
+		},
+		{
+			name:  "three HPAs on the same pods: the legacy store names them all (gate off)",
+			hpa:   newHPA(1, 10, cpuUtilization(50)),
+			opts:  withGates(features.HPAOptimizedSelectorStore, false),
+			setup: threeReplicas(storedReplicas(3), cpuUsage(50, 50, 50), threeOwners),
+			want:  selectorFailure("AmbiguousSelector", "Warning AmbiguousSelector "+ambiguousAll, ambiguousAll, ambiguousAll),
 			check: noMetricsAsked,
 		},
 		{

@@ -1,6 +1,7 @@
 package podautoscaler
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -114,9 +115,17 @@ func (s *selectorIndex) len() int {
 	return n
 }
 
+// errHPAGone is a pass over an HPA that the informer deleted while the pass
+// ran: upstream v1.37 fails such a pass rather than decide for it.
+type errHPAGone struct{ key hpaKey }
+
+func (e errHPAGone) Error() string {
+	return fmt.Sprintf("HPA %s/%s was deleted during reconciliation", e.key.namespace, e.key.name)
+}
+
 // parse returns the parsed form of raw, the selector of key's target, and
 // records it. A malformed selector is refused and the HPA keeps the one it
-// had. An HPA deleted meanwhile is not brought back.
+// had. An HPA deleted meanwhile is not brought back: its pass fails.
 func (s *selectorIndex) parse(key hpaKey, raw string) (labels.Selector, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -133,10 +142,11 @@ func (s *selectorIndex) parse(key hpaKey, raw string) (labels.Selector, error) {
 	if err != nil {
 		return nil, err
 	}
-	if registered {
-		ns.hpas[key] = parsedSelector{raw: raw, selector: selector}
-		ns.selectorChanged(key, known.selector, selector)
+	if !registered {
+		return nil, errHPAGone{key: key}
 	}
+	ns.hpas[key] = parsedSelector{raw: raw, selector: selector}
+	ns.selectorChanged(key, known.selector, selector)
 	return selector, nil
 }
 

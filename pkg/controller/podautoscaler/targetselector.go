@@ -7,6 +7,8 @@ import (
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/kube-hpa/kube-hpa/pkg/features"
 )
 
 // targetSelector parses the selector of the target's pods and refuses one
@@ -22,6 +24,10 @@ func (p *pass) targetSelector(tgt target) (labels.Selector, []conditionEdit, err
 		return nil, invalid("InvalidSelector", "the HPA target's scale is missing a selector"), errors.New("selector is required")
 	}
 	selector, err := p.c.selectors.parse(p.key, raw)
+	var gone errHPAGone
+	if errors.As(err, &gone) {
+		return nil, nil, err
+	}
 	if err != nil {
 		err = fmt.Errorf("couldn't convert selector into a corresponding internal selector object: %w", err)
 		p.event(corev1.EventTypeWarning, "InvalidSelector", "%s", err.Error())
@@ -34,7 +40,11 @@ func (p *pass) targetSelector(tgt target) (labels.Selector, []conditionEdit, err
 		return nil, nil, err
 	}
 	if len(owners) > 1 {
-		err := fmt.Errorf("pods by selector %v are controlled by multiple HPAs: %v", raw, namespacedNames(owners))
+		if p.c.opts.Gates.Enabled(features.HPAOptimizedSelectorStore) {
+			// v1.37's optimized store stops at two owners and names those.
+			owners = owners[:2]
+		}
+		err := fmt.Errorf("pods by selector %v are controlled by more than one HPA (e.g. %v)", raw, namespacedNames(owners))
 		p.event(corev1.EventTypeWarning, "AmbiguousSelector", "%s", err.Error())
 		return nil, invalid("AmbiguousSelector", "%s", err.Error()), err
 	}

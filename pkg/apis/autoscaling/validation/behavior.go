@@ -85,8 +85,6 @@ func validateTolerance(rules *autoscalingv2.HPAScalingRules, fldPath *field.Path
 	switch {
 	case rules.Tolerance == nil:
 		return nil
-	case !opts.allowTolerance:
-		return field.ErrorList{field.Forbidden(fldPath, "requires the HPAConfigurableTolerance feature gate to be enabled")}
 	case rules.Tolerance.Sign() < 0:
 		return field.ErrorList{field.Invalid(fldPath, rules.Tolerance.String(), "must be greater than or equal to 0")}
 	}

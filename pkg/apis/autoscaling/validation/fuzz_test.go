@@ -110,7 +110,6 @@ func fuzzGate(t *testing.T, bits byte) featuregate.FeatureGate {
 	err := gate.SetFromMap(map[string]bool{
 		string(features.HPAExternalMetricFallback): bits&1 != 0,
 		string(features.HPAScaleToZero):            bits&2 != 0,
-		string(features.HPAConfigurableTolerance):  bits&4 != 0,
 		string(features.HPAConfigurableSyncPeriod): bits&8 != 0,
 	})
 	if err != nil {

@@ -377,9 +377,9 @@ func TestValidateScaleToZero(t *testing.T) {
 	})
 }
 
-// TestValidateTolerance pins the rules of behavior tolerance: it needs the
-// HPAConfigurableTolerance gate unless the old object already had one, and
-// is never negative.
+// TestValidateTolerance pins the rules of behavior tolerance: never
+// negative. Its gate, HPAConfigurableTolerance, is GA and locked on since
+// v1.37, so a tolerance is never refused for the gate.
 func TestValidateTolerance(t *testing.T) {
 	const (
 		upTol   = "spec.behavior.scaleUp.tolerance"
@@ -389,8 +389,8 @@ func TestValidateTolerance(t *testing.T) {
 	tolDown := func(q string) mutation { return behavior(nil, withTolerance(rules(nil), q)) }
 	runValidationCases(t, []validationCase{
 		{
-			name:  "a scaleUp tolerance is valid on create when HPAConfigurableTolerance is on",
-			gates: toleranceOn,
+			name:  "a scaleUp tolerance is valid on create",
+			gates: gateSetting{},
 			hpa:   hpa(tolUp("0.05")),
 		},
 		{
@@ -400,96 +400,42 @@ func TestValidateTolerance(t *testing.T) {
 		},
 		{
 			name:  "a tolerance of 0 is valid",
-			gates: toleranceOn,
+			gates: gateSetting{},
 			hpa:   hpa(tolDown("0")),
 		},
 		{
 			name:  "a tolerance above 1 is valid",
-			gates: toleranceOn,
+			gates: gateSetting{},
 			hpa:   hpa(tolUp("2")),
 		},
 		{
 			name:  "a negative scaleUp tolerance is invalid",
-			gates: toleranceOn,
+			gates: gateSetting{},
 			hpa:   hpa(tolUp("-0.1")),
 			want:  []wantErr{invalid(upTol)},
 		},
 		{
 			name:  "a negative scaleDown tolerance is invalid",
-			gates: toleranceOn,
+			gates: gateSetting{},
 			hpa:   hpa(tolDown("-1m")),
 			want:  []wantErr{invalid(downTol)},
 		},
 		{
-			name:  "a scaleDown tolerance is forbidden on create when HPAConfigurableTolerance is off",
-			gates: toleranceOff,
-			hpa:   hpa(tolDown("0.05")),
-			want:  []wantErr{forbidden(downTol)},
-		},
-		{
-			name:  "tolerances in both directions are each forbidden when HPAConfigurableTolerance is off",
-			gates: toleranceOff,
-			hpa:   hpa(behavior(withTolerance(rules(nil), "0.1"), withTolerance(rules(nil), "0.2"))),
-			want:  []wantErr{forbidden(upTol), forbidden(downTol)},
-		},
-		{
-			name:  "a negative tolerance is only forbidden when HPAConfigurableTolerance is off",
-			gates: toleranceOff,
-			hpa:   hpa(tolUp("-1")),
-			want:  []wantErr{forbidden(upTol)},
-		},
-		{
-			name:  "a behavior without tolerance is valid when HPAConfigurableTolerance is off",
-			gates: toleranceOff,
-			hpa:   hpa(behavior(rules(ptr.To[int32](10)), rules(ptr.To[int32](600)))),
-		},
-		{
-			name:  "tolerance kept on update stays valid after HPAConfigurableTolerance is turned off",
-			gates: toleranceOff,
-			old:   hpa(tolUp("0.05")),
-			hpa:   hpa(tolUp("0.05"), maxReplicas(20)),
-		},
-		{
-			name:  "tolerance moved to the other direction on update stays valid when the old object had one",
-			gates: toleranceOff,
-			old:   hpa(tolUp("0.05")),
-			hpa:   hpa(tolDown("0.2")),
-		},
-		{
 			name:  "a ratcheted tolerance is still checked for sign",
-			gates: toleranceOff,
+			gates: gateSetting{},
 			old:   hpa(tolDown("0.05")),
 			hpa:   hpa(tolDown("-0.05")),
 			want:  []wantErr{invalid(downTol)},
 		},
 		{
-			name:  "tolerance added on update is forbidden when the old object had none and HPAConfigurableTolerance is off",
-			gates: toleranceOff,
-			old:   hpa(behavior(rules(nil), nil)),
-			hpa:   hpa(tolUp("0.05")),
-			want:  []wantErr{forbidden(upTol)},
-		},
-		{
-			name:  "tolerance added on update is valid when HPAConfigurableTolerance is on",
-			gates: toleranceOn,
+			name:  "tolerance added on update is valid",
+			gates: gateSetting{},
 			old:   hpa(),
 			hpa:   hpa(tolUp("0.05")),
 		},
 		{
-			name:  "tolerance removed on update is valid when HPAConfigurableTolerance is off",
-			gates: toleranceOff,
-			old:   hpa(tolUp("0.05")),
-			hpa:   hpa(behavior(rules(nil), nil)),
-		},
-		{
-			name:  "a stored tolerance is not refused after HPAConfigurableTolerance is turned off",
-			gates: toleranceOff,
-			op:    stored,
-			hpa:   hpa(tolDown("0.1")),
-		},
-		{
 			name:  "a stored negative tolerance is refused",
-			gates: toleranceOff,
+			gates: gateSetting{},
 			op:    stored,
 			hpa:   hpa(tolDown("-0.1")),
 			want:  []wantErr{invalid(downTol)},
@@ -507,7 +453,6 @@ func TestValidateGatesTogether(t *testing.T) {
 	allOff := gateSetting{
 		features.HPAExternalMetricFallback: false,
 		features.HPAScaleToZero:            false,
-		features.HPAConfigurableTolerance:  false,
 		features.HPAConfigurableSyncPeriod: false,
 	}
 	runValidationCases(t, []validationCase{
@@ -516,7 +461,6 @@ func TestValidateGatesTogether(t *testing.T) {
 			gates: gateSetting{
 				features.HPAExternalMetricFallback: true,
 				features.HPAScaleToZero:            true,
-				features.HPAConfigurableTolerance:  true,
 				features.HPAConfigurableSyncPeriod: true,
 			},
 			hpa: everything(),
@@ -526,7 +470,7 @@ func TestValidateGatesTogether(t *testing.T) {
 			gates: allOff,
 			hpa:   everything(),
 			want: []wantErr{
-				invalid("spec.minReplicas"), forbidden("spec.metrics[0].external.fallback"), forbidden("spec.behavior.scaleUp.tolerance"),
+				invalid("spec.minReplicas"), forbidden("spec.metrics[0].external.fallback"),
 				forbidden("spec.behavior.syncPeriodSeconds"),
 			},
 		},
@@ -565,12 +509,6 @@ func TestGatedFieldErrorsNameTheirGate(t *testing.T) {
 			gate: features.HPAScaleToZero,
 			hpa:  hpa(minReplicas(0), metrics(queueMetric())),
 			path: "spec.minReplicas",
-		},
-		{
-			name: "tolerance",
-			gate: features.HPAConfigurableTolerance,
-			hpa:  hpa(behavior(nil, withTolerance(rules(nil), "0.1"))),
-			path: "spec.behavior.scaleDown.tolerance",
 		},
 		{
 			name: "syncPeriodSeconds",

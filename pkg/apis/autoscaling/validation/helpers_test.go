@@ -56,7 +56,6 @@ func (g gateSetting) String() string {
 var gatedFeatures = []featuregate.Feature{
 	features.HPAExternalMetricFallback,
 	features.HPAScaleToZero,
-	features.HPAConfigurableTolerance,
 	features.HPAExternalMetricFallbackStrategy,
 	features.HPAConfigurableSyncPeriod,
 	features.HPAStatusDecisionTrace,
@@ -368,8 +367,6 @@ var (
 	fallbackOff    = gateSetting{features.HPAExternalMetricFallback: false}
 	scaleToZeroOn  = gateSetting{features.HPAScaleToZero: true}
 	scaleToZeroOff = gateSetting{features.HPAScaleToZero: false}
-	toleranceOn    = gateSetting{features.HPAConfigurableTolerance: true}
-	toleranceOff   = gateSetting{features.HPAConfigurableTolerance: false}
 	syncPeriodOn   = gateSetting{features.HPAConfigurableSyncPeriod: true}
 	syncPeriodOff  = gateSetting{features.HPAConfigurableSyncPeriod: false}
 )

@@ -14,7 +14,6 @@ type options struct {
 	minReplicasLowerBound int32
 	allowFallback         bool
 	allowFallbackStrategy bool
-	allowTolerance        bool
 	allowSyncPeriod       bool
 	// storedLongFailureDurations are the failureDurationSeconds above the
 	// maximum that the old object carried.
@@ -36,7 +35,6 @@ func optionsFor(newHPA, oldHPA *v2.HorizontalPodAutoscaler, gates featuregate.Fe
 		minReplicasLowerBound:      1,
 		allowFallback:              gates.Enabled(features.HPAExternalMetricFallback) || usesFallback(oldHPA),
 		allowFallbackStrategy:      gates.Enabled(features.HPAExternalMetricFallbackStrategy) || usesFallbackStrategy(oldHPA),
-		allowTolerance:             gates.Enabled(features.HPAConfigurableTolerance) || usesTolerance(oldHPA),
 		allowSyncPeriod:            gates.Enabled(features.HPAConfigurableSyncPeriod) || usesSyncPeriod(oldHPA),
 		storedLongFailureDurations: longFailureDurations(oldHPA),
 		describedObject:            referenceOptions{allowEmptyAPIGroup: true},
@@ -102,18 +100,6 @@ func longFailureDurations(hpa *v2.HorizontalPodAutoscaler) []int64 {
 		}
 	}
 	return out
-}
-
-func usesTolerance(hpa *v2.HorizontalPodAutoscaler) bool {
-	if hpa == nil || hpa.Spec.Behavior == nil {
-		return false
-	}
-	for _, rules := range []*autoscalingv2.HPAScalingRules{hpa.Spec.Behavior.ScaleUp, hpa.Spec.Behavior.ScaleDown} {
-		if rules != nil && rules.Tolerance != nil {
-			return true
-		}
-	}
-	return false
 }
 
 // usesSyncPeriod reports whether hpa sets behavior.syncPeriodSeconds,

@@ -49,12 +49,11 @@ func (c *Calculator) GetObjectPerPodMetricReplicas(ctx context.Context, statusRe
 	return Result{Replicas: replicas, RawUsage: average, Timestamp: timestamp}, nil
 }
 
-// objectMetricError words the failure exactly as upstream does, since users
-// and alerts read this text in events: upstream's arguments are out of order,
-// so its message reads "<kind> on <namespace> <name>/<cause>" (the
-// differential test holds us to it).
+// objectMetricError words the failure exactly as upstream v1.37 does, since
+// users and alerts read this text in events: "<metric> on <kind>
+// <namespace>/<name>: <cause>" (the differential test holds us to it).
 func objectMetricError(metricName, namespace string, objectRef *autoscalingv2.CrossVersionObjectReference, err error) error {
-	return fmt.Errorf("unable to get metric %s: %s on %s %s/%w", metricName, objectRef.Kind, namespace, objectRef.Name, err)
+	return fmt.Errorf("unable to get metric %s on %s %s/%s: %w", metricName, objectRef.Kind, namespace, objectRef.Name, err)
 }
 
 // proposeFromValue turns the usage ratio of a Value target into a replica

@@ -215,7 +215,7 @@ func TestGetObjectMetricReplicas(t *testing.T) {
 			current: 3, target: 10000,
 			pods:      pods(3),
 			fetchErr:  errAdapter,
-			wantErr:   "unable to get metric qps: Deployment on test-namespace web/adapter unavailable",
+			wantErr:   "unable to get metric qps on Deployment test-namespace/web: adapter unavailable",
 			wantErrIs: errAdapter,
 		},
 	}
@@ -274,7 +274,7 @@ func TestGetObjectPerPodMetricReplicas(t *testing.T) {
 			name:           "object average value failure is an error wrapping the cause",
 			statusReplicas: 3, target: 2000,
 			fetchErr:  errAdapter,
-			wantErr:   "unable to get metric qps: Deployment on test-namespace web/adapter unavailable",
+			wantErr:   "unable to get metric qps on Deployment test-namespace/web: adapter unavailable",
 			wantErrIs: errAdapter,
 		},
 	}

@@ -264,6 +264,25 @@ func TestFallbackGauge(t *testing.T) {
 	}
 }
 
+// TestStaleSyncSkips pins kube-controller-manager v1.37's counter of
+// passes skipped over a stale HPA cache: one series per kind of HPA.
+func TestStaleSyncSkips(t *testing.T) {
+	const skips = prefix + "stale_sync_skips_total"
+	registry := metrics.NewKubeRegistry()
+	m := New(registry)
+	m.ObserveStaleSyncSkip("autoscaling", "horizontalpodautoscalers")
+	m.ObserveStaleSyncSkip("autoscaling", "horizontalpodautoscalers")
+	m.ObserveStaleSyncSkip("autoscaling.kube-hpa.io", "horizontalpodautoscalers")
+	want := `# HELP ` + skips + ` [ALPHA] Number of HPA passes skipped because the HPA cache had not yet seen the controller's own last status write (StaleControllerConsistencyHPA).
+# TYPE ` + skips + ` counter
+` + skips + `{group="autoscaling",resource="horizontalpodautoscalers"} 2
+` + skips + `{group="autoscaling.kube-hpa.io",resource="horizontalpodautoscalers"} 1
+`
+	if err := testutil.GatherAndCompare(registry, strings.NewReader(want), skips); err != nil {
+		t.Error(err)
+	}
+}
+
 // TestMonitorsAreIndependent checks that there is no shared state: each
 // registry sees only its own Monitor's observations.
 func TestMonitorsAreIndependent(t *testing.T) {
@@ -305,6 +324,7 @@ func TestMetricNamesAndLabels(t *testing.T) {
 	m.ObserveDesiredReplicas(native("ns", "hpa"), 1)
 	m.ObserveSyncPeriod(native("ns", "hpa"), time.Second)
 	m.ObserveFallbacks(native("ns", "hpa"), true, 0)
+	m.ObserveStaleSyncSkip("autoscaling", "horizontalpodautoscalers")
 
 	want := map[string]string{
 		prefix + "reconciliations_total":               "COUNTER action,error",
@@ -315,6 +335,7 @@ func TestMetricNamesAndLabels(t *testing.T) {
 		prefix + "desired_replicas":                    "GAUGE hpa_api_version,hpa_name,namespace",
 		prefix + "sync_period_seconds":                 "GAUGE hpa_api_version,hpa_name,namespace",
 		prefix + "external_metrics_in_fallback":        "GAUGE hpa_api_version,hpa_name,namespace",
+		prefix + "stale_sync_skips_total":              "COUNTER group,resource",
 	}
 	families, err := registry.Gather()
 	if err != nil {
