@@ -1,4 +1,4 @@
-// Package differential drives upstream Kubernetes v1.36.3's HPA code and
+// Package differential drives upstream Kubernetes v1.37.2's HPA code and
 // kube-hpa's on the same generated scenarios and fails on every difference a
 // user could see that the allow-list (allowlist.go, allowlist_seq.go) does
 // not accept.

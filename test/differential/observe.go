@@ -85,6 +85,9 @@ func diffObservation(up, ours observation) []string {
 	if !equality.Semantic.DeepEqual(up.Status.LastScaleTime, ours.Status.LastScaleTime) {
 		d = append(d, "lastScaleTime")
 	}
+	if !equality.Semantic.DeepEqual(up.Status.ObservedGeneration, ours.Status.ObservedGeneration) {
+		d = append(d, "observedGeneration")
+	}
 	if !equality.Semantic.DeepEqual(up.Status.CurrentMetrics, ours.Status.CurrentMetrics) {
 		d = append(d, "currentMetrics")
 	}

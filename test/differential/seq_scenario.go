@@ -189,7 +189,7 @@ func (s seqScenario) row() string { return literal(s) }
 // hpa builds the HPA of the scenario as the API would hold it.
 func (s seqScenario) hpa() *autoscalingv2.HorizontalPodAutoscaler {
 	h := &autoscalingv2.HorizontalPodAutoscaler{
-		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: "web", UID: "uid-web", ResourceVersion: "1"},
+		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: "web", UID: "uid-web", ResourceVersion: "1", Generation: 1},
 		Spec: autoscalingv2.HorizontalPodAutoscalerSpec{
 			ScaleTargetRef: autoscalingv2.CrossVersionObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Name: "web"},
 			MaxReplicas:    s.Max,

@@ -17,12 +17,11 @@ import (
 
 func TestMain(m *testing.M) {
 	flag.Parse()
-	// Upstream reads its gates from the process-wide gate; v1.36 has
-	// HPAScaleToZero alpha (off), kube-hpa beta (on). The comparison is
-	// with the gate on, as the local cluster and e2e run upstream.
-	if err := utilfeature.DefaultMutableFeatureGate.Set("HPAScaleToZero=true"); err != nil {
-		panic(err)
-	}
+	// Upstream reads its gates from the process-wide gate: v1.37's
+	// defaults (HPAScaleToZero, HPAGeneration, StaleControllerConsistencyHPA
+	// and HPAOptimizedSelectorStore beta and on) are kube-hpa's too, and
+	// the comparison runs with them.
+	_ = utilfeature.DefaultFeatureGate
 	// Both controllers report reconcile errors through utilruntime's
 	// handlers: its log is noise here, and its 1 ms global back-off
 	// would move the bubbles' clocks (and leak time from one bubble's

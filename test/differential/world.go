@@ -103,19 +103,18 @@ func ourGates() featuregate.FeatureGate {
 // for a hanging fetch until its budget, half a period: they must still
 // keep upstream's pace, and their outcome is observed at the step's end,
 // where that budget ends).
-// The one pass upstream does not make, kube-hpa's at once on a new HPA,
-// meets a target the first step has not created yet, and the events
+// Both reconcile a new HPA at once (v1.37); the HPA is created once their
+// caches have synced, on its slot, so that both passes come then. That
+// pass meets a target the first step has not created yet, and the events
 // before the first step are not compared.
 func (s seqScenario) run(kind controllerKind) ([]observation, faultLog, error) {
 	events := &eventLog{}
 	ctx, cancel := context.WithCancel(eventLogContext(context.Background(), events))
 	defer cancel()
-	time.Sleep(podautoscaler.SpreadOffset(0, s.hpa(), syncPeriod))
-	t0 := time.Now()
 	// NewClientset's field-managed tracker builds a REST mapper of every
 	// built-in type on each request, which is most of a run's time; the
 	// plain tracker is all a controller needs.
-	client := fake.NewSimpleClientset(s.hpa()) //nolint:staticcheck // see above
+	client := fake.NewSimpleClientset() //nolint:staticcheck // see above
 	uniqueEventNames(client)
 	factory := informers.NewSharedInformerFactory(client, 0)
 	scales := &scaleStore{replicas: s.Start, tracker: client.Tracker()}
@@ -178,7 +177,15 @@ func (s seqScenario) run(kind controllerKind) ([]observation, faultLog, error) {
 		factory.Shutdown()
 	}()
 
-	// Halfway to the first reconcile.
+	// The caches sync (their waits poll) well within a period; the HPA
+	// appears on its first slot after that.
+	time.Sleep(podautoscaler.SpreadOffset(0, s.hpa(), syncPeriod) + syncPeriod)
+	synctest.Wait()
+	t0 := time.Now()
+	if _, err := client.AutoscalingV2().HorizontalPodAutoscalers(namespace).Create(ctx, s.hpa(), metav1.CreateOptions{}); err != nil {
+		return nil, faultLog{}, err
+	}
+	// Halfway to the next reconcile.
 	time.Sleep(syncPeriod / 2)
 	synctest.Wait()
 	events.take()
