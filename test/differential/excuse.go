@@ -74,7 +74,9 @@ func classifySeq(s seqScenario, up, ours []observation) verdict {
 			previousDiffered = false
 			continue
 		}
-		if carrier != nil && (previousDiffered || s.elapsed(lastExcused, k) <= s.memory()) {
+		// A consequence may arise at any pass of step k: the HPA may still
+		// remember the cause if step k began within its memory.
+		if carrier != nil && (previousDiffered || s.elapsed(lastExcused, k-1) <= s.memory()) {
 			v.use(carrier, true)
 			lastExcused, previousDiffered = k, true
 			continue
@@ -155,7 +157,8 @@ func (s seqScenario) memory() time.Duration {
 	return longest + syncPeriod
 }
 
-// elapsed is the time from the end of step from to the end of step to.
+// elapsed is the time from the end of step from to the end of step to
+// (0 when to is from).
 func (s seqScenario) elapsed(from, to int) time.Duration {
 	var d time.Duration
 	for _, st := range s.Steps[from+1 : to+1] {

@@ -64,13 +64,13 @@ func TestExcusesAreNarrow(t *testing.T) {
 			wantUses: map[string]excuseUses{overflowClass: {caused: 1, carried: 2}},
 		},
 		{
-			name: "once the runs met again, a difference within the HPA's memory of the cause is still its consequence",
-			s:    overflowing(1, 1), up: at(1, 2, 2), ours: at(10, 2, 5), diffAt: -1,
+			name: "once the runs met again, a difference in a step that began within the HPA's memory of the cause is still its consequence",
+			s:    overflowing(1, 30), up: at(1, 2, 2), ours: at(10, 2, 5), diffAt: -1,
 			wantUses: map[string]excuseUses{overflowClass: {caused: 1, carried: 1}},
 		},
 		{
-			name: "once the runs met again, a difference beyond the HPA's memory of the cause fails",
-			s:    overflowing(1, 30), up: at(1, 2, 2), ours: at(10, 2, 5), diffAt: 2,
+			name: "once the runs met again, a difference in a step that began beyond the HPA's memory of the cause fails",
+			s:    overflowing(30, 1), up: at(1, 2, 2), ours: at(10, 2, 5), diffAt: 2,
 		},
 		{
 			name: "a difference before the cause fails",
