@@ -48,9 +48,13 @@ const syncPeriod = 15 * time.Second
 
 // controllerEnv is one running controller.
 type controllerEnv struct {
-	clock  *clocktesting.FakeClock
-	cancel context.CancelFunc
-	done   chan struct{}
+	clock    *clocktesting.FakeClock
+	cancel   context.CancelFunc
+	done     chan struct{}
+	registry componentmetrics.KubeRegistry
+	// stopHPAWatch stops the informer of HPAs alone: its cache keeps what
+	// it has seen, as a watch that lags does.
+	stopHPAWatch context.CancelFunc
 }
 
 type controllerOptions struct {
@@ -89,6 +93,7 @@ func startController(ctx context.Context, t *testing.T, cluster *localcluster.Cl
 	}
 	informer := hpaclient.NewInformer(hpas, opts.namespace, 0)
 	factory := informers.NewSharedInformerFactoryWithOptions(kube, 0, informers.WithNamespace(opts.namespace))
+	registry := componentmetrics.NewKubeRegistry()
 	c, err := podautoscaler.New(podautoscaler.Options{
 		Sources:                      []podautoscaler.HPASource{hpaclient.NewSource(hpas, informer)},
 		PodInformer:                  factory.Core().V1().Pods(),
@@ -96,7 +101,7 @@ func startController(ctx context.Context, t *testing.T, cluster *localcluster.Cl
 		Mapper:                       mapper,
 		MetricsClient:                opts.metrics,
 		EventRecorder:                record.NewFakeRecorder(1000),
-		Monitor:                      monitor.New(componentmetrics.NewKubeRegistry()),
+		Monitor:                      monitor.New(registry),
 		Clock:                        opts.clock,
 		Gates:                        opts.gates,
 		SyncPeriod:                   syncPeriod,
@@ -109,9 +114,10 @@ func startController(ctx context.Context, t *testing.T, cluster *localcluster.Cl
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	env := &controllerEnv{clock: opts.clock, cancel: cancel, done: make(chan struct{})}
+	hpaCtx, stopHPAWatch := context.WithCancel(ctx)
+	env := &controllerEnv{clock: opts.clock, cancel: cancel, done: make(chan struct{}), registry: registry, stopHPAWatch: stopHPAWatch}
 	factory.Start(ctx.Done())
-	go informer.RunWithContext(ctx)
+	go informer.RunWithContext(hpaCtx)
 	go func() {
 		defer close(env.done)
 		c.Run(ctx, 2)
