@@ -113,8 +113,9 @@ func firstTurnaround(s seqScenario, up []observation) int {
 var objectErrorText = regexp.MustCompile(`unable to get metric (\S+) on (\S+) ([^/\s]+)/([^:\s]+): `)
 
 // podRequestError matches an error about one pod's requests, inside a
-// longer message.
-var podRequestError = regexp.MustCompile(`(missing request for \w+ in container \w+ of|container \w+ not found in|missing pod-level request for \w+ in) Pod p[0-9]+`)
+// longer message: a pod of the first HPA's target (p0...) or of the
+// twin's (tp0..., twin.go).
+var podRequestError = regexp.MustCompile(`(missing request for \w+ in container \w+ of|container \w+ not found in|missing pod-level request for \w+ in) Pod t?p[0-9]+`)
 
 // rewriteTexts applies f to every condition message and event of o.
 func rewriteTexts(o *observation, f func(string) string) {

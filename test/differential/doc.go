@@ -17,7 +17,9 @@
 //     (events.go). kube-hpa runs as shipped: the scale read from a watch of
 //     the Deployment (the scale cache), passes spread over the period
 //     (both worlds start on the HPA's slot, so its passes must come when
-//     upstream's do), shared external fetches, the KEP gates on. Its world
+//     upstream's do), shared external fetches, the KEP gates on; some
+//     sequences have a second HPA sharing the first's External metrics
+//     (twin.go), compared as the first is. Its world
 //     also meets faults (faults.go): another writer's change of the
 //     target, a person's scale or a re-creation of the target, between its
 //     read and its scale update; a person's change its watch delivers only

@@ -16,24 +16,38 @@ import (
 // twice on one scenario already writes different events (-seed 20261125
 // -case 16472), and its spam filter then drops a different subset. Equal
 // streams here mean equal events written, whatever the correlator does.
+//
+// The events are kept by the name of their object, the HPA: two HPAs'
+// passes run side by side, so only the events of one are in an order.
 type eventLog struct {
 	mu    sync.Mutex
-	lines []string
+	lines map[string][]string
 }
 
-// take returns the events recorded since the last take.
-func (l *eventLog) take() []string {
+// take returns the events about the object named name recorded since the
+// last take.
+func (l *eventLog) take(name string) []string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	out := l.lines
-	l.lines = nil
+	out := l.lines[name]
+	delete(l.lines, name)
 	return out
 }
 
-func (l *eventLog) add(line string) {
+// forget drops every event recorded so far.
+func (l *eventLog) forget() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.lines = append(l.lines, line)
+	l.lines = nil
+}
+
+func (l *eventLog) add(object, line string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.lines == nil {
+		l.lines = map[string][]string{}
+	}
+	l.lines[object] = append(l.lines[object], line)
 }
 
 // eventLogContext returns ctx with a logger that keeps in log the events an
@@ -61,8 +75,13 @@ func (s eventSink) Info(_ int, msg string, kv ...any) {
 		return
 	}
 	var typ, reason, message any
+	var object string
 	for i := 0; i+1 < len(kv); i += 2 {
 		switch kv[i] {
+		case "object":
+			if ref, ok := kv[i+1].(klog.ObjectRef); ok {
+				object = ref.Name
+			}
 		case "type":
 			typ = kv[i+1]
 		case "reason":
@@ -71,5 +90,5 @@ func (s eventSink) Info(_ int, msg string, kv ...any) {
 			message = kv[i+1]
 		}
 	}
-	s.log.add(fmt.Sprintf("%s %s %q", typ, reason, message))
+	s.log.add(object, fmt.Sprintf("%s %s %q", typ, reason, message))
 }

@@ -48,6 +48,9 @@ func (v *verdict) use(a *allowed, carried bool) {
 // step where its condition does not hold is a misuse: the allow-list would
 // hide a difference it does not document.
 func classifySeq(s seqScenario, up, ours []observation) verdict {
+	if s.Twin != nil {
+		return classifyWithTwin(s, up, ours)
+	}
 	up, ours = cloneObservations(up), cloneObservations(ours)
 	v := verdict{uses: map[*allowed]excuseUses{}}
 	var carrier *allowed
@@ -183,5 +186,10 @@ func requestProblems(st step) int {
 }
 
 func cloneObservation(o observation) observation {
-	return observation{Scale: o.Scale, Status: *o.Status.DeepCopy(), Events: slices.Clone(o.Events)}
+	out := observation{Scale: o.Scale, Status: *o.Status.DeepCopy(), Events: slices.Clone(o.Events)}
+	if o.Twin != nil {
+		twin := cloneObservation(*o.Twin)
+		out.Twin = &twin
+	}
+	return out
 }

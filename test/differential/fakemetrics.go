@@ -31,6 +31,8 @@ type podReading struct {
 	value     int64
 	timestamp time.Time
 	window    time.Duration
+	// app is the pod's app label, for the selector of a fetch.
+	app string
 }
 
 // hangBudget is how long kube-hpa waits for its fetches in one pass
@@ -70,12 +72,14 @@ type externalAnswer struct {
 // to upstream's client at once, and kube-hpa's when its context ends.
 type fakeMetrics struct {
 	// hung, when set, counts the fetches that hung.
-	hung     func()
-	mu       sync.Mutex
-	resource map[corev1.ResourceName]podAnswer
-	pods     map[string]podAnswer
-	object   map[string]objectAnswer
-	external map[string]externalAnswer
+	hung func()
+	mu   sync.Mutex
+	// externalFetches counts the fetches of External metrics.
+	externalFetches int
+	resource        map[corev1.ResourceName]podAnswer
+	pods            map[string]podAnswer
+	object          map[string]objectAnswer
+	external        map[string]externalAnswer
 }
 
 func newFakeMetrics() *fakeMetrics {
@@ -87,39 +91,44 @@ func newFakeMetrics() *fakeMetrics {
 	}
 }
 
-func (f *fakeMetrics) podMetrics(a podAnswer, found bool, empty error) (map[string]podReading, time.Time, error) {
+// podMetrics answers a fetch of pod metrics for the pods selector selects,
+// as the metrics APIs do: an empty answer when it selects none.
+func (f *fakeMetrics) podMetrics(a podAnswer, found bool, selector labels.Selector, empty error) (map[string]podReading, time.Time, error) {
 	if a.hang {
 		return nil, time.Time{}, errHang
 	}
 	if a.err != nil {
 		return nil, time.Time{}, a.err
 	}
-	if !found || len(a.readings) == 0 {
-		return nil, time.Time{}, empty
-	}
 	out := make(map[string]podReading, len(a.readings))
 	var oldest time.Time
 	for name, r := range a.readings {
+		if selector != nil && !selector.Matches(labels.Set{"app": r.app}) {
+			continue
+		}
 		out[name] = r
 		if oldest.IsZero() || r.timestamp.Before(oldest) {
 			oldest = r.timestamp
 		}
 	}
+	if !found || len(out) == 0 {
+		return nil, time.Time{}, empty
+	}
 	return out, oldest, nil
 }
 
-func (f *fakeMetrics) resourceMetric(resource corev1.ResourceName) (map[string]podReading, time.Time, error) {
+func (f *fakeMetrics) resourceMetric(resource corev1.ResourceName, selector labels.Selector) (map[string]podReading, time.Time, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	a, found := f.resource[resource]
-	return f.podMetrics(a, found, errNoResourceMetrics)
+	return f.podMetrics(a, found, selector, errNoResourceMetrics)
 }
 
-func (f *fakeMetrics) rawMetric(name string) (map[string]podReading, time.Time, error) {
+func (f *fakeMetrics) rawMetric(name string, selector labels.Selector) (map[string]podReading, time.Time, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	a, found := f.pods[name]
-	return f.podMetrics(a, found, errNoCustomMetrics)
+	return f.podMetrics(a, found, selector, errNoCustomMetrics)
 }
 
 func (f *fakeMetrics) objectMetric(name string) (int64, time.Time, error) {
@@ -138,6 +147,7 @@ func (f *fakeMetrics) objectMetric(name string) (int64, time.Time, error) {
 func (f *fakeMetrics) externalMetric(name string) ([]int64, time.Time, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	f.externalFetches++
 	a, found := f.external[name]
 	if a.hang {
 		return nil, time.Time{}, errHang
@@ -167,13 +177,13 @@ func toUpstream(in map[string]podReading) upstreammetrics.PodMetricsInfo {
 	return out
 }
 
-func (c upstreamClient) GetResourceMetric(_ context.Context, resource corev1.ResourceName, _ string, _ labels.Selector, _ string) (upstreammetrics.PodMetricsInfo, time.Time, error) {
-	r, ts, err := c.f.resourceMetric(resource)
+func (c upstreamClient) GetResourceMetric(_ context.Context, resource corev1.ResourceName, _ string, selector labels.Selector, _ string) (upstreammetrics.PodMetricsInfo, time.Time, error) {
+	r, ts, err := c.f.resourceMetric(resource, selector)
 	return toUpstream(r), ts, err
 }
 
-func (c upstreamClient) GetRawMetric(name, _ string, _, _ labels.Selector) (upstreammetrics.PodMetricsInfo, time.Time, error) {
-	r, ts, err := c.f.rawMetric(name)
+func (c upstreamClient) GetRawMetric(name, _ string, selector, _ labels.Selector) (upstreammetrics.PodMetricsInfo, time.Time, error) {
+	r, ts, err := c.f.rawMetric(name, selector)
 	return toUpstream(r), ts, err
 }
 
@@ -201,13 +211,13 @@ func toOurs(in map[string]podReading) ourmetrics.PodMetricsInfo {
 	return out
 }
 
-func (c ourClient) GetResourceMetric(ctx context.Context, resource corev1.ResourceName, _ string, _ labels.Selector, _ string) (ourmetrics.PodMetricsInfo, time.Time, error) {
-	r, ts, err := c.f.resourceMetric(resource)
+func (c ourClient) GetResourceMetric(ctx context.Context, resource corev1.ResourceName, _ string, selector labels.Selector, _ string) (ourmetrics.PodMetricsInfo, time.Time, error) {
+	r, ts, err := c.f.resourceMetric(resource, selector)
 	return toOurs(r), ts, c.f.wait(ctx, err)
 }
 
-func (c ourClient) GetRawMetric(ctx context.Context, name, _ string, _, _ labels.Selector) (ourmetrics.PodMetricsInfo, time.Time, error) {
-	r, ts, err := c.f.rawMetric(name)
+func (c ourClient) GetRawMetric(ctx context.Context, name, _ string, selector, _ labels.Selector) (ourmetrics.PodMetricsInfo, time.Time, error) {
+	r, ts, err := c.f.rawMetric(name, selector)
 	return toOurs(r), ts, c.f.wait(ctx, err)
 }
 

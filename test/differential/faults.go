@@ -73,7 +73,10 @@ func (s seqScenario) withFaults(g *gen) seqScenario {
 // drawMoreFaults adds to f the kinds drawn after the first three, and
 // returns st with the person's scale a Lag or a Recreate needs. A Hang
 // keeps kube-hpa's first pass running past the moment an unmet person's
-// change lands (landAfter), so it never comes with a Person or a Lag.
+// change lands (landAfter), so it never comes with a Person or a Lag; nor
+// is it on a metric the twin shares: the twin's pass, waiting for the
+// first's fetch in the bubble, ends on its own deadline at the very
+// instant that fetch ends, and takes either answer.
 func (s seqScenario) drawMoreFaults(g *gen, st step, f *fault) step {
 	change := func() int32 { return int32(pick(g, 0, 1, 3, g.intn(0, 40))) }
 	if !f.Person && g.chance(0.35) {
@@ -91,7 +94,9 @@ func (s seqScenario) drawMoreFaults(g *gen, st step, f *fault) step {
 		f.Recreate, st.Manual = true, change()
 	}
 	if !f.Person && !f.Lag && g.chance(0.3) {
-		f.Hang = []int{g.intn(0, len(s.Metrics)-1)}
+		if i := g.intn(0, len(s.Metrics)-1); !s.sharedWithTwin(i) {
+			f.Hang = []int{i}
+		}
 	}
 	return st
 }

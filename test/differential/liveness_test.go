@@ -51,7 +51,22 @@ func (r *report) live(s seqScenario, up, ours []observation, log faultLog, excus
 	if r.liveness == nil {
 		r.liveness = map[string]*liveness{}
 	}
-	class := seqClass(s)
+	r.liveOf(seqClass(s), up, ours, excused)
+	if s.Twin != nil {
+		_, upTwin := splitTwins(up)
+		_, oursTwin := splitTwins(ours)
+		r.liveOf(twinClass, upTwin, oursTwin, excused)
+	}
+	r.faults.add(tally)
+	r.upstreamScaleGets += log.upstreamScaleGets
+}
+
+// twinClass is the liveness class of the twin HPAs (twin.go), whose
+// sequences also count in their own class by the first HPA.
+const twinClass = "twin HPAs"
+
+// liveOf counts one sequence's runs in class; the caller holds r.mu.
+func (r *report) liveOf(class string, up, ours []observation, excused bool) {
 	l := r.liveness[class]
 	if l == nil {
 		l = &liveness{}
@@ -64,15 +79,13 @@ func (r *report) live(s seqScenario, up, ours []observation, log faultLog, excus
 	l.onlyUpstream += boolCount(u && !k)
 	l.onlyKubeHPA += boolCount(k && !u)
 	l.unexcused += boolCount(u != k && !excused)
-	r.faults.add(tally)
-	r.upstreamScaleGets += log.upstreamScaleGets
 }
 
 // livenessTable prints the liveness table.
 func (r *report) livenessTable() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "  liveness: sequences that rescale (upstream / kube-hpa / upstream only / kube-hpa only)\n")
-	for _, class := range []string{"without faults", "with faults"} {
+	for _, class := range []string{"without faults", "with faults", twinClass} {
 		if l := r.liveness[class]; l != nil {
 			fmt.Fprintf(&b, "    %-15s %6d sequences: %6d / %6d / %d / %d\n", class, l.sequences, l.upstream, l.kubeHPA, l.onlyUpstream, l.onlyKubeHPA)
 		}

@@ -95,6 +95,22 @@ func diffObservation(up, ours observation) []string {
 	if !equality.Semantic.DeepEqual(up.Events, ours.Events) {
 		d = append(d, "events")
 	}
+	return append(d, diffTwins(up.Twin, ours.Twin)...)
+}
+
+// diffTwins names what differs between the twin HPA's observations, as
+// "twin." and the field.
+func diffTwins(up, ours *observation) []string {
+	if up == nil || ours == nil {
+		if up != ours {
+			return []string{"twin"}
+		}
+		return nil
+	}
+	var d []string
+	for _, f := range diffObservation(*up, *ours) {
+		d = append(d, "twin."+f)
+	}
 	return d
 }
 

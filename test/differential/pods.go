@@ -13,6 +13,8 @@ import (
 const (
 	namespace = "ns"
 	appLabel  = "web"
+	// twinLabel is the app label of the twin HPA's target's pods (twin.go).
+	twinLabel = "twin"
 )
 
 // pod describes one pod of the target and its reading, in a form that
@@ -101,11 +103,16 @@ func requests(cpu, mem int64) corev1.ResourceList {
 	return l
 }
 
-// object builds the pod as the API would hold it at now.
-func (p pod) object(now time.Time) *corev1.Pod {
+// object builds the pod, one of the first HPA's target, as the API would
+// hold it at now.
+func (p pod) object(now time.Time) *corev1.Pod { return p.objectOf(appLabel, now) }
+
+// objectOf builds the pod with the app label app as the API would hold it
+// at now.
+func (p pod) objectOf(app string, now time.Time) *corev1.Pod {
 	ago := func(s int) time.Time { return now.Add(-time.Duration(s) * time.Second) }
 	o := &corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: p.Name, Labels: map[string]string{"app": appLabel}},
+		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: p.Name, Labels: map[string]string{"app": app}},
 		Spec: corev1.PodSpec{Containers: []corev1.Container{
 			{Name: "app", Resources: corev1.ResourceRequirements{Requests: requests(p.CPU, p.Mem)}},
 		}},

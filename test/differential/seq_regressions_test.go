@@ -128,6 +128,14 @@ var seqRegressions = []struct {
 		}},
 		met: &faultCounts{Hang: 4},
 	},
+	{
+		name: "a twin HPA on a Deployment of its own shares the first's External metric and scales on its own pods' cpu, as upstream's, while another writer meets the first's update",
+		s: seqScenario{Min: 1, Max: 10, Metrics: []metricSpec{{Type: "External", Target: "Value", Name: "m0", Value: 1000}, {Type: "Resource", Target: "Utilization", Name: "cpu", Value: 50}}, Start: 2, Steps: []step{
+			{Advance: 2, Manual: -1, Pods: []pod{twinRowPod("p0", 400), twinRowPod("p1", 600)}, Values: []int64{3000, 0}, TwinPods: []pod{twinRowPod("tp0", 900)}, Fault: &fault{Rollout: true}},
+			{Advance: 2, Manual: -1, Pods: []pod{twinRowPod("p0", 400), twinRowPod("p1", 600)}, Values: []int64{500, 0}, TwinPods: []pod{twinRowPod("tp0", 100), twinRowPod("tp1", 100)}},
+		}, Twin: &twin{Min: 1, Max: 8, Shared: []int{0}, Own: []metricSpec{{Type: "Resource", Target: "Utilization", Name: "cpu", Value: 80}}, Start: 1}},
+		met: &faultCounts{Rollout: 1},
+	},
 }
 
 func TestReconcileRegressions(t *testing.T) {

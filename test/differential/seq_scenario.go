@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 )
 
@@ -55,6 +56,11 @@ type step struct {
 	Errs []int
 	// Fault is what kube-hpa's world alone meets in this step (faults.go).
 	Fault *fault
+	// TwinPods are the pods of the twin's target, and TwinValues the
+	// readings of the twin's own Object and External metrics, by index of
+	// twin.Own (twin.go).
+	TwinPods   []pod
+	TwinValues []int64
 }
 
 // seqScenario is an HPA and a sequence of steps. It prints (row) as a Go
@@ -68,6 +74,9 @@ type seqScenario struct {
 	// Start is the target's replica count when the HPA is created.
 	Start int32
 	Steps []step
+	// Twin, when set, is a second HPA in both worlds that shares the
+	// External metrics of this one (twin.go).
+	Twin *twin
 
 	// windowNudge lengthens the downscale stabilization window, for the
 	// allow-list to tell a difference at the window's exact boundary.
@@ -187,11 +196,15 @@ func (g *gen) step(metrics int) step {
 func (s seqScenario) row() string { return literal(s) }
 
 // hpa builds the HPA of the scenario as the API would hold it.
-func (s seqScenario) hpa() *autoscalingv2.HorizontalPodAutoscaler {
+func (s seqScenario) hpa() *autoscalingv2.HorizontalPodAutoscaler { return s.hpaNamed("web") }
+
+// hpaNamed builds the HPA of the scenario, named name, on the Deployment
+// of that name.
+func (s seqScenario) hpaNamed(name string) *autoscalingv2.HorizontalPodAutoscaler {
 	h := &autoscalingv2.HorizontalPodAutoscaler{
-		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: "web", UID: "uid-web", ResourceVersion: "1", Generation: 1},
+		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name, UID: types.UID("uid-" + name), ResourceVersion: "1", Generation: 1},
 		Spec: autoscalingv2.HorizontalPodAutoscalerSpec{
-			ScaleTargetRef: autoscalingv2.CrossVersionObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Name: "web"},
+			ScaleTargetRef: autoscalingv2.CrossVersionObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Name: name},
 			MaxReplicas:    s.Max,
 		},
 	}

@@ -59,7 +59,7 @@ func TestReconcile(t *testing.T) {
 // generatedSeq is the sequence of index i of a run seeded with seed, with
 // its faults.
 func generatedSeq(seed int64, i int) seqScenario {
-	return newGen(seed, 1_000_000_000+i).seqScenario().withFaults(newGen(seed, 2_000_000_000+i))
+	return newGen(seed, 1_000_000_000+i).seqScenario().withTwin(newGen(seed, 3_000_000_000+i)).withFaults(newGen(seed, 2_000_000_000+i))
 }
 
 // runIn runs the scenario against one controller in a bubble of its own.

@@ -31,10 +31,12 @@ var deploymentsGVR = schema.GroupVersionResource{Group: "apps", Version: "v1", R
 // a watch of Deployments (kube-hpa's scale cache) sees what the scale
 // subresource serves, unless the store holds it back (a watch lagging).
 type scaleStore struct {
-	mu       sync.Mutex
-	replicas int32
-	version  int
-	faults   *armedFaults
+	// name is the Deployment's, app the label of its pods.
+	name, app string
+	mu        sync.Mutex
+	replicas  int32
+	version   int
+	faults    *armedFaults
 	// exists: the target has been created (by the first step).
 	exists bool
 	// uid is the target's UID; each creation gives it a new one.
@@ -64,7 +66,7 @@ func (s *scaleStore) create() error {
 
 func (s *scaleStore) newUID() {
 	s.creations++
-	s.uid = types.UID(fmt.Sprintf("uid-target-%d", s.creations))
+	s.uid = types.UID(fmt.Sprintf("uid-%s-%d", s.name, s.creations))
 }
 
 // publish puts the Deployment of the current scale in the tracker: an
@@ -75,22 +77,22 @@ func (s *scaleStore) publish() error {
 		return nil
 	}
 	d := &appsv1.Deployment{
-		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: "web", UID: s.uid, ResourceVersion: fmt.Sprint(s.version)},
+		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: s.name, UID: s.uid, ResourceVersion: fmt.Sprint(s.version)},
 		Spec: appsv1.DeploymentSpec{
 			Replicas: ptr.To(s.replicas),
-			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": appLabel}},
-			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": appLabel}}},
+			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": s.app}},
+			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": s.app}}},
 		},
 		Status: appsv1.DeploymentStatus{Replicas: s.replicas},
 	}
-	old, err := s.tracker.Get(deploymentsGVR, namespace, "web")
+	old, err := s.tracker.Get(deploymentsGVR, namespace, s.name)
 	switch {
 	case apierrors.IsNotFound(err):
 		return s.tracker.Add(d)
 	case err != nil:
 		return err
 	case old.(metav1.Object).GetUID() != s.uid:
-		if err := s.tracker.Delete(deploymentsGVR, namespace, "web"); err != nil {
+		if err := s.tracker.Delete(deploymentsGVR, namespace, s.name); err != nil {
 			return err
 		}
 		return s.tracker.Add(d)
@@ -182,23 +184,55 @@ func (s *scaleStore) update(obj *autoscalingv1.Scale) (*autoscalingv1.Scale, err
 	return out, nil
 }
 
-func (s *scaleStore) client() *scalefake.FakeScaleClient {
-	c := &scalefake.FakeScaleClient{}
-	c.AddReactor("get", "deployments", func(clienttesting.Action) (bool, runtime.Object, error) {
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		s.gets++
-		if !s.exists {
-			return true, nil, apierrors.NewNotFound(schema.GroupResource{Group: "apps", Resource: "deployments"}, "web")
+// read is a GET of the scale subresource.
+func (s *scaleStore) read() (*autoscalingv1.Scale, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.gets++
+	if !s.exists {
+		return nil, apierrors.NewNotFound(schema.GroupResource{Group: "apps", Resource: "deployments"}, s.name)
+	}
+	return &autoscalingv1.Scale{
+		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: s.name, UID: s.uid, ResourceVersion: fmt.Sprint(s.version)},
+		Spec:       autoscalingv1.ScaleSpec{Replicas: s.replicas},
+		Status:     autoscalingv1.ScaleStatus{Replicas: s.replicas, Selector: "app=" + s.app},
+	}, nil
+}
+
+// readCount is how many times the scale subresource was read.
+func (s *scaleStore) readCount() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.gets
+}
+
+// scaleClient is the scale subresource of the world's Deployments, each
+// served by its store.
+func scaleClient(stores ...*scaleStore) *scalefake.FakeScaleClient {
+	named := func(name string) (*scaleStore, error) {
+		for _, s := range stores {
+			if s.name == name {
+				return s, nil
+			}
 		}
-		return true, &autoscalingv1.Scale{
-			ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: "web", UID: s.uid, ResourceVersion: fmt.Sprint(s.version)},
-			Spec:       autoscalingv1.ScaleSpec{Replicas: s.replicas},
-			Status:     autoscalingv1.ScaleStatus{Replicas: s.replicas, Selector: "app=" + appLabel},
-		}, nil
+		return nil, apierrors.NewNotFound(schema.GroupResource{Group: "apps", Resource: "deployments"}, name)
+	}
+	c := &scalefake.FakeScaleClient{}
+	c.AddReactor("get", "deployments", func(a clienttesting.Action) (bool, runtime.Object, error) {
+		s, err := named(a.(clienttesting.GetAction).GetName())
+		if err != nil {
+			return true, nil, err
+		}
+		out, err := s.read()
+		return true, out, err
 	})
 	c.AddReactor("update", "deployments", func(a clienttesting.Action) (bool, runtime.Object, error) {
-		out, err := s.update(a.(clienttesting.UpdateAction).GetObject().(*autoscalingv1.Scale))
+		obj := a.(clienttesting.UpdateAction).GetObject().(*autoscalingv1.Scale)
+		s, err := named(obj.Name)
+		if err != nil {
+			return true, nil, err
+		}
+		out, err := s.update(obj)
 		return true, out, err
 	})
 	return c

@@ -21,6 +21,7 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/kubernetes/scheme"
 	v1core "k8s.io/client-go/kubernetes/typed/core/v1"
+	scalefake "k8s.io/client-go/scale/fake"
 	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/component-base/featuregate"
@@ -50,11 +51,13 @@ const (
 )
 
 // observation is what a user sees after a step: the target's replicas, the
-// HPA's status, and the events recorded during the step, in order.
+// HPA's status, and the events recorded during the step, in order; and the
+// same of the twin HPA, when the sequence has one (twin.go).
 type observation struct {
 	Scale  int32
 	Status autoscalingv2.HorizontalPodAutoscalerStatus
 	Events []string
+	Twin   *observation
 }
 
 func restMapper() apimeta.RESTMapper {
@@ -117,7 +120,13 @@ func (s seqScenario) run(kind controllerKind) ([]observation, faultLog, error) {
 	client := fake.NewSimpleClientset() //nolint:staticcheck // see above
 	uniqueEventNames(client)
 	factory := informers.NewSharedInformerFactory(client, 0)
-	scales := &scaleStore{replicas: s.Start, tracker: client.Tracker()}
+	scales := &scaleStore{name: "web", app: appLabel, replicas: s.Start, tracker: client.Tracker()}
+	stores := []*scaleStore{scales}
+	var twinScales *scaleStore
+	if s.Twin != nil {
+		twinScales = &scaleStore{name: "twin", app: twinLabel, replicas: s.Twin.Start, tracker: client.Tracker()}
+		stores = append(stores, twinScales)
+	}
 	if kind == ourController {
 		scales.faults = &armedFaults{}
 		loseStatusUpdates(client, scales.faults)
@@ -126,47 +135,9 @@ func (s seqScenario) run(kind controllerKind) ([]observation, faultLog, error) {
 	if scales.faults != nil {
 		f.hung = scales.faults.hung
 	}
-	hpaInformer := factory.Autoscaling().V2().HorizontalPodAutoscalers()
-	podInformer := factory.Core().V1().Pods()
-
-	var runController func()
-	switch kind {
-	case upstreamController:
-		c := upstream.NewHorizontalController(ctx, client.CoreV1(), scales.client(), client.AutoscalingV2(), restMapper(), upstreamClient{f},
-			hpaInformer, podInformer, syncPeriod, downscaleWindow+s.windowNudge, tolerance, cpuInitializationPeriod, initialReadinessDelay)
-		runController = func() { c.Run(ctx, 1) }
-	case ourController:
-		// As shipped: the scale read from a watch of the Deployment (the
-		// scale cache), written through the scale subresource.
-		workloads := informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithTransform(scalecache.Strip))
-		scaleCache := scalecache.New(scales.client(), workloads)
-		workloads.Start(ctx.Done())
-		defer workloads.Shutdown()
-		broadcaster := record.NewBroadcaster(record.WithContext(ctx))
-		broadcaster.StartStructuredLogging(eventLoggingLevel)
-		broadcaster.StartRecordingToSink(&v1core.EventSinkImpl{Interface: client.CoreV1().Events("")})
-		// As shipped: shared external fetches (a window of the period).
-		c, err := podautoscaler.New(podautoscaler.Options{
-			Sources:                      []podautoscaler.HPASource{hpaclient.NewNativeSource(client.AutoscalingV2(), hpaInformer.Informer())},
-			PodInformer:                  podInformer,
-			ScaleClient:                  scaleCache,
-			Mapper:                       restMapper(),
-			MetricsClient:                metrics.NewSharedExternal(ourClient{f}, syncPeriod, clock.RealClock{}),
-			EventRecorder:                broadcaster.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "horizontal-pod-autoscaler"}),
-			Monitor:                      monitor.New(kubemetrics.NewKubeRegistry()),
-			Clock:                        clock.RealClock{},
-			Gates:                        ourGates(),
-			SyncPeriod:                   syncPeriod,
-			Tolerance:                    tolerance,
-			DownscaleStabilizationWindow: downscaleWindow + s.windowNudge,
-			CPUInitializationPeriod:      cpuInitializationPeriod,
-			InitialReadinessDelay:        initialReadinessDelay,
-			SpreadReconciles:             true,
-		})
-		if err != nil {
-			return nil, faultLog{}, err
-		}
-		runController = func() { c.Run(ctx, 1) }
+	runController, err := s.controller(ctx, kind, client, factory, scaleClient(stores...), f)
+	if err != nil {
+		return nil, faultLog{}, err
 	}
 	factory.Start(ctx.Done())
 	var wg sync.WaitGroup
@@ -182,17 +153,19 @@ func (s seqScenario) run(kind controllerKind) ([]observation, faultLog, error) {
 	time.Sleep(podautoscaler.SpreadOffset(0, s.hpa(), syncPeriod) + syncPeriod)
 	synctest.Wait()
 	t0 := time.Now()
-	if _, err := client.AutoscalingV2().HorizontalPodAutoscalers(namespace).Create(ctx, s.hpa(), metav1.CreateOptions{}); err != nil {
-		return nil, faultLog{}, err
+	for _, hpa := range s.hpas() {
+		if _, err := client.AutoscalingV2().HorizontalPodAutoscalers(namespace).Create(ctx, hpa, metav1.CreateOptions{}); err != nil {
+			return nil, faultLog{}, err
+		}
 	}
 	// Halfway to the next reconcile.
 	time.Sleep(syncPeriod / 2)
 	synctest.Wait()
-	events.take()
+	events.forget()
 	var out []observation
 	landed := make([]bool, len(s.Steps))
 	for i, st := range s.Steps {
-		if err := s.apply(ctx, st, client, scales, f); err != nil {
+		if err := s.apply(ctx, st, client, scales, twinScales, f); err != nil {
 			return nil, faultLog{}, err
 		}
 		if scales.faults != nil {
@@ -209,21 +182,85 @@ func (s seqScenario) run(kind controllerKind) ([]observation, faultLog, error) {
 		}
 		time.Sleep(time.Duration(st.Advance)*syncPeriod - syncPeriod/2 - landAfter)
 		synctest.Wait()
-		o, err := observe(ctx, client, scales, t0)
+		o, err := observe(ctx, client, scales, twinScales, t0, events)
 		if err != nil {
 			return nil, faultLog{}, err
 		}
-		o.Events = events.take()
 		out = append(out, o)
 	}
 	log := faultLog{landed: landed}
 	if scales.faults != nil {
 		log.tally = scales.faults.tally()
 	}
-	scales.mu.Lock()
-	log.tally.ScaleGets = scales.gets
-	scales.mu.Unlock()
+	for _, st := range stores {
+		log.tally.ScaleGets += st.readCount()
+	}
+	f.mu.Lock()
+	log.externalFetches = f.externalFetches
+	f.mu.Unlock()
 	return out, log, nil
+}
+
+// workers is how many workers each controller runs: both controllers'
+// default (--concurrent-horizontal-pod-autoscaler-syncs), so that the
+// twin's pass never waits for the first HPA's, whose fetch may hang until
+// kube-hpa's budget, and kube-hpa's slow lane (half of the workers) takes
+// both HPAs when both wait for a hanging resource metric.
+const workers = 5
+
+// controller builds the controller of kind in its world and returns the
+// function that runs it.
+func (s seqScenario) controller(ctx context.Context, kind controllerKind, client *fake.Clientset, factory informers.SharedInformerFactory, scales *scalefake.FakeScaleClient, f *fakeMetrics) (func(), error) {
+	hpaInformer := factory.Autoscaling().V2().HorizontalPodAutoscalers()
+	podInformer := factory.Core().V1().Pods()
+	if kind == upstreamController {
+		c := upstream.NewHorizontalController(ctx, client.CoreV1(), scales, client.AutoscalingV2(), restMapper(), upstreamClient{f},
+			hpaInformer, podInformer, syncPeriod, downscaleWindow+s.windowNudge, tolerance, cpuInitializationPeriod, initialReadinessDelay)
+		return func() { c.Run(ctx, workers) }, nil
+	}
+	// As shipped: the scale read from a watch of the Deployment (the
+	// scale cache), written through the scale subresource.
+	workloads := informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithTransform(scalecache.Strip))
+	scaleCache := scalecache.New(scales, workloads)
+	workloads.Start(ctx.Done())
+	broadcaster := record.NewBroadcaster(record.WithContext(ctx))
+	broadcaster.StartStructuredLogging(eventLoggingLevel)
+	broadcaster.StartRecordingToSink(&v1core.EventSinkImpl{Interface: client.CoreV1().Events("")})
+	// As shipped: shared external fetches (a window of the period).
+	c, err := podautoscaler.New(podautoscaler.Options{
+		Sources:                      []podautoscaler.HPASource{hpaclient.NewNativeSource(client.AutoscalingV2(), hpaInformer.Informer())},
+		PodInformer:                  podInformer,
+		ScaleClient:                  scaleCache,
+		Mapper:                       restMapper(),
+		MetricsClient:                metrics.NewSharedExternal(ourClient{f}, syncPeriod, clock.RealClock{}),
+		EventRecorder:                broadcaster.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "horizontal-pod-autoscaler"}),
+		Monitor:                      monitor.New(kubemetrics.NewKubeRegistry()),
+		Clock:                        clock.RealClock{},
+		Gates:                        ourGates(),
+		SyncPeriod:                   syncPeriod,
+		Tolerance:                    tolerance,
+		DownscaleStabilizationWindow: downscaleWindow + s.windowNudge,
+		CPUInitializationPeriod:      cpuInitializationPeriod,
+		InitialReadinessDelay:        initialReadinessDelay,
+		SpreadReconciles:             true,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return func() {
+		defer workloads.Shutdown()
+		c.Run(ctx, workers)
+	}, nil
+}
+
+// hpas are the HPAs of the world: the first and, when the sequence has
+// one, the twin.
+func (s seqScenario) hpas() []*autoscalingv2.HorizontalPodAutoscaler {
+	out := []*autoscalingv2.HorizontalPodAutoscaler{s.hpa()}
+	if s.Twin != nil {
+		out = append(out, s.twinView().hpaNamed("twin"))
+	}
+	return out
 }
 
 // faultLog is what the faults of kube-hpa's world did: whether each step's
@@ -233,6 +270,8 @@ type faultLog struct {
 	tally  faultTally
 	// upstreamScaleGets are upstream's scale reads of the same sequence.
 	upstreamScaleGets int
+	// externalFetches counts the world's fetches of External metrics.
+	externalFetches int
 }
 
 // landPerson makes, right after the step's first pass, the person's change
@@ -256,11 +295,17 @@ func (s seqScenario) landPerson(st step, scales *scaleStore) (bool, error) {
 	return false, nil
 }
 
-// apply makes the world what the step says.
-func (s seqScenario) apply(ctx context.Context, st step, client *fake.Clientset, scales *scaleStore, f *fakeMetrics) error {
+// apply makes the world what the step says: the targets, the person's
+// change of the first, the pods and the metrics' answers.
+func (s seqScenario) apply(ctx context.Context, st step, client *fake.Clientset, scales, twinScales *scaleStore, f *fakeMetrics) error {
 	now := time.Now()
 	if err := scales.create(); err != nil {
 		return err
+	}
+	if twinScales != nil {
+		if err := twinScales.create(); err != nil {
+			return err
+		}
 	}
 	if st.Manual >= 0 {
 		if st.Fault != nil && st.Fault.Lag {
@@ -270,16 +315,31 @@ func (s seqScenario) apply(ctx context.Context, st step, client *fake.Clientset,
 			return err
 		}
 	}
+	if err := applyPods(ctx, client, st, now); err != nil {
+		return err
+	}
+	s.applyMetrics(st, f, now)
+	return nil
+}
+
+// applyPods makes the pods of both targets those of the step.
+func applyPods(ctx context.Context, client *fake.Clientset, st step, now time.Time) error {
 	pods := client.CoreV1().Pods(namespace)
 	existing, err := pods.List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return err
 	}
-	keep := map[string]bool{}
+	want := make([]*corev1.Pod, 0, len(st.Pods)+len(st.TwinPods))
 	for _, p := range st.Pods {
-		keep[p.Name] = true
-		obj := p.object(now)
-		if slices.ContainsFunc(existing.Items, func(e corev1.Pod) bool { return e.Name == p.Name }) {
+		want = append(want, p.object(now))
+	}
+	for _, p := range st.TwinPods {
+		want = append(want, p.objectOf(twinLabel, now))
+	}
+	keep := map[string]bool{}
+	for _, obj := range want {
+		keep[obj.Name] = true
+		if slices.ContainsFunc(existing.Items, func(e corev1.Pod) bool { return e.Name == obj.Name }) {
 			_, err = pods.Update(ctx, obj, metav1.UpdateOptions{})
 		} else {
 			_, err = pods.Create(ctx, obj, metav1.CreateOptions{})
@@ -295,13 +355,32 @@ func (s seqScenario) apply(ctx context.Context, st step, client *fake.Clientset,
 			}
 		}
 	}
+	return nil
+}
 
+// applyMetrics sets the answers of the metrics of both HPAs: the twin's own
+// first, so that the first HPA's errors and hangs of a resource metric of
+// the same name win (a resource metric reads the same for every HPA).
+func (s seqScenario) applyMetrics(st step, f *fakeMetrics, now time.Time) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	readings := map[string]podReading{}
-	for _, p := range st.Pods {
-		if p.HasMetric {
-			readings[p.Name] = podReading{value: p.Metric, timestamp: now.Add(-time.Duration(p.MetricAgo) * time.Second), window: time.Duration(p.Window) * time.Second}
+	add := func(pods []pod, app string) {
+		for _, p := range pods {
+			if p.HasMetric {
+				readings[p.Name] = podReading{value: p.Metric, timestamp: now.Add(-time.Duration(p.MetricAgo) * time.Second), window: time.Duration(p.Window) * time.Second, app: app}
+			}
+		}
+	}
+	add(st.Pods, appLabel)
+	add(st.TwinPods, twinLabel)
+	if s.Twin != nil {
+		for k, m := range s.Twin.Own {
+			var value int64 // a pod metric's row may leave it out
+			if k < len(st.TwinValues) {
+				value = st.TwinValues[k]
+			}
+			f.set(m, value, readings, now, nil, false)
 		}
 	}
 	for i, m := range s.Metrics {
@@ -309,29 +388,48 @@ func (s seqScenario) apply(ctx context.Context, st step, client *fake.Clientset,
 		if slices.Contains(st.Errs, i) {
 			err = errAdapter
 		}
-		hang := st.Fault != nil && slices.Contains(st.Fault.Hang, i)
-		switch m.Type {
-		case "Resource", "ContainerResource":
-			// Both resource metrics of one name read the same; the
-			// error (or hang) of the last one wins.
-			f.resource[corev1.ResourceName(m.Name)] = podAnswer{readings: readings, err: err, hang: hang}
-		case "Pods":
-			f.pods[m.Name] = podAnswer{readings: readings, err: err, hang: hang}
-		case "Object":
-			f.object[m.Name] = objectAnswer{value: st.Values[i], timestamp: now, err: err, hang: hang}
-		default:
-			f.external[m.Name] = externalAnswer{values: []int64{st.Values[i]}, timestamp: now, err: err, hang: hang}
-		}
+		f.set(m, st.Values[i], readings, now, err, st.Fault != nil && slices.Contains(st.Fault.Hang, i))
 	}
-	return nil
 }
 
-func observe(ctx context.Context, client *fake.Clientset, scales *scaleStore, t0 time.Time) (observation, error) {
-	hpa, err := client.AutoscalingV2().HorizontalPodAutoscalers(namespace).Get(ctx, "web", metav1.GetOptions{})
+// set makes the answer of metric m: value for an Object or External one,
+// readings for a pod metric, failing with err or hanging. The caller holds
+// f.mu.
+func (f *fakeMetrics) set(m metricSpec, value int64, readings map[string]podReading, now time.Time, err error, hang bool) {
+	switch m.Type {
+	case "Resource", "ContainerResource":
+		// Both resource metrics of one name read the same; the error (or
+		// hang) of the last one wins.
+		f.resource[corev1.ResourceName(m.Name)] = podAnswer{readings: readings, err: err, hang: hang}
+	case "Pods":
+		f.pods[m.Name] = podAnswer{readings: readings, err: err, hang: hang}
+	case "Object":
+		f.object[m.Name] = objectAnswer{value: value, timestamp: now, err: err, hang: hang}
+	default:
+		f.external[m.Name] = externalAnswer{values: []int64{value}, timestamp: now, err: err, hang: hang}
+	}
+}
+
+// observe is what a user sees of the HPAs after a step, the events recorded
+// during the step included.
+func observe(ctx context.Context, client *fake.Clientset, scales, twinScales *scaleStore, t0 time.Time, events *eventLog) (observation, error) {
+	o, err := observeHPA(ctx, client, scales, t0, events)
+	if err != nil || twinScales == nil {
+		return o, err
+	}
+	twin, err := observeHPA(ctx, client, twinScales, t0, events)
+	o.Twin = &twin
+	return o, err
+}
+
+// observeHPA is what a user sees of the HPA named after the target of
+// scales.
+func observeHPA(ctx context.Context, client *fake.Clientset, scales *scaleStore, t0 time.Time, events *eventLog) (observation, error) {
+	hpa, err := client.AutoscalingV2().HorizontalPodAutoscalers(namespace).Get(ctx, scales.name, metav1.GetOptions{})
 	if err != nil {
 		return observation{}, err
 	}
-	return observation{Scale: scales.get(), Status: *relativeTimes(hpa.Status.DeepCopy(), t0)}, nil
+	return observation{Scale: scales.get(), Status: *relativeTimes(hpa.Status.DeepCopy(), t0), Events: events.take(scales.name)}, nil
 }
 
 // relativeTimes makes the status' times relative to the world's start, so
@@ -368,6 +466,10 @@ func (o observation) String() string {
 		b.WriteString("\n      event ")
 		b.WriteString(e)
 	}
+	if o.Twin != nil {
+		b.WriteString("\n      twin: ")
+		b.WriteString(strings.ReplaceAll(o.Twin.String(), "\n      ", "\n        "))
+	}
 	return b.String()
 }
 
@@ -375,7 +477,7 @@ func (o observation) String() string {
 // the HPA when the step's fault says so.
 func loseStatusUpdates(client *fake.Clientset, faults *armedFaults) {
 	client.PrependReactor("update", "horizontalpodautoscalers", func(a clienttesting.Action) (bool, runtime.Object, error) {
-		if a.GetSubresource() != "status" || !faults.beforeStatusUpdate() {
+		if a.GetSubresource() != "status" || a.(clienttesting.UpdateAction).GetObject().(metav1.Object).GetName() != "web" || !faults.beforeStatusUpdate() {
 			return false, nil, nil
 		}
 		return true, nil, apierrors.NewConflict(schema.GroupResource{Group: "autoscaling", Resource: "horizontalpodautoscalers"}, "web", errors.New("the object has been modified"))
