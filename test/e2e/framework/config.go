@@ -171,6 +171,9 @@ type Config struct {
 	// mode only.
 	ControllerManagerControlURL string             `json:"controllerManagerControlURL,omitempty"`
 	Replicas                    []ReplicaEndpoints `json:"replicas,omitempty"`
+	// WebhookTLS locates the replicas' serving certificate, its CA and the
+	// webhook configuration (Environment.WebhookCertificates).
+	WebhookTLS *WebhookTLS `json:"webhookTLS,omitempty"`
 	// PrometheusURL and ExporterURL are the environment's Prometheus and
 	// the exporter it scrapes, with LocalOptions.Prometheus only.
 	PrometheusURL string `json:"prometheusURL,omitempty"`

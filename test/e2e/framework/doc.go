@@ -9,9 +9,10 @@
 // external.metrics.k8s.io and custom.metrics.k8s.io, and two replicas of
 // hpa-controller-manager run by a Supervisor under the ServiceAccount of
 // deploy/rbac.yaml, behind a TCP round robin that serves their admission
-// webhook. Process 1 also serves a small control endpoint so that a spec on
-// any ginkgo process can kill, stop, start or restart controller replicas
-// (ControlClient).
+// webhook, whose serving certificate the replicas read from a Secret-volume
+// layout that specs can renew (WebhookCertificates). Process 1 also serves
+// a small control endpoint so that a spec on any ginkgo process can kill,
+// stop, start or restart controller replicas (ControlClient).
 //
 // In in-tree mode (LocalOptions.Mode, Config.Mode) StartLocal runs no
 // hpa-controller-manager: the control plane is that of make intree, whose

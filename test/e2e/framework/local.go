@@ -409,10 +409,14 @@ func (l *Local) writeServiceAccountKubeconfig(ctx context.Context, kube kubernet
 }
 
 func (l *Local) startControllers(ctx context.Context, opts LocalOptions, dir, binary, kubeconfig string) error {
-	certFile, keyFile, err := l.writeServingCert(dir, "webhook", "127.0.0.1")
+	// Projected as a Secret volume of cert-manager's Certificate, which
+	// specs renew (Environment.WebhookCertificates).
+	webhookTLS, err := setUpWebhookTLS(dir, "127.0.0.1")
 	if err != nil {
 		return err
 	}
+	l.config.WebhookTLS = &webhookTLS
+	certFile, keyFile := webhookTLS.CertFile(), webhookTLS.KeyFile()
 	ports, err := localcluster.FreePorts(3 * opts.Replicas)
 	if err != nil {
 		return err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"fmt"
+	"os"
 	"path/filepath"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -31,8 +32,15 @@ func (l *Local) registerWebhook(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("deploy/webhook.yaml: %w", err)
 	}
-	// The cert-manager annotation has nothing to act on here.
+	// The cert-manager annotation has nothing to act on here: the CA
+	// injected is the ca.crt of the replicas' Secret volume, as
+	// cert-manager's CA injector takes it from the Certificate's Secret.
 	cfg.SetAnnotations(nil)
+	caBundle, err := os.ReadFile(filepath.Join(l.config.WebhookTLS.SecretDir, caCertKey))
+	if err != nil {
+		return err
+	}
+	l.config.WebhookTLS.Configuration = cfg.GetName()
 	webhooks, _, err := unstructured.NestedSlice(cfg.Object, "webhooks")
 	if err != nil || len(webhooks) == 0 {
 		return fmt.Errorf("deploy/webhook.yaml has no webhooks (%v)", err)
@@ -48,7 +56,7 @@ func (l *Local) registerWebhook(ctx context.Context) error {
 		}
 		hook["clientConfig"] = map[string]any{
 			"url":      "https://" + l.proxy.Addr() + path,
-			"caBundle": base64.StdEncoding.EncodeToString(l.cluster.CABundle()),
+			"caBundle": base64.StdEncoding.EncodeToString(caBundle),
 		}
 		webhooks[i] = hook
 	}

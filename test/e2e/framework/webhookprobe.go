@@ -16,17 +16,20 @@ import (
 	v2 "github.com/kube-hpa/kube-hpa/api/autoscaling/v2"
 )
 
-// waitWebhook waits until creating an HPA goes through the webhook: a
-// valid one is accepted and one that only the webhook can refuse is
-// refused. The CRD schema refuses nearly every invalid HPA itself, before
-// the webhook is called; it leaves the qualified-name syntax of a
-// ContainerResource metric's resource name to the webhook (beyondTheCELBudget
-// in test/integration/crd_schema_test.go, which fails once the schema
-// refuses it too). Both are server-side dry runs, which run admission but
-// store nothing.
-func (e *Environment) waitWebhook(ctx context.Context) error {
-	valid := ExternalHPA("e2e-webhook-probe", "probe", "probe", autoscalingv2.ValueMetricType, "1", 1, 2)
-	invalid := valid.DeepCopy()
+// webhookOnlyField is the field of AdmissionProbeHPAs' invalid HPA, which
+// the webhook's refusal names.
+const webhookOnlyField = "spec.metrics[0].containerResource.name"
+
+// AdmissionProbeHPAs are two HPAs called name of the extended kind: a
+// valid one, and an invalid one that only the webhook can refuse. The CRD
+// schema refuses nearly every invalid HPA itself, before the webhook is
+// called; it leaves the qualified-name syntax of a ContainerResource
+// metric's resource name to the webhook (beyondTheCELBudget in
+// test/integration/crd_schema_test.go, which fails once the schema
+// refuses it too).
+func AdmissionProbeHPAs(name string) (valid, invalid *v2.HorizontalPodAutoscaler) {
+	valid = ExternalHPA(name, "probe", "probe", autoscalingv2.ValueMetricType, "1", 1, 2)
+	invalid = valid.DeepCopy()
 	invalid.Spec.Metrics = []v2.MetricSpec{{
 		Type: autoscalingv2.ContainerResourceMetricSourceType,
 		ContainerResource: &autoscalingv2.ContainerResourceMetricSource{
@@ -35,17 +38,38 @@ func (e *Environment) waitWebhook(ctx context.Context) error {
 			Target:    autoscalingv2.MetricTarget{Type: autoscalingv2.UtilizationMetricType, AverageUtilization: ptr.To[int32](50)},
 		},
 	}}
+	return valid, invalid
+}
+
+// IsWebhookRefusal tells whether err is the webhook's refusal of
+// AdmissionProbeHPAs' invalid HPA, naming its field, rather than a
+// failure to call the webhook.
+func IsWebhookRefusal(err error) bool {
+	if err == nil {
+		return false
+	}
+	msg := err.Error()
+	return strings.Contains(msg, "denied the request") && strings.Contains(msg, webhookOnlyField) &&
+		!strings.Contains(msg, "failed calling webhook")
+}
+
+// waitWebhook waits until creating an HPA goes through the webhook: a
+// valid one is accepted and one that only the webhook can refuse is
+// refused. Both are server-side dry runs, which run admission but store
+// nothing.
+func (e *Environment) waitWebhook(ctx context.Context) error {
+	valid, invalid := AdmissionProbeHPAs("e2e-webhook-probe")
 	var last error
 	err := wait.PollUntilContextCancel(ctx, 500*time.Millisecond, true, func(ctx context.Context) (bool, error) {
-		if last = e.dryRunCreate(ctx, valid); last != nil {
+		if last = e.TryCreateHPA(ctx, metav1.NamespaceDefault, valid, true); last != nil {
 			return false, nil
 		}
-		last = e.dryRunCreate(ctx, invalid)
+		last = e.TryCreateHPA(ctx, metav1.NamespaceDefault, invalid, true)
 		if last == nil {
 			last = fmt.Errorf("an HPA with an unqualified container resource name was accepted: the webhook is not called")
 			return false, nil
 		}
-		if !strings.Contains(last.Error(), "spec.metrics[0].containerResource.name") {
+		if !strings.Contains(last.Error(), webhookOnlyField) {
 			return false, nil
 		}
 		return true, nil
@@ -56,14 +80,20 @@ func (e *Environment) waitWebhook(ctx context.Context) error {
 	return nil
 }
 
-func (e *Environment) dryRunCreate(ctx context.Context, hpa *v2.HorizontalPodAutoscaler) error {
+// TryCreateHPA creates hpa, of the extended kind, in namespace (a
+// server-side dry run with dryRun, which runs admission but stores
+// nothing) and returns the API server's error.
+func (e *Environment) TryCreateHPA(ctx context.Context, namespace string, hpa *v2.HorizontalPodAutoscaler, dryRun bool) error {
 	hpa = hpa.DeepCopy()
 	hpa.TypeMeta = metav1.TypeMeta{APIVersion: v2.SchemeGroupVersion.String(), Kind: "HorizontalPodAutoscaler"}
 	obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(hpa)
 	if err != nil {
 		return err
 	}
-	_, err = e.Dynamic.Resource(v2.GroupVersionResource()).Namespace(metav1.NamespaceDefault).
-		Create(ctx, unstructuredOf(obj), metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+	var opts metav1.CreateOptions
+	if dryRun {
+		opts.DryRun = []string{metav1.DryRunAll}
+	}
+	_, err = e.Dynamic.Resource(v2.GroupVersionResource()).Namespace(namespace).Create(ctx, unstructuredOf(obj), opts)
 	return err
 }
