@@ -73,4 +73,23 @@ if ! grep -q '^kind: PrometheusRule$' "${HELM_HOME}/out.yaml" || ! grep -q '"uid
   echo "helm template with prometheusRule.enabled and grafanaDashboard.enabled: no PrometheusRule, or no dashboard in the ConfigMap" >&2
   status=1
 fi
+# With cert-manager, the serving certificate comes from a CA Issuer, never straight from a
+# self-signed one: a self-signed renewal changes the CA that cert-manager injects a minute
+# before the pods' Secret follows, and admission fails in between.
+"${helm}" template kube-hpa "${chart}" --namespace kube-hpa-system --set webhook.certManager.enabled=true \
+  >"${HELM_HOME}/out.yaml" 2>"${HELM_HOME}/template.log"
+if ! grep -q '^  isCA: true$' "${HELM_HOME}/out.yaml" || ! grep -q '^  ca:$' "${HELM_HOME}/out.yaml"; then
+  echo "helm template with webhook.certManager.enabled: the serving certificate must come from a CA Issuer of its own" >&2
+  status=1
+fi
+
+# The kustomizations build, the cert-manager one on its own (after deploy/).
+"${REPO_ROOT}/hack/build-upstream.sh" kubectl
+for dir in deploy deploy/cert-manager; do
+  if ! "${BIN_DIR}/kubectl" kustomize "${REPO_ROOT}/${dir}" >/dev/null 2>"${HELM_HOME}/kustomize.log"; then
+    echo "kubectl kustomize ${dir} fails:" >&2
+    cat "${HELM_HOME}/kustomize.log" >&2
+    status=1
+  fi
+done
 exit ${status}
