@@ -146,17 +146,18 @@ run: upstream-binaries $(if $(filter 1,$(INTREE)),intree,e2e-controller)
 	$(GO) build -o _output/bin/local-up ./hack/local-up
 	_output/bin/local-up $(if $(filter 1,$(INTREE)),-intree) $(if $(METRICS),-metrics=$(METRICS))
 
-## upstream-binaries: build etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kubectl and kwok
-## from source into _output/bin (minutes the first time, a second when up to date).
+## upstream-binaries: build etcd 3.7.0, kube-apiserver, kube-controller-manager, kube-scheduler and kubectl
+## v1.37.2 (hack/tools), and kwok, from source into _output/bin (minutes the first time, a second when up
+## to date).
 .PHONY: upstream-binaries
 upstream-binaries:
 	hack/build-upstream.sh
 
 ## intree: kube-apiserver v1.36.3 patched to serve the KEP-5679 fallback in native autoscaling/v2, and
 ## kube-controller-manager v1.36.3 running this repository's HPA controller (hack/intree/patches applied
-## to the pinned modules, regenerated with upstream's generators) into _output/bin/intree; seconds when
-## up to date. intree-verify: the patches apply and the generated code
-## matches hack/intree/generated.sha256. intree-test: upstream's tests of the touched packages in the
+## to the pinned modules, regenerated with upstream's generators), with kube-scheduler of the same tree,
+## into _output/bin/intree; seconds when up to date. intree-verify: the patches apply and the generated
+## code matches hack/intree/generated.sha256. intree-test: upstream's tests of the touched packages in the
 ## patched tree (intree-test-fast, in `make test`: without the round-trip suites of every API group).
 ## intree-smoke: the patched kube-apiserver with kubectl, gate on and off.
 .PHONY: intree intree-verify intree-test intree-test-fast intree-smoke
@@ -175,7 +176,7 @@ intree-test-fast:
 intree-smoke: intree upstream-binaries
 	hack/intree/smoke-test.sh
 
-## integration: tests against a local control plane of the upstream binaries (test/localcluster).
+## integration: tests against a local control plane of the upstream binaries (test/localcluster, v1.37.2).
 INTEGRATION_TIMEOUT ?= 15m
 .PHONY: integration
 integration: upstream-binaries intree
@@ -206,6 +207,20 @@ e2e-intree: intree upstream-binaries
 	mkdir -p _output/e2e-intree
 	E2E_MODE=intree $(GO) tool ginkgo -procs=$(E2E_PROCS) --timeout=$(E2E_TIMEOUT) --fail-on-empty \
 		--label-filter='!CRDMode' --output-dir=_output/e2e-intree --junit-report=junit.xml --json-report=report.json \
+		$(E2E_FLAGS) ./test/e2e/autoscaling
+
+## e2e-skew: the e2e suite in CRD mode, as make e2e, against the previous Kubernetes minor: an unmodified
+## kube-apiserver, kube-controller-manager and kube-scheduler v1.36.3 (hack/tools/skew, built by
+## `hack/build-upstream.sh skew` into _output/bin/v1.36.3, minutes the first time; etcd, kubectl and kwok
+## stay those of make upstream-binaries), for clusters a minor behind. Reports go to _output/e2e-skew;
+## E2E_PROCS, E2E_TIMEOUT and E2E_FLAGS as for e2e. As long as make e2e, so not part of `make test`.
+SKEW_BIN_DIR = $(CURDIR)/_output/bin/$(shell cd hack/tools/skew && $(GO) list -m -f '{{.Version}}' k8s.io/kubernetes)
+.PHONY: e2e-skew
+e2e-skew: upstream-binaries e2e-controller
+	hack/build-upstream.sh skew
+	mkdir -p _output/e2e-skew
+	E2E_CONTROL_PLANE_BIN_DIR=$(SKEW_BIN_DIR) $(GO) tool ginkgo -procs=$(E2E_PROCS) --timeout=$(E2E_TIMEOUT) \
+		--fail-on-empty --output-dir=_output/e2e-skew --junit-report=junit.xml --json-report=report.json \
 		$(E2E_FLAGS) ./test/e2e/autoscaling
 
 # upstream-binaries builds the test metrics adapter with the control plane; the controller comes from

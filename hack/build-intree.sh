@@ -16,7 +16,10 @@
 # 4. builds kube-apiserver and kube-controller-manager from hack/intree (a
 #    module whose replace directives point at the patched copies and at this
 #    repository, whose HPA controller kube-controller-manager runs) into
-#    _output/bin/intree.
+#    _output/bin/intree, and kube-scheduler (unpatched) from the same tree:
+#    a newer kube-scheduler than kube-apiserver is outside Kubernetes' skew
+#    policy, and v1.37's never syncs its caches against v1.36 (it watches
+#    resource.k8s.io/v1 DeviceTaintRules, which v1.36 does not serve).
 #
 # Every step is skipped when its inputs are unchanged, so a second run takes
 # a second. protoc is not a Go program: when it is missing the script
@@ -379,7 +382,8 @@ main() {
   generated_digests "${OUT_DIR}/src" >"${GENERATED}"
   build_binary kube-apiserver "${digest}"
   build_binary kube-controller-manager "$(controller_digest "${digest}")"
-  echo "${INTREE_BIN}/kube-apiserver ${INTREE_BIN}/kube-controller-manager"
+  build_binary kube-scheduler "${digest}"
+  echo "${INTREE_BIN}/kube-apiserver ${INTREE_BIN}/kube-controller-manager ${INTREE_BIN}/kube-scheduler"
   case ${1:-} in
     --test) run_upstream_tests "${TEST_PACKAGES[@]}" ;;
     --test-fast) run_upstream_tests "${FAST_TEST_PACKAGES[@]}" ;;

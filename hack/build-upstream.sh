@@ -7,12 +7,18 @@
 # run takes a second. Nothing is downloaded prebuilt; the Go module proxy
 # fills an empty module cache on the first run.
 #
+# NAME skew builds kube-apiserver, kube-controller-manager and kube-scheduler
+# of the previous Kubernetes minor pinned in hack/tools/skew into
+# _output/bin/<version> (v1.36.3), for make e2e-skew.
+#
 # Usage: hack/build-upstream.sh [NAME...]   (default: all of them but
-# promtool, which only make test-rules needs)
+# promtool, which only make test-rules needs, and skew, which only make
+# e2e-skew needs)
 
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 TOOLS_DIR="${REPO_ROOT}/hack/tools"
+SKEW_DIR="${REPO_ROOT}/hack/tools/skew"
 KWOK_DIR="${REPO_ROOT}/hack/tools/kwok"
 PROMETHEUS_DIR="${REPO_ROOT}/hack/tools/prometheus"
 HELM_DIR="${REPO_ROOT}/hack/tools/helm"
@@ -26,10 +32,15 @@ flock 9
 
 # Kubernetes binaries report the version they were built from (kubectl
 # version, /version of the apiserver, version skew checks of clients), which
-# `go build` alone leaves at v0.0.0-master; set it from the pin.
+# `go build` alone leaves at v0.0.0-master; set it from the pin of the module
+# in DIR (default hack/tools).
+k8s_version() {
+  (cd "${1:-${TOOLS_DIR}}" && go list -m -f '{{.Version}}' k8s.io/kubernetes)
+}
+
 k8s_ldflags() {
   local version major minor
-  version=$(cd "${TOOLS_DIR}" && go list -m -f '{{.Version}}' k8s.io/kubernetes)
+  version=$(k8s_version "${1:-${TOOLS_DIR}}")
   major=${version#v}
   major=${major%%.*}
   minor=${version#v*.}
@@ -76,6 +87,13 @@ build_one() {
     kube-apiserver | kube-controller-manager | kube-scheduler | kubectl)
       module_bin "${TOOLS_DIR}" "$1" "k8s.io/kubernetes/cmd/$1" -ldflags="$(k8s_ldflags)" ;;
     etcd) module_bin "${TOOLS_DIR}" etcd ./cmd/etcd ;;
+    skew)
+      local version cmd
+      version=$(k8s_version "${SKEW_DIR}")
+      for cmd in kube-apiserver kube-controller-manager kube-scheduler; do
+        module_bin "${SKEW_DIR}" "${version}/${cmd}" "k8s.io/kubernetes/cmd/${cmd}" -ldflags="$(k8s_ldflags "${SKEW_DIR}")"
+      done
+      ;;
     kwok) module_bin "${KWOK_DIR}" kwok sigs.k8s.io/kwok/cmd/kwok ;;
     # remove_all_sd leaves out every service discovery but file and HTTP
     # (Prometheus's plugins/ registers each one behind a build tag): the

@@ -35,12 +35,13 @@ controller_gen() {
 # that is DIR's go.mod and go.sum, the Go version, the build flags, and the
 # package's own files when PACKAGE is local to DIR (./...). The binary is
 # written beside its final path and renamed, so a reader never runs half of
-# one.
+# one. NAME may name a subdirectory of _output/bin (v1.36.3/kube-apiserver).
 module_bin() {
   local dir=$1 name=$2 pkg=$3
   shift 3
   local bin="${BIN_DIR}/${name}"
-  local stamp="${BIN_DIR}/.${name}.pins"
+  local stamp
+  stamp="$(dirname "${bin}")/.$(basename "${bin}").pins"
   local pins
   pins=$(
     {
@@ -51,7 +52,7 @@ module_bin() {
     } | sha256sum | cut -d' ' -f1
   )
   if [[ ! -x "${bin}" || ! -f "${stamp}" || "$(cat "${stamp}")" != "${pins}" ]]; then
-    mkdir -p "${BIN_DIR}"
+    mkdir -p "$(dirname "${bin}")"
     echo "building ${name} from ${dir#"${REPO_ROOT}/"}" >&2
     local start=${SECONDS}
     (cd "${dir}" && go build "$@" -o "${bin}.tmp" "${pkg}")

@@ -79,8 +79,11 @@ func ensureBinaries(ctx context.Context, o Options) error {
 	}
 	if missing := missingBinaries(o); len(missing) > 0 {
 		how := "hack/build-upstream.sh (or make upstream-binaries)"
-		if o.InTree {
+		switch {
+		case o.InTree:
 			how = "make upstream-binaries intree"
+		case o.ControlPlaneBinDir != o.BinDir:
+			how = "hack/build-upstream.sh, and hack/build-upstream.sh skew for the older control plane of make e2e-skew"
 		}
 		return fmt.Errorf("missing %s: run %s first", strings.Join(missing, ", "), how)
 	}

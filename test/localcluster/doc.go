@@ -10,12 +10,15 @@
 // machine; all certificates are generated at run time; each component's log
 // stays under _output/localcluster/<run>/logs after the cluster stops.
 //
-// With Options.InTree the cluster takes kube-apiserver and
-// kube-controller-manager from _output/bin/intree instead (make intree: the
-// KEP-5679 fields in native autoscaling/v2, this repository's controller as
-// kube-controller-manager's HPA controller), and Options.HPAController,
-// FeatureGates and HPA run that controller with the given gates and flags;
-// RestartControllerManager restarts it in place.
+// With Options.InTree the cluster takes kube-apiserver,
+// kube-controller-manager and kube-scheduler from _output/bin/intree instead
+// (make intree: the KEP-5679 fields in native autoscaling/v2, this
+// repository's controller as kube-controller-manager's HPA controller), and
+// Options.HPAController, FeatureGates and HPA run that controller with the
+// given gates and flags; RestartControllerManager restarts it in place.
+// With Options.ControlPlaneBinDir it takes kube-apiserver,
+// kube-controller-manager and kube-scheduler of another release, as make
+// e2e-skew does with v1.36.3's.
 //
 // Start a cluster with Start (or StartForTest in a test) and always Stop it:
 // Stop ends each component's whole process group. Children are also started

@@ -31,6 +31,9 @@ func etcdFlags(l layout) []string {
 
 // defaultFeatureGates are passed to kube-apiserver and
 // kube-controller-manager unless Options.FeatureGates says otherwise.
+// HPAScaleToZero is beta and on by default from v1.37; it is named so that
+// an older control plane (v1.36, alpha and off: make e2e-skew and the
+// in-tree build) accepts minReplicas: 0 as well.
 func defaultFeatureGates() map[string]bool { return map[string]bool{"HPAScaleToZero": true} }
 
 // featureGatesFlag is --feature-gates of the defaults overlaid with

@@ -92,8 +92,8 @@ func TestFeatureGatesGoToBothComponents(t *testing.T) {
 		want  string
 	}{
 		{"default", nil, "HPAScaleToZero=true"},
-		{"gates added, sorted", map[string]bool{"HPAExternalMetricFallback": true, "HPAConfigurableTolerance": true},
-			"HPAConfigurableTolerance=true,HPAExternalMetricFallback=true,HPAScaleToZero=true"},
+		{"gates added, sorted", map[string]bool{"HPAExternalMetricFallback": true, "HPAGeneration": true},
+			"HPAExternalMetricFallback=true,HPAGeneration=true,HPAScaleToZero=true"},
 		{"a gate off is passed off", map[string]bool{"HPAExternalMetricFallback": false},
 			"HPAExternalMetricFallback=false,HPAScaleToZero=true"},
 		{"the default can be turned off", map[string]bool{"HPAScaleToZero": false}, "HPAScaleToZero=false"},
@@ -154,7 +154,7 @@ func TestHPAControllerFlags(t *testing.T) {
 	}
 }
 
-func TestInTreeTakesTheAPIServerAndControllerManagerFromItsDirectory(t *testing.T) {
+func TestBinariesComeFromTheirDirectories(t *testing.T) {
 	tests := []struct {
 		name   string
 		opts   Options
@@ -164,10 +164,19 @@ func TestInTreeTakesTheAPIServerAndControllerManagerFromItsDirectory(t *testing.
 		{"stock apiserver", Options{}, binAPIServer, "/repo/_output/bin/kube-apiserver"},
 		{"in-tree apiserver", Options{InTree: true}, binAPIServer, "/repo/_output/bin/intree/kube-apiserver"},
 		{"in-tree controller manager", Options{InTree: true}, binControllerManager, "/repo/_output/bin/intree/kube-controller-manager"},
+		{"in-tree scheduler of the same release", Options{InTree: true}, binScheduler, "/repo/_output/bin/intree/kube-scheduler"},
 		{"in-tree mode keeps etcd", Options{InTree: true}, binEtcd, "/repo/_output/bin/etcd"},
 		{"in-tree mode keeps kubectl", Options{InTree: true}, binKubectl, "/repo/_output/bin/kubectl"},
 		{"in-tree directory of its own", Options{InTree: true, InTreeBinDir: "/patched"}, binControllerManager, "/patched/kube-controller-manager"},
 		{"the directory alone changes nothing", Options{InTreeBinDir: "/patched"}, binControllerManager, "/repo/_output/bin/kube-controller-manager"},
+		{"older apiserver", Options{ControlPlaneBinDir: "/old"}, binAPIServer, "/old/kube-apiserver"},
+		{"older controller manager", Options{ControlPlaneBinDir: "/old"}, binControllerManager, "/old/kube-controller-manager"},
+		{"older scheduler", Options{ControlPlaneBinDir: "/old"}, binScheduler, "/old/kube-scheduler"},
+		{"an older control plane keeps etcd", Options{ControlPlaneBinDir: "/old"}, binEtcd, "/repo/_output/bin/etcd"},
+		{"an older control plane keeps kubectl", Options{ControlPlaneBinDir: "/old"}, binKubectl, "/repo/_output/bin/kubectl"},
+		{"an older control plane keeps kwok", Options{ControlPlaneBinDir: "/old"}, binKwok, "/repo/_output/bin/kwok"},
+		{"in-tree wins over an older control plane", Options{InTree: true, ControlPlaneBinDir: "/old"}, binScheduler, "/repo/_output/bin/intree/kube-scheduler"},
+		{"a bin directory of its own moves the control plane too", Options{BinDir: "/bin"}, binScheduler, "/bin/kube-scheduler"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -17,12 +17,22 @@ type Options struct {
 	RepoRoot string
 	// BinDir holds the upstream binaries; by default RepoRoot/_output/bin.
 	BinDir string
+	// ControlPlaneBinDir holds kube-apiserver, kube-controller-manager and
+	// kube-scheduler of another Kubernetes release than BinDir's, to run
+	// against an older control plane: make e2e-skew builds v1.36.3 into
+	// _output/bin/v1.36.3 (hack/build-upstream.sh skew). etcd, kubectl and
+	// kwok stay from BinDir; InTree takes all three from InTreeBinDir
+	// instead. By default BinDir.
+	ControlPlaneBinDir string
 	// InTree takes kube-apiserver and kube-controller-manager from
 	// InTreeBinDir, where hack/build-intree.sh (make intree) puts the
 	// builds that carry KEP-5679 in native autoscaling/v2 and run this
 	// repository's controller as kube-controller-manager's HPA
-	// controller; etcd, kube-scheduler, kubectl and kwok stay from BinDir.
-	// It does not by itself enable the HPA controller: see HPAController.
+	// controller, and kube-scheduler, unpatched, of the same release
+	// (BinDir's may be a newer one, whose kube-scheduler does not work
+	// against an older kube-apiserver); etcd, kubectl and kwok stay from
+	// BinDir. It does not by itself enable the HPA controller: see
+	// HPAController.
 	InTree bool
 	// InTreeBinDir holds the in-tree builds; by default BinDir/intree.
 	InTreeBinDir string
@@ -36,8 +46,11 @@ type Options struct {
 	// FeatureGates are passed as --feature-gates to kube-apiserver and
 	// kube-controller-manager alike, over the default HPAScaleToZero=true;
 	// a gate set to false here is passed as false. Both components must
-	// know every gate named (a stock v1.36.3 binary refuses
-	// HPAExternalMetricFallback).
+	// know every gate named (a stock v1.37.2 binary refuses
+	// HPAExternalMetricFallback) and accept its value: from v1.37,
+	// HPAConfigurableTolerance is GA and locked (=false makes both exit,
+	// =true only warns), and AtomicFIFO=false makes them exit while the
+	// StaleControllerConsistency* gates, HPA's among them, are on.
 	FeatureGates map[string]bool
 	// OutputDir is the parent of the run directories; by default
 	// RepoRoot/_output/localcluster.
@@ -89,12 +102,21 @@ func requiredBinaries() []string {
 
 // inTreeBinaries are the binaries that Options.InTree takes from
 // InTreeBinDir.
-func inTreeBinaries() []string { return []string{binAPIServer, binControllerManager} }
+func inTreeBinaries() []string { return []string{binAPIServer, binControllerManager, binScheduler} }
+
+// controlPlaneBinaries are the binaries that the cluster takes from
+// ControlPlaneBinDir: those of one Kubernetes release.
+func controlPlaneBinaries() []string {
+	return []string{binAPIServer, binControllerManager, binScheduler}
+}
 
 // binaryPath is where the cluster takes the binary called name from.
 func (o Options) binaryPath(name string) string {
-	if o.InTree && slices.Contains(inTreeBinaries(), name) {
+	switch {
+	case o.InTree && slices.Contains(inTreeBinaries(), name):
 		return filepath.Join(o.InTreeBinDir, name)
+	case slices.Contains(controlPlaneBinaries(), name):
+		return filepath.Join(o.ControlPlaneBinDir, name)
 	}
 	return filepath.Join(o.BinDir, name)
 }
@@ -133,6 +155,9 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.BinDir == "" {
 		o.BinDir = filepath.Join(o.RepoRoot, "_output", "bin")
+	}
+	if o.ControlPlaneBinDir == "" {
+		o.ControlPlaneBinDir = o.BinDir
 	}
 	if o.InTreeBinDir == "" {
 		o.InTreeBinDir = filepath.Join(o.BinDir, "intree")

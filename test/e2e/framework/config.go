@@ -45,9 +45,16 @@ const (
 	EnvControllerBinary = "E2E_HPA_CONTROLLER_MANAGER"
 	EnvAdapterBinary    = "E2E_METRICS_ADAPTER"
 	// EnvInTreeBinDir overrides the directory of the in-tree
-	// kube-apiserver and kube-controller-manager (default:
+	// kube-apiserver, kube-controller-manager and kube-scheduler (default:
 	// _output/bin/intree of the checkout, where make intree puts them).
 	EnvInTreeBinDir = "E2E_INTREE_BIN_DIR"
+	// EnvControlPlaneBinDir names a directory with the kube-apiserver,
+	// kube-controller-manager and kube-scheduler of another Kubernetes
+	// release for the local environment (default: those of _output/bin):
+	// make e2e-skew points it at the v1.36.3 ones of
+	// hack/build-upstream.sh skew, to run the suite against the previous
+	// minor. The in-tree mode takes all three from EnvInTreeBinDir.
+	EnvControlPlaneBinDir = "E2E_CONTROL_PLANE_BIN_DIR"
 )
 
 // Mode is how kube-hpa's controller runs in the environment.

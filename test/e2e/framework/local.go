@@ -53,9 +53,16 @@ type LocalOptions struct {
 	Replicas int
 	// Nodes is the number of kwok nodes; localcluster's default (3) when 0.
 	Nodes int
-	// InTreeBinDir holds the in-tree kube-apiserver and
-	// kube-controller-manager; by default _output/bin/intree.
+	// InTreeBinDir holds the in-tree kube-apiserver,
+	// kube-controller-manager and kube-scheduler; by default
+	// _output/bin/intree.
 	InTreeBinDir string
+	// ControlPlaneBinDir holds the kube-apiserver, kube-controller-manager
+	// and kube-scheduler to run (localcluster.Options.ControlPlaneBinDir);
+	// by default EnvControlPlaneBinDir's, else those of _output/bin. Every
+	// environment of a run, those that specs start too, takes it from
+	// there.
+	ControlPlaneBinDir string
 	// SyncPeriod is the controllers' --horizontal-pod-autoscaler-sync-period.
 	SyncPeriod time.Duration
 	// MetricSharingWindow is the controllers'
@@ -135,6 +142,9 @@ func (l *Local) start(ctx context.Context, opts LocalOptions) error {
 	if opts.Replicas == 0 {
 		opts.Replicas = 2
 	}
+	if opts.ControlPlaneBinDir == "" {
+		opts.ControlPlaneBinDir = os.Getenv(EnvControlPlaneBinDir)
+	}
 	binaries := map[string]string{adapterBinary: binaryPath(root, EnvAdapterBinary, adapterBinary)}
 	if !inTree {
 		binaries[controllerBinary] = binaryPath(root, EnvControllerBinary, controllerBinary)
@@ -151,7 +161,7 @@ func (l *Local) start(ctx context.Context, opts LocalOptions) error {
 	if err != nil {
 		return err
 	}
-	clusterOpts := localcluster.Options{RepoRoot: root, Nodes: opts.Nodes, NoCRDs: opts.NoController}
+	clusterOpts := localcluster.Options{RepoRoot: root, Nodes: opts.Nodes, NoCRDs: opts.NoController, ControlPlaneBinDir: opts.ControlPlaneBinDir}
 	if inTree {
 		clusterOpts.InTree = true
 		clusterOpts.InTreeBinDir = opts.InTreeBinDir
