@@ -47,7 +47,6 @@ var gateDependent = map[string]struct {
 	"accept-scale-to-zero-external.yaml":    {features.HPAScaleToZero, "minReplicas 0 needs HPAScaleToZero (beta)"},
 	"accept-scale-to-zero-object.yaml":      {features.HPAScaleToZero, "minReplicas 0 needs HPAScaleToZero (beta)"},
 	"accept-scale-to-zero-mixed.yaml":       {features.HPAScaleToZero, "minReplicas 0 needs HPAScaleToZero (beta)"},
-	"accept-behavior.yaml":                  {features.HPAConfigurableTolerance, "behavior.*.tolerance needs HPAConfigurableTolerance (beta)"},
 	"accept-sync-period.yaml":               {features.HPAConfigurableSyncPeriod, "behavior.syncPeriodSeconds needs HPAConfigurableSyncPeriod (alpha)"},
 	"accept-sync-period-maximum.yaml":       {features.HPAConfigurableSyncPeriod, "behavior.syncPeriodSeconds needs HPAConfigurableSyncPeriod (alpha)"},
 	"accept-sync-period-with-rules.yaml":    {features.HPAConfigurableSyncPeriod, "behavior.syncPeriodSeconds needs HPAConfigurableSyncPeriod (alpha)"},
@@ -159,7 +158,9 @@ func TestGateDependentRowsAreExactlyThoseAGateDecides(t *testing.T) {
 	for _, c := range table.Cases {
 		hpa := decodeManifest(t, table.Path(c))
 		base := len(validation.ValidateHorizontalPodAutoscaler(hpa, tableGate(t, table, "", false))) == 0
-		for _, gate := range []featuregate.Feature{features.HPAExternalMetricFallback, features.HPAScaleToZero, features.HPAConfigurableTolerance, features.HPAExternalMetricFallbackStrategy, features.HPAConfigurableSyncPeriod} {
+		// HPAConfigurableTolerance is GA and locked on since v1.37: it cannot
+		// be turned off, and no row depends on it.
+		for _, gate := range []featuregate.Feature{features.HPAExternalMetricFallback, features.HPAScaleToZero, features.HPAExternalMetricFallbackStrategy, features.HPAConfigurableSyncPeriod} {
 			flipped := len(validation.ValidateHorizontalPodAutoscaler(hpa, tableGate(t, table, gate, false))) == 0
 			if flipped != base {
 				decidedBy[c.Manifest] = append(decidedBy[c.Manifest], gate)
