@@ -11,6 +11,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	v2 "github.com/kube-hpa/kube-hpa/api/autoscaling/v2"
+	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler"
 	"github.com/kube-hpa/kube-hpa/pkg/features"
 	"github.com/kube-hpa/kube-hpa/test/e2e/framework"
 )
@@ -52,10 +53,10 @@ var _ = sigDescribe([]string{featureHPA, featureSyncPeriod, crdMode}, "Horizonta
 		for name, seconds := range periods {
 			metric[name] = f.UniqueName(name)
 			f.CreateDeployment(ctx, name, 1)
-			f.SetExternalMetric(ctx, metric[name], "10")
 			if name == "slow" {
 				continue // created last, below
 			}
+			f.SetExternalMetric(ctx, metric[name], "10")
 			hpa := framework.ExternalHPA(name, name, metric[name], autoscalingv2.AverageValueMetricType, "10", 1, 5)
 			if seconds > 0 {
 				hpa = withSyncPeriod(hpa, seconds)
@@ -64,7 +65,14 @@ var _ = sigDescribe([]string{featureHPA, featureSyncPeriod, crdMode}, "Horizonta
 		}
 
 		ginkgo.By("reconciling a new HPA of 60s at once")
-		f.CreateHPA(ctx, framework.Extended, withSyncPeriod(framework.ExternalHPA("slow", "slow", metric["slow"], autoscalingv2.AverageValueMetricType, "10", 1, 5), 60))
+		// Spread, a new HPA is reconciled at once and then on its slot,
+		// which may fall anywhere in its first period: its metric is named
+		// so that the slot is at least 50s away, and what follows sees its
+		// period.
+		slowHPA := metricWithDistantSlot(f.Namespace, metric["slow"], 60*time.Second, 50*time.Second)
+		metric["slow"] = slowHPA.Spec.Metrics[0].External.Metric.Name
+		f.SetExternalMetric(ctx, metric["slow"], "10")
+		f.CreateHPA(ctx, framework.Extended, slowHPA)
 		f.WaitForHPA(ctx, framework.Extended, "slow", reaction(), "a first reconcile", func(h *v2.HorizontalPodAutoscaler) bool {
 			return len(h.Status.CurrentMetrics) > 0
 		})
@@ -127,5 +135,25 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 		return ctx.Err()
 	case <-time.After(d):
 		return nil
+	}
+}
+
+// metricWithDistantSlot returns the 60s HPA "slow" on a metric named after
+// base whose spread slot (podautoscaler.SpreadOffset) is at least away from
+// now: each name has a slot of its own, uniform over the period.
+func metricWithDistantSlot(namespace, base string, period, away time.Duration) *v2.HorizontalPodAutoscaler {
+	for i := 0; ; i++ {
+		name := fmt.Sprintf("%s-%d", base, i)
+		hpa := withSyncPeriod(framework.ExternalHPA("slow", "slow", name, autoscalingv2.AverageValueMetricType, "10", 1, 5), 60)
+		hpa.Namespace = namespace
+		offset := podautoscaler.SpreadOffset(0, hpa, period)
+		now := time.Now()
+		into := (now.UnixNano() - int64(offset)) % int64(period)
+		if into < 0 {
+			into += int64(period)
+		}
+		if period-time.Duration(into) >= away {
+			return hpa
+		}
 	}
 }
