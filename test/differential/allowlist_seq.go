@@ -68,7 +68,12 @@ var seqAllowList = []allowed{
 				rewriteTexts(o, func(m string) string { return podRequestError.ReplaceAllString(m, "<a pod's requests>") })
 			}
 		},
-		holds: func(s seqScenario, step int, _, _ observation) bool { return requestProblems(s.Steps[step]) >= 2 },
+		// A condition's message stays from the pass that wrote it: a pass
+		// that decided without the metrics (the target above maxReplicas)
+		// leaves an earlier step's message in place.
+		holds: func(s seqScenario, at int, _, _ observation) bool {
+			return slices.ContainsFunc(s.Steps[:at+1], func(st step) bool { return requestProblems(st) >= 2 })
+		},
 	},
 }
 
