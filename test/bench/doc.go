@@ -1,5 +1,5 @@
 // Package bench measures kube-hpa's controller side by side with the HPA
-// controller of upstream kube-controller-manager v1.36.3, on one local
+// controller of upstream kube-controller-manager (hack/tools' pin), on one local
 // cluster (test/localcluster) and one workload: N Deployments of one kwok
 // pod each and N native autoscaling/v2 HPAs on External metrics served by
 // the test metrics adapter.
