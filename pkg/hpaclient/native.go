@@ -68,7 +68,9 @@ func (s *NativeSource) UpdateStatus(ctx context.Context, hpa *v2.HorizontalPodAu
 
 // SeenVersion is the resourceVersion up to which the informer's cache has
 // applied the API server's changes.
-func (s *NativeSource) SeenVersion() string { return s.informer.GetStore().LastStoreSyncResourceVersion() }
+func (s *NativeSource) SeenVersion() string {
+	return s.informer.GetStore().LastStoreSyncResourceVersion()
+}
 
 // EventObject returns a native reference to hpa for events.
 func (s *NativeSource) EventObject(hpa *v2.HorizontalPodAutoscaler) runtime.Object {
