@@ -259,3 +259,18 @@ bench: upstream-binaries $(BENCH_PERF_DEPS)
 
 $(BENCH_KCM): hack/tools/go.mod hack/tools/go.sum
 	cd hack/tools && $(GO) build -o $(CURDIR)/$@ k8s.io/kubernetes/cmd/kube-controller-manager
+
+## chaos: CHAOS_DURATION (default 10m) of faults on the local environment with 500 HPAs on kwok nodes,
+## Prometheus, the test metrics adapter and two hpa-controller-manager replicas (test/chaos): kill -9 of
+## kube-apiserver, of the leader replica and of the adapter, etcd stopped for 20 s, the webhook
+## certificate rotated, scales by hand throughout; an invariant checker prints a table and fails on any
+## violation. About 15 minutes in all. CHAOS_FLAGS for more (go run ./test/chaos/cmd/hpa-chaos -help);
+## the report goes to _output/chaos (latest.txt, latest.json). Not part of `make test`.
+CHAOS_DURATION ?= 10m
+CHAOS_FLAGS ?=
+.PHONY: chaos
+chaos: upstream-binaries
+	$(GO) build -o _output/chaos/bin/hpa-controller-manager ./cmd/hpa-controller-manager
+	$(GO) build -o _output/chaos/bin/hpa-chaos ./test/chaos/cmd/hpa-chaos
+	E2E_HPA_CONTROLLER_MANAGER=$(CURDIR)/_output/chaos/bin/hpa-controller-manager \
+		_output/chaos/bin/hpa-chaos -duration=$(CHAOS_DURATION) $(CHAOS_FLAGS)
