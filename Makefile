@@ -29,7 +29,7 @@ unit:
 	$(GO) test -race -count=1 -bench . -benchtime 1x $(UNIT_PKGS)
 	for m in $(SUBMODULES); do (cd $$m && $(GO) test -race -count=1 -bench . -benchtime 1x ./...) || exit 1; done
 
-## differential: upstream v1.36.3's HPA code and ours on DIFFERENTIAL_N generated scenarios (and as
+## differential: upstream v1.37.2's HPA code and ours on DIFFERENTIAL_N generated scenarios (and as
 ## many reconcile sequences) from DIFFERENTIAL_SEED; fails on a difference outside the allow-list
 ## (test/differential/allowlist.go). differential-ci is the seeded subset `make test` runs.
 DIFFERENTIAL_N ?= 100000
