@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sync"
 
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/resourceversion"
 )
@@ -46,11 +47,12 @@ func (w *writtenVersions) wrote(key hpaKey, uid types.UID, version string) {
 // errStaleCache is a pass skipped because the HPA cache had not yet seen
 // the controller's own last status write of the HPA.
 type errStaleCache struct {
-	read, written, groupResource string
+	read, written string
+	resource      schema.GroupResource
 }
 
 func (e errStaleCache) Error() string {
-	return fmt.Sprintf("the HPA cache has seen resourceVersion %s, older than this controller's own status write %s (%s): the pass waits for it", e.read, e.written, e.groupResource)
+	return fmt.Sprintf("the HPA cache has seen resourceVersion %s, older than this controller's own status write %s (%s): the pass waits for it", e.read, e.written, e.resource)
 }
 
 // ensureSeen returns an errStaleCache when the cache, whose last synced
@@ -59,7 +61,7 @@ func (e errStaleCache) Error() string {
 // holds back at most the passes before its own watch event. Versions that
 // do not compare (an empty one from an informer without that bookkeeping,
 // a malformed one) never hold a pass back.
-func (w *writtenVersions) ensureSeen(key hpaKey, read, groupResource string) error {
+func (w *writtenVersions) ensureSeen(key hpaKey, read string, resource schema.GroupResource) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	known, ok := w.byKey[key]
@@ -68,7 +70,7 @@ func (w *writtenVersions) ensureSeen(key hpaKey, read, groupResource string) err
 	}
 	cmp, err := resourceversion.CompareResourceVersion(known.version, read)
 	if err == nil && cmp > 0 {
-		return errStaleCache{read: read, written: known.version, groupResource: groupResource}
+		return errStaleCache{read: read, written: known.version, resource: resource}
 	}
 	delete(w.byKey, key)
 	return nil

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/utils/ptr"
 
 	v2 "github.com/kube-hpa/kube-hpa/api/autoscaling/v2"
@@ -53,11 +54,11 @@ func TestWrittenVersions(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			w := newWrittenVersions()
 			tc.writes(w)
-			if err := w.ensureSeen(key, tc.read, "x"); (err != nil) != tc.wantStale {
+			if err := w.ensureSeen(key, tc.read, schema.GroupResource{}); (err != nil) != tc.wantStale {
 				t.Fatalf("ensureSeen(%q) = %v, want stale %v", tc.read, err, tc.wantStale)
 			}
 			if tc.thenRead != "" {
-				if err := w.ensureSeen(key, tc.thenRead, "x"); (err != nil) != tc.thenStale {
+				if err := w.ensureSeen(key, tc.thenRead, schema.GroupResource{}); (err != nil) != tc.thenStale {
 					t.Errorf("then ensureSeen(%q) = %v, want stale %v", tc.thenRead, err, tc.thenStale)
 				}
 			}

@@ -308,8 +308,7 @@ func (c *Controller) processNextWorkItem(ctx context.Context) bool {
 	case errors.As(err, &stale):
 		// No pass was made: as upstream, the HPA comes back a period
 		// later, by when the watch has delivered the write.
-		group := schema.ParseGroupResource(stale.groupResource)
-		c.opts.Monitor.ObserveStaleSyncSkip(group.Group, group.Resource)
+		c.opts.Monitor.ObserveStaleSyncSkip(stale.resource.Group, stale.resource.Resource)
 		c.queue.AddAfter(key, next.period)
 	case deleted:
 		c.panicBackoff.Forget(key)
@@ -349,7 +348,7 @@ func (c *Controller) reconcileKey(ctx context.Context, key hpaKey) (next cadence
 	}
 	next = c.cadenceOf(key, hpa)
 	if c.opts.Gates.Enabled(features.StaleControllerConsistencyHPA) {
-		if err := c.consistency.ensureSeen(key, source.SeenVersion(), groupResourceOf(source)); err != nil {
+		if err := c.consistency.ensureSeen(key, source.SeenVersion(), resourceOf(source)); err != nil {
 			return next, false, err
 		}
 	}
@@ -357,9 +356,9 @@ func (c *Controller) reconcileKey(ctx context.Context, key hpaKey) (next cadence
 	return next, false, err
 }
 
-// groupResourceOf names the resource of a source's HPAs, as the stale
-// skips are counted: horizontalpodautoscalers.autoscaling for native ones.
-func groupResourceOf(source HPASource) string {
+// resourceOf names the resource of a source's HPAs, as the stale skips are
+// counted: horizontalpodautoscalers.autoscaling for native ones.
+func resourceOf(source HPASource) schema.GroupResource {
 	gv, _ := schema.ParseGroupVersion(source.Name())
-	return schema.GroupResource{Group: gv.Group, Resource: "horizontalpodautoscalers"}.String()
+	return schema.GroupResource{Group: gv.Group, Resource: "horizontalpodautoscalers"}
 }
