@@ -40,8 +40,8 @@ differential:
 differential-ci:
 	cd test/differential && DIFFERENTIAL_N=5000 DIFFERENTIAL_SEED=1 $(GO) test -count=1 -timeout 10m .
 
-## verify: formatting, vet, generated code and CRD drift, go.mod tidiness, and the in-tree patches
-## (they apply to the pinned modules and regenerate to hack/intree/generated.sha256).
+## verify: formatting, vet, generated code and CRD drift, go.mod tidiness, and the default in-tree
+## series (it applies with git am and upstream's generators reproduce its generated code).
 .PHONY: verify
 verify: verify-gofmt verify-vet verify-codegen verify-tidy verify-chart verify-monitoring intree-verify
 
@@ -135,7 +135,7 @@ clean:
 ## run: a local control plane of the upstream binaries, the test metrics adapter, two replicas of
 ## hpa-controller-manager and the example HPAs; prints the kubeconfig and what to try. Ctrl-C stops it.
 ## INTREE=1: the in-tree mode instead: the kube-apiserver and kube-controller-manager of make intree
-## (kube-hpa's controller inside it, HPAExternalMetricFallback on), no hpa-controller-manager, and the
+## (its own HPA controller with the KEP's patch, HPAExternalMetricFallback on), no hpa-controller-manager, and the
 ## native autoscaling/v2 examples of deploy/examples/native.
 ## METRICS=prometheus: the examples' metric from a local Prometheus (a PromQL query over an exporter's
 ## gauges) instead of the metrics adapter's ConfigMap values; it prints how to stop Prometheus.
@@ -153,25 +153,35 @@ run: upstream-binaries $(if $(filter 1,$(INTREE)),intree,e2e-controller)
 upstream-binaries:
 	hack/build-upstream.sh
 
-## intree: kube-apiserver v1.36.3 patched to serve the KEP-5679 fallback in native autoscaling/v2, and
-## kube-controller-manager v1.36.3 running this repository's HPA controller (hack/intree/patches applied
-## to the pinned modules, regenerated with upstream's generators), with kube-scheduler of the same tree,
-## into _output/bin/intree; seconds when up to date. intree-verify: the patches apply and the generated
-## code matches hack/intree/generated.sha256. intree-test: upstream's tests of the touched packages in the
-## patched tree (intree-test-fast, in `make test`: without the round-trip suites of every API group).
-## intree-smoke: the patched kube-apiserver with kubectl, gate on and off.
-.PHONY: intree intree-verify intree-test intree-test-fast intree-smoke
+## intree: KEP-5679 as a patch series to Kubernetes itself (hack/intree/patches/<release>, git am to the
+## release's tag assembled from the Go module proxy): kube-apiserver serving the fallback in native
+## autoscaling/v2 and kube-controller-manager whose own HPA controller applies it, both behind
+## HPAExternalMetricFallback, with kube-scheduler and kubectl of the same tree, into _output/bin/intree
+## (INTREE_RELEASE, default v1.37.2; another release goes to _output/bin/intree-<release>); seconds when
+## up to date. intree-verify: the series applies and upstream's generators reproduce its generated code.
+## intree-test: upstream's tests of the touched packages in the patched tree, gate off and on
+## (intree-test-fast, in `make test`: without the round-trip suites of every API group). intree-series:
+## every release's series applied, verified, built and tested. intree-smoke: the patched kube-apiserver
+## with kubectl, gate on and off.
+INTREE_RELEASE ?= v1.37.2
+INTREE_RELEASES = $(notdir $(wildcard hack/intree/patches/v*))
+.PHONY: intree intree-verify intree-test intree-test-fast intree-series intree-smoke
 intree:
-	hack/build-intree.sh
+	hack/build-intree.sh --release $(INTREE_RELEASE)
 
 intree-verify:
-	hack/build-intree.sh --verify
+	hack/build-intree.sh --release $(INTREE_RELEASE) --verify
 
 intree-test:
-	hack/build-intree.sh --test
+	hack/build-intree.sh --release $(INTREE_RELEASE) --test
 
 intree-test-fast:
-	hack/build-intree.sh --test-fast
+	hack/build-intree.sh --release $(INTREE_RELEASE) --test-fast
+
+intree-series:
+	for r in $(INTREE_RELEASES); do \
+		hack/build-intree.sh --release $$r --verify && hack/build-intree.sh --release $$r --test || exit 1; \
+	done
 
 intree-smoke: intree upstream-binaries
 	hack/intree/smoke-test.sh
@@ -197,8 +207,9 @@ e2e: upstream-binaries e2e-controller
 		$(E2E_FLAGS) ./test/e2e/autoscaling
 
 ## e2e-intree: the e2e suite in in-tree mode (E2E_MODE=intree, see test/e2e/README.md): the kube-apiserver
-## and kube-controller-manager of make intree with HPAExternalMetricFallback on, kube-hpa's controller as
-## kube-controller-manager's HPA controller, the test metrics adapter, no hpa-controller-manager; the KEP
+## and kube-controller-manager of make intree with HPAExternalMetricFallback on, kube-controller-manager's
+## own HPA controller with the KEP's patch (and a ServiceAccount per controller, as kubeadm runs it), the
+## test metrics adapter, no hpa-controller-manager; the KEP
 ## specs create native autoscaling/v2 HPAs with kubectl apply. Specs of hpa-controller-manager itself
 ## (label CRDMode) are left out. Reports go to _output/e2e-intree; E2E_PROCS, E2E_TIMEOUT and E2E_FLAGS as
 ## for e2e (a --label-filter there replaces '!CRDMode'; those specs then skip).

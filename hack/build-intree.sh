@@ -1,88 +1,118 @@
 #!/usr/bin/env bash
-# Builds the in-tree mode: kube-apiserver v1.36.3 serving the KEP-5679
-# fallback of External metrics in native autoscaling/v2, behind the
-# HPAExternalMetricFallback feature gate, and kube-controller-manager v1.36.3
-# whose horizontalpodautoscaling controller is this repository's
-# (pkg/intree), switched by the same gate.
+# Builds the in-tree mode of one Kubernetes release: KEP-5679 written as a
+# patch series to that release's own code (hack/intree/patches/<release>),
+# the way the KEP's pull request would be. kube-apiserver serves the fallback
+# of External metrics in native autoscaling/v2 and kube-controller-manager's
+# own HPA controller (pkg/controller/podautoscaler) applies it, both behind
+# the HPAExternalMetricFallback feature gate; with the gate off both run
+# upstream's code. Nothing of this repository is linked into them.
 #
-# 1. copies k8s.io/kubernetes, k8s.io/api and k8s.io/client-go at the pinned versions from the
-#    Go module cache (the proxy fills it) into _output/intree/src;
-# 2. applies hack/intree/patches/<module>/*.patch there (hand-written code,
-#    tests and test fixtures; readable as an upstream PR would be);
-# 3. regenerates the generated code with upstream's own generators at the
-#    versions Kubernetes v1.36.3 pins (hack/intree/go.mod): deepcopy,
-#    conversion, defaults, protobuf, swagger docs, OpenAPI, model names and
-#    client-go's apply configurations;
-# 4. builds kube-apiserver and kube-controller-manager from hack/intree (a
-#    module whose replace directives point at the patched copies and at this
-#    repository, whose HPA controller kube-controller-manager runs) into
-#    _output/bin/intree, and kube-scheduler (unpatched) from the same tree:
-#    a newer kube-scheduler than kube-apiserver is outside Kubernetes' skew
-#    policy, and v1.37's never syncs its caches against v1.36 (it watches
-#    resource.k8s.io/v1 DeviceTaintRules, which v1.36 does not serve).
+# 1. assembles a checkout of the release's tag from the Go module proxy:
+#    k8s.io/kubernetes at the tag, with the staging modules the series
+#    touches (k8s.io/api, client-go, kubectl at the matching v0 version)
+#    under staging/src/k8s.io, committed as the base of a git repository in
+#    _output/intree/<release>/src;
+# 2. applies the series there with `git am` (each patch in `git format-patch`
+#    form: subject, a body that says why, one logical change; the last one
+#    holds the generated code, as upstream's `make update` writes it);
+# 3. builds kube-apiserver, kube-controller-manager, kube-scheduler and
+#    kubectl from the patched tree (hack/intree/<release>, a module whose
+#    replace directives point into the tree) into _output/bin/intree for the
+#    default release and _output/bin/intree-<release> for the others.
 #
-# Every step is skipped when its inputs are unchanged, so a second run takes
-# a second. protoc is not a Go program: when it is missing the script
-# installs Debian's protobuf-compiler with apt-get and says so.
+# Every step is skipped when its inputs are unchanged. protoc is not a Go
+# program: when it is missing the script installs Debian's protobuf-compiler
+# with apt-get and says so.
 #
-# Usage: hack/build-intree.sh [--verify | --test | --test-fast]
-#   --verify  do steps 1-3 unless the tree is current for the inputs, and
-#             fail when a patch no longer applies or the generated code
-#             differs from hack/intree/generated.sha256 (without building).
-#   --test    after the build, run upstream's own tests of every package the
-#             patch touches, in the patched tree (INTREE_TEST_FLAGS adds go
-#             test flags).
+# Usage: hack/build-intree.sh [--release R] [--verify | --test | --test-fast | --update-generated | --export]
+#   --release R  the series to use (default v1.37.2; INTREE_RELEASE too).
+#   --verify     apply the series, run upstream's generators again and fail
+#                when they change anything the series committed (a patch
+#                that no longer applies fails too); no build.
+#   --test       after the build, run upstream's tests of every package the
+#                series touches, in the patched tree, with the gate off and on
+#                (INTREE_TEST_FLAGS adds go test flags).
 #   --test-fast  the same without the round-trip suites of every API group
-#             (k8s.io/api and pkg/api/testing), whose build takes minutes:
-#             what `make test` runs.
+#                (k8s.io/api and pkg/api/testing), whose build takes minutes:
+#                what `make test` runs.
+#   --update-generated  apply the series, run the generators (and refresh
+#                the round-trip fixtures of autoscaling) and fold the result
+#                into the series' last patch, which the script rewrites.
+#   --export     write the commits of _output/intree/<release>/src on top of
+#                the base back into hack/intree/patches/<release> (after
+#                editing the tree: `git commit`, `git rebase -i`).
 
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-KUBE_VERSION=v1.36.3
-STAGING_VERSION=v0.36.3
-MODULES=(kubernetes api client-go)
+DEFAULT_RELEASE=v1.37.2
+RELEASE=${INTREE_RELEASE:-${DEFAULT_RELEASE}}
+MODE=build
+while [[ $# -gt 0 ]]; do
+  case $1 in
+    --release) RELEASE=$2; shift 2 ;;
+    --verify | --test | --test-fast | --update-generated | --export) MODE=${1#--}; shift ;;
+    *) echo "unknown argument $1" >&2; exit 2 ;;
+  esac
+done
 
-INTREE_DIR="${REPO_ROOT}/hack/intree"
-OUT_DIR="${REPO_ROOT}/_output/intree"
-INTREE_BIN="${BIN_DIR}/intree"
+if [[ ! ${RELEASE} =~ ^v1\.([0-9]+)\.([0-9]+)$ ]]; then
+  echo "release ${RELEASE} is not of the form v1.MINOR.PATCH" >&2
+  exit 2
+fi
+KUBE_MINOR=${BASH_REMATCH[1]}
+KUBE_VERSION=${RELEASE}
+STAGING_VERSION=v0.${BASH_REMATCH[1]}.${BASH_REMATCH[2]}
+# The staging modules the series may change; the others come from the proxy.
+STAGING=(api client-go kubectl)
+
+INTREE_DIR="${REPO_ROOT}/hack/intree/${RELEASE}"
+PATCH_DIR="${REPO_ROOT}/hack/intree/patches/${RELEASE}"
+OUT_DIR="${REPO_ROOT}/_output/intree/${RELEASE}"
+SRC="${OUT_DIR}/src"
+if [[ ${RELEASE} == "${DEFAULT_RELEASE}" ]]; then
+  INTREE_BIN="${BIN_DIR}/intree"
+else
+  INTREE_BIN="${BIN_DIR}/intree-${RELEASE}"
+fi
+for d in "${INTREE_DIR}" "${PATCH_DIR}"; do
+  if [[ ! -d ${d} ]]; then
+    echo "no series for ${RELEASE}: ${d#"${REPO_ROOT}/"} is missing" >&2
+    exit 2
+  fi
+done
 
 mkdir -p "${OUT_DIR}" "${INTREE_BIN}"
 exec 8>"${OUT_DIR}/.lock"
 flock 8
 
-module_version() {
-  case $1 in
-    kubernetes) echo "${KUBE_VERSION}" ;;
-    *) echo "${STAGING_VERSION}" ;;
-  esac
+# The identity and dates of the base commit and of the commits `git am`
+# makes, so that the tree's history is the same on every machine.
+export GIT_AUTHOR_NAME="kube-hpa" GIT_AUTHOR_EMAIL="kube-hpa@users.noreply.github.com"
+export GIT_COMMITTER_NAME="kube-hpa" GIT_COMMITTER_EMAIL="kube-hpa@users.noreply.github.com"
+export GIT_COMMITTER_DATE="2026-01-01T00:00:00Z"
+git_src() {
+  GIT_CEILING_DIRECTORIES="${OUT_DIR}" git -C "${SRC}" -c core.autocrlf=false -c advice.detachedHead=false "$@"
 }
 
-# module_cache_dir NAME prints the module cache directory of k8s.io/NAME at
-# its pinned version, downloading it through the Go module proxy if needed.
+# module_cache_dir MODULE VERSION prints the module cache directory of MODULE
+# at VERSION, downloading it through the Go module proxy if needed.
 module_cache_dir() {
   local json
-  json=$(cd / && GOFLAGS=-mod=mod go mod download -json "k8s.io/$1@$(module_version "$1")")
+  json=$(cd / && GOFLAGS=-mod=mod go mod download -json "$1@$2")
   sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p' <<<"${json}"
 }
 
-# inputs_digest hashes everything the patched, regenerated tree depends on.
-inputs_digest() {
-  {
-    echo "${KUBE_VERSION} ${STAGING_VERSION}"
-    go env GOVERSION
-    cat "${BASH_SOURCE[0]}" "${INTREE_DIR}/go.mod" "${INTREE_DIR}/go.sum" "${INTREE_DIR}/tools.go"
-    find "${INTREE_DIR}/patches" -type f -name '*.patch' -print0 | LC_ALL=C sort -z | xargs -0 cat
-  } | sha256sum | cut -d' ' -f1
+patches() {
+  find "${PATCH_DIR}" -maxdepth 1 -name '*.patch' -print0 | LC_ALL=C sort -z | xargs -0 -r printf '%s\n'
 }
 
-# controller_digest TREE_DIGEST adds to the tree's digest what else
-# kube-controller-manager is built from: this repository's non-test Go code
-# (its HPA controller) and go.mod.
-controller_digest() {
+# inputs_digest hashes everything the patched tree depends on.
+inputs_digest() {
   {
-    echo "$1"
-    (cd "${REPO_ROOT}" && find api pkg -name '*.go' ! -name '*_test.go' -print0 | LC_ALL=C sort -z | xargs -0 cat)
-    cat "${REPO_ROOT}/go.mod" "${REPO_ROOT}/go.sum"
+    echo "${KUBE_VERSION} ${STAGING_VERSION} ${STAGING[*]}"
+    go env GOVERSION
+    cat "${BASH_SOURCE[0]}" "${INTREE_DIR}/go.mod" "${INTREE_DIR}/go.sum" "${INTREE_DIR}/tools.go"
+    patches | xargs -r cat
   } | sha256sum | cut -d' ' -f1
 }
 
@@ -97,23 +127,56 @@ ensure_protoc() {
   "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y protobuf-compiler >&2
 }
 
-# use_tree SRC writes SRC.mod, a copy of the hack/intree module whose replace
-# directives name the modules in SRC, and sets MODULE_DIR to it; the go
-# commands and generators run there, so a scratch tree can be generated
-# beside the real one.
+# assemble_base writes the release's tag, as the module proxy serves it,
+# into SRC as the first commit of a fresh repository, tagged "base".
+assemble_base() {
+  local dir name
+  rm -rf "${SRC}"
+  mkdir -p "${SRC}"
+  dir=$(module_cache_dir k8s.io/kubernetes "${KUBE_VERSION}")
+  cp -r "${dir}/." "${SRC}/"
+  for name in "${STAGING[@]}"; do
+    dir=$(module_cache_dir "k8s.io/${name}" "${STAGING_VERSION}")
+    mkdir -p "${SRC}/staging/src/k8s.io"
+    cp -r "${dir}" "${SRC}/staging/src/k8s.io/${name}"
+  done
+  chmod -R u+w "${SRC}"
+  git_src init -q
+  git_src add -A
+  GIT_AUTHOR_DATE="${GIT_COMMITTER_DATE}" git_src commit -q -m "Kubernetes ${KUBE_VERSION} (k8s.io/kubernetes ${KUBE_VERSION}; ${STAGING[*]} ${STAGING_VERSION})"
+  git_src tag base
+}
+
+# apply_series applies the release's series to the base with git am.
+apply_series() {
+  local p
+  git_src checkout -q -B series base
+  git_src reset -q --hard base
+  while IFS= read -r p; do
+    if ! git_src am -q --keep-cr "${p}" >/dev/null; then
+      git_src am --abort || true
+      echo "${p#"${REPO_ROOT}/"} does not apply to ${KUBE_VERSION} with git am" >&2
+      return 1
+    fi
+  done < <(patches)
+}
+
+# use_tree writes ${SRC}.mod, a copy of the release's module whose replace
+# directives point into SRC by absolute path, and sets MODULE_DIR to it; the
+# generators run there.
 use_tree() {
-  local src=$1 name
-  MODULE_DIR="${src}.mod"
+  local name
+  MODULE_DIR="${SRC}.mod"
   rm -rf "${MODULE_DIR}"
   mkdir -p "${MODULE_DIR}"
   cp "${INTREE_DIR}/go.mod" "${INTREE_DIR}/go.sum" "${INTREE_DIR}/tools.go" "${MODULE_DIR}/"
-  for name in "${MODULES[@]}"; do
-    (cd "${MODULE_DIR}" && go mod edit -replace "k8s.io/${name}=${src}/${name}")
+  (cd "${MODULE_DIR}" && go mod edit -replace "k8s.io/kubernetes=${SRC}")
+  for name in "${STAGING[@]}"; do
+    (cd "${MODULE_DIR}" && go mod edit -replace "k8s.io/${name}=${SRC}/staging/src/k8s.io/${name}")
   done
-  (cd "${MODULE_DIR}" && go mod edit -replace "github.com/kube-hpa/kube-hpa=${REPO_ROOT}")
 }
 
-# build_tools builds the generators pinned in hack/intree into BIN.
+# build_tools builds the generators pinned in the release's module into BIN.
 build_tools() {
   local bin=$1
   mkdir -p "${bin}"
@@ -129,36 +192,14 @@ build_tools() {
     k8s.io/kubernetes/cmd/genswaggertypedocs)
 }
 
-# prepare_tree SRC copies the pristine modules into SRC and applies the
-# patches.
-prepare_tree() {
-  local src=$1 name dir p
-  rm -rf "${src}"
-  mkdir -p "${src}"
-  for name in "${MODULES[@]}"; do
-    dir=$(module_cache_dir "${name}")
-    cp -r "${dir}" "${src}/${name}"
-    chmod -R u+w "${src}/${name}"
-    for p in "${INTREE_DIR}/patches/${name}"/*.patch; do
-      [[ -e ${p} ]] || continue
-      # git apply, as it takes binary diffs (protobuf fixtures); the ceiling
-      # keeps it from treating the enclosing checkout as the repository.
-      if ! (cd "${src}/${name}" && GIT_CEILING_DIRECTORIES="${src}" git apply -p1 "${p}"); then
-        echo "patch ${p#"${REPO_ROOT}/"} does not apply to k8s.io/${name}@$(module_version "${name}")" >&2
-        return 1
-      fi
-    done
-  done
-}
-
-# generate SRC BIN regenerates the generated code of the patched packages in
-# SRC, the way upstream's hack/update-codegen.sh and
-# hack/update-generated-protobuf.sh do for them. The generators run in
-# MODULE_DIR after use_tree SRC.
+# generate regenerates, in SRC, the generated code of the packages the series
+# changes, the way upstream's hack/update-codegen.sh and
+# hack/update-generated-protobuf.sh do for them. It runs in MODULE_DIR.
 generate() {
-  local src=$1 bin=$2
-  local boilerplate="${src}/kubernetes/hack/boilerplate/boilerplate.generatego.txt"
-  local scratch="${src}.scratch"
+  local bin=$1
+  local api="${SRC}/staging/src/k8s.io/api" clientgo="${SRC}/staging/src/k8s.io/client-go"
+  local boilerplate="${SRC}/hack/boilerplate/boilerplate.generatego.txt"
+  local scratch="${SRC}.scratch"
   rm -rf "${scratch}"
   mkdir -p "${scratch}"
   cd "${MODULE_DIR}"
@@ -177,7 +218,7 @@ generate() {
   # .proto files it imports, by import path.
   local gopath="${scratch}/gopath/src"
   mkdir -p "${gopath}/k8s.io" "${gopath}/github.com/gogo"
-  ln -s "${src}/api" "${gopath}/k8s.io/api"
+  ln -s "${api}" "${gopath}/k8s.io/api"
   ln -s "$(go list -m -f '{{.Dir}}' k8s.io/apimachinery)" "${gopath}/k8s.io/apimachinery"
   ln -s "$(go list -m -f '{{.Dir}}' github.com/gogo/protobuf)" "${gopath}/github.com/gogo/protobuf"
   local apimachinery=(
@@ -189,16 +230,16 @@ generate() {
   )
   PATH="${bin}:${PATH}" "${bin}/go-to-protobuf" --go-header-file "${boilerplate}" \
     --output-dir "${gopath}" --proto-import "${gopath}" \
-    --proto-import "${src}/kubernetes/third_party/protobuf" \
+    --proto-import "${SRC}/third_party/protobuf" \
     --apimachinery-packages "$(printf -- '-%s,' "${apimachinery[@]}" | sed 's/,$//')" \
     --packages -k8s.io/api/core/v1,k8s.io/api/autoscaling/v2
 
-  gen_swagger_doc "${src}/api/autoscaling/v2" "${bin}" "${boilerplate}"
+  gen_swagger_doc "${api}/autoscaling/v2" "${bin}" "${boilerplate}"
 
   # OpenAPI of kube-apiserver: every package the upstream file has
   # definitions of (its imports), so the regenerated file differs from
-  # upstream's only where the patch changed types.
-  local openapi="${src}/kubernetes/pkg/generated/openapi"
+  # upstream's only where the series changed types.
+  local openapi="${SRC}/pkg/generated/openapi"
   local pkgs
   pkgs=$(awk '/^import \(/{f=1; next} f && /^\)/{exit} f {gsub(/"/, "", $NF); print $NF}' \
     "${openapi}/zz_generated.openapi.go" | grep -v '^k8s.io/kube-openapi/')
@@ -206,8 +247,8 @@ generate() {
   "${bin}/openapi-gen" --go-header-file "${boilerplate}" --output-file zz_generated.openapi.go \
     --output-dir "${openapi}" --output-pkg k8s.io/kubernetes/pkg/generated/openapi \
     --report-filename "${scratch}/api_violations.report" ${pkgs}
-  if ! diff -u "${src}/kubernetes/api/api-rules/violation_exceptions.list" "${scratch}/api_violations.report"; then
-    echo "the patch adds OpenAPI rule violations (above)" >&2
+  if ! diff -u "${SRC}/api/api-rules/violation_exceptions.list" "${scratch}/api_violations.report"; then
+    echo "the series adds OpenAPI rule violations (above)" >&2
     return 1
   fi
   # The model names of the patched k8s.io/api package; its OpenAPI output
@@ -222,11 +263,11 @@ generate() {
   go build -o "${scratch}/models-schema" k8s.io/kubernetes/pkg/generated/openapi/cmd/models-schema
   "${scratch}/models-schema" >"${scratch}/models-schema.json"
   local apis
-  apis=$(cd "${src}" && find api -name types.go -printf 'k8s.io/%h\n' | LC_ALL=C sort -u)
+  apis=$(cd "${SRC}/staging/src" && find k8s.io/api -name types.go -printf '%h\n' | LC_ALL=C sort -u)
   # shellcheck disable=SC2086 # one package per word
   "${bin}/applyconfiguration-gen" --go-header-file "${boilerplate}" \
     --openapi-schema "${scratch}/models-schema.json" \
-    --output-dir "${src}/client-go/applyconfigurations" --output-pkg k8s.io/client-go/applyconfigurations \
+    --output-dir "${clientgo}/applyconfigurations" --output-pkg k8s.io/client-go/applyconfigurations \
     ${apis} k8s.io/apimachinery/pkg/apis/meta/v1
   rm -rf "${scratch}"
 }
@@ -261,99 +302,149 @@ EOF
   mv "${out}.tmp" "${out}"
 }
 
+# update_fixtures rewrites the round-trip fixtures of autoscaling/v2 (the
+# HEAD compatibility data of k8s.io/api), as upstream's
+# UPDATE_COMPATIBILITY_FIXTURE_DATA does, since the series adds fields that
+# the fuzzer now fills.
+update_fixtures() {
+  (cd "${MODULE_DIR}" && UPDATE_COMPATIBILITY_FIXTURE_DATA=true go test -count=1 k8s.io/api \
+    -run 'TestCompatibility/autoscaling.v[12].HorizontalPodAutoscaler/HEAD' >/dev/null) || true
+  # The first run rewrites and fails by design; the second must pass.
+  (cd "${MODULE_DIR}" && go test -count=1 k8s.io/api -run 'TestCompatibility/autoscaling.v[12].HorizontalPodAutoscaler/HEAD')
+}
+
+# regenerate runs the generators over the patched tree in SRC.
+regenerate() {
+  ensure_protoc
+  (
+    use_tree
+    build_tools "${OUT_DIR}/bin"
+    generate "${OUT_DIR}/bin"
+  )
+}
+
+# ensure_tree brings SRC up to date with the inputs: the base, with the series
+# applied. A tree stamped with the current inputs is reused.
+ensure_tree() {
+  local stamp="${OUT_DIR}/.src.pins"
+  if [[ -f ${stamp} && "$(cat "${stamp}")" == "$1" ]] && git_src diff --quiet HEAD 2>/dev/null; then
+    return
+  fi
+  rm -f "${stamp}"
+  echo "assembling ${KUBE_VERSION} and applying hack/intree/patches/${RELEASE} with git am" >&2
+  if ! git_src rev-parse -q --verify base >/dev/null 2>&1 || [[ ! -f ${OUT_DIR}/.base.pins || "$(cat "${OUT_DIR}/.base.pins")" != "${KUBE_VERSION} ${STAGING_VERSION} ${STAGING[*]}" ]]; then
+    assemble_base
+    echo "${KUBE_VERSION} ${STAGING_VERSION} ${STAGING[*]}" >"${OUT_DIR}/.base.pins"
+  fi
+  apply_series
+  echo "$1" >"${stamp}"
+}
+
+# verify fails when regenerating changes what the series committed, as
+# upstream's verify-codegen does for a pull request. A tree verified for the
+# current inputs is not generated again.
+verify() {
+  local digest stamp="${OUT_DIR}/.verified.pins"
+  digest=$(inputs_digest)
+  ensure_tree "${digest}"
+  if ! (cd "${INTREE_DIR}" && go mod tidy -diff); then
+    echo "go.mod/go.sum in hack/intree/${RELEASE} are not tidy: run 'go mod tidy' there" >&2
+    return 1
+  fi
+  if [[ -f ${stamp} && "$(cat "${stamp}")" == "${digest}" ]]; then
+    echo "hack/intree/patches/${RELEASE} was verified for these inputs" >&2
+    return
+  fi
+  regenerate
+  if ! git_src diff --quiet HEAD || [[ -n $(git_src status --porcelain) ]]; then
+    git_src status --short >&2
+    git_src reset -q --hard HEAD
+    git_src clean -q -fd
+    echo "the generated code of hack/intree/patches/${RELEASE} is stale: run hack/build-intree.sh --release ${RELEASE} --update-generated" >&2
+    return 1
+  fi
+  echo "${digest}" >"${stamp}"
+  echo "hack/intree/patches/${RELEASE} applies with git am and its generated code is current" >&2
+}
+
+# export_series writes the commits after the base into PATCH_DIR.
+export_series() {
+  rm -f "${PATCH_DIR}"/*.patch
+  git_src format-patch -q --zero-commit --no-signature --full-index --binary --no-stat \
+    -o "${PATCH_DIR}" base..HEAD
+  (cd "${PATCH_DIR}" && ls *.patch) >&2
+}
+
+# update_generated regenerates and folds the result into the last patch of
+# the series, whose subject must say it holds generated code.
+update_generated() {
+  ensure_tree "$(inputs_digest)"
+  regenerate
+  (use_tree && update_fixtures)
+  if git_src diff --quiet HEAD && [[ -z $(git_src status --porcelain) ]]; then
+    echo "the generated code is current" >&2
+    return
+  fi
+  git_src add -A
+  if git_src log -1 --format=%s | grep -q 'generated'; then
+    git_src commit -q --amend --no-edit
+  else
+    GIT_AUTHOR_DATE="${GIT_COMMITTER_DATE}" git_src commit -q -F - <<'EOF'
+autoscaling: update generated code
+
+Run the generators of hack/update-codegen.sh for the packages the series
+changes (deepcopy, conversion, defaults, protobuf, swagger docs, OpenAPI,
+client-go's apply configurations) and refresh the round-trip fixtures of
+autoscaling in k8s.io/api, whose HEAD data the new fields change.
+EOF
+  fi
+  export_series
+  rm -f "${OUT_DIR}/.src.pins"
+}
+
 kube_ldflags() {
   local v flags="-s -w"
   for v in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
-    flags+=" -X ${v}.gitVersion=${KUBE_VERSION}+intree -X ${v}.gitMajor=1 -X ${v}.gitMinor=36 -X ${v}.gitTreeState=clean"
+    flags+=" -X ${v}.gitVersion=${KUBE_VERSION}+intree -X ${v}.gitMajor=1 -X ${v}.gitMinor=${KUBE_MINOR} -X ${v}.gitTreeState=clean"
   done
   echo "${flags}"
 }
 
-# build_binary NAME builds k8s.io/kubernetes/cmd/NAME from the patched tree.
+# build_binary NAME DIGEST builds k8s.io/kubernetes/cmd/NAME from the patched
+# tree.
 build_binary() {
   local name=$1 digest=$2
   local bin="${INTREE_BIN}/${name}" stamp="${INTREE_BIN}/.${name}.pins"
   if [[ -x ${bin} && -f ${stamp} && "$(cat "${stamp}")" == "${digest}" ]]; then
     return
   fi
-  echo "building ${name} from the patched tree" >&2
+  echo "building ${name} from the patched ${KUBE_VERSION} tree" >&2
   local start=${SECONDS}
   # -trimpath keeps the checkout's path out of the build cache's keys, so
   # that another clone (as CI makes) reuses what this one compiled.
   (cd "${INTREE_DIR}" && go build -trimpath -ldflags="$(kube_ldflags)" -o "${bin}.tmp" "k8s.io/kubernetes/cmd/${name}")
+  # The series is Kubernetes' own code: nothing of this repository may be
+  # linked in.
+  if go version -m "${bin}.tmp" | grep -q 'github.com/kube-hpa/kube-hpa'; then
+    echo "${name} links github.com/kube-hpa/kube-hpa; the in-tree build must not" >&2
+    return 1
+  fi
   mv -f "${bin}.tmp" "${bin}"
   echo "${digest}" >"${stamp}"
   echo "built ${name} in $((SECONDS - start))s" >&2
 }
 
-# GENERATED lists the files the generators write in the patched tree, with
-# their digests; hack/build-intree.sh writes it and --verify compares a fresh
-# generation against it, so a patch or generator change that alters generated
-# code shows up in review.
-GENERATED="${INTREE_DIR}/generated.sha256"
-
-generated_digests() {
-  local src=$1
-  (cd "${src}" && generated_files | LC_ALL=C sort | xargs sha256sum)
-}
-
-# generated_files lists the generated files of the patched packages, relative
-# to the tree.
-generated_files() {
-  find kubernetes/pkg/apis/autoscaling kubernetes/pkg/generated/openapi api/autoscaling/v2 -type f \
-    \( -name 'zz_generated.*.go' -o -name 'generated.pb.go' -o -name 'generated.proto' -o -name 'types_swagger_doc_generated.go' \)
-  find client-go/applyconfigurations/autoscaling/v2 client-go/applyconfigurations/internal client-go/applyconfigurations/utils.go \
-    -type f -name '*.go'
-}
-
-# regenerate SRC prepares SRC from the module cache and the patches and runs
-# the generators there.
-regenerate() {
-  local src=$1
-  ensure_protoc
-  echo "applying hack/intree/patches and regenerating into ${src#"${REPO_ROOT}/"}" >&2
-  prepare_tree "${src}"
-  (
-    use_tree "${src}"
-    build_tools "${OUT_DIR}/bin"
-    generate "${src}" "${OUT_DIR}/bin"
-  )
-}
-
-# ensure_tree brings _output/intree/src up to date with the inputs: the
-# pinned modules, patched and regenerated. A tree stamped with the current
-# inputs is what a fresh generation would give, so it is reused.
-ensure_tree() {
-  local src="${OUT_DIR}/src" stamp="${OUT_DIR}/.src.pins"
-  if [[ ! -f ${stamp} || "$(cat "${stamp}")" != "$1" ]]; then
-    rm -f "${stamp}"
-    regenerate "${src}"
-    echo "$1" >"${stamp}"
-  fi
-}
-
-# verify fails when a patch does not apply or the generated code differs
-# from hack/intree/generated.sha256. It generates only when the tree is
-# not current, so that `make test` generates once for verify and build.
-verify() {
-  ensure_tree "$(inputs_digest)"
-  if ! diff -u "${GENERATED}" <(generated_digests "${OUT_DIR}/src"); then
-    echo "generated code differs from hack/intree/generated.sha256: run hack/build-intree.sh and review the change" >&2
-    return 1
-  fi
-  echo "hack/intree/patches apply and the generated code matches" >&2
-}
-
-# The packages the patch touches, and upstream's round-trip tests that
+# The packages the series touches, and upstream's round-trip tests that
 # cover them (JSON and protobuf fuzzing, compatibility fixtures).
 TEST_PACKAGES=(
   k8s.io/api
   k8s.io/api/autoscaling/...
   k8s.io/kubernetes/pkg/apis/autoscaling/...
   k8s.io/kubernetes/pkg/registry/autoscaling/...
+  k8s.io/kubernetes/pkg/controller/podautoscaler/...
   k8s.io/kubernetes/pkg/features
   k8s.io/kubernetes/pkg/api/testing
-  k8s.io/kubernetes/cmd/kube-controller-manager/app
+  k8s.io/kubectl/pkg/describe
 )
 
 # FAST_TEST_PACKAGES leaves out the suites that build every API group.
@@ -365,29 +456,84 @@ for p in "${TEST_PACKAGES[@]}"; do
   esac
 done
 
+# gate_on_overlay PACKAGES... writes a go build overlay that adds, to every
+# package of k8s.io/kubernetes among PACKAGES, a test file turning
+# HPAExternalMetricFallback on when the test binary starts, and prints its
+# path. The series is left as it is; tests that set the gate themselves
+# (featuregatetesting) still do.
+gate_on_overlay() {
+  local dir="${OUT_DIR}/gate-on" line pkgdir name path file
+  rm -rf "${dir}"
+  mkdir -p "${dir}"
+  local entries=()
+  while read -r pkgdir name path; do
+    [[ ${path} == k8s.io/kubernetes/* ]] || continue
+    file="${dir}/$(echo "${path}" | tr '/.' '__').go"
+    {
+      echo "package ${name}"
+      echo
+      if [[ ${path} == k8s.io/kubernetes/pkg/features ]]; then
+        echo 'import utilfeature "k8s.io/apiserver/pkg/util/feature"'
+      else
+        echo 'import ('
+        echo '	utilfeature "k8s.io/apiserver/pkg/util/feature"'
+        echo '	_ "k8s.io/kubernetes/pkg/features"'
+        echo ')'
+      fi
+      echo
+      echo 'func init() {'
+      echo '	if err := utilfeature.DefaultMutableFeatureGate.Set("HPAExternalMetricFallback=true"); err != nil {'
+      echo '		panic(err)'
+      echo '	}'
+      echo '}'
+    } >"${file}"
+    entries+=("\"${pkgdir}/zz_generated_gate_on_test.go\": \"${file}\"")
+  done < <(cd "${INTREE_DIR}" && go list -f '{{.Dir}} {{.Name}} {{.ImportPath}}' "$@")
+  local IFS=,
+  echo "{\"Replace\": {${entries[*]}}}" >"${dir}/overlay.json"
+  echo "${dir}/overlay.json"
+}
+
+# run_upstream_tests runs the packages with the release's default gates
+# (HPAExternalMetricFallback off, so every changed path is upstream's), then
+# those of k8s.io/kubernetes again with the gate on.
 run_upstream_tests() {
   # shellcheck disable=SC2086 # flags are words
   (cd "${INTREE_DIR}" && go test -trimpath -count=1 ${INTREE_TEST_FLAGS:-} "$@")
+  local overlay kube=()
+  for p in "$@"; do
+    [[ ${p} == k8s.io/kubernetes/* ]] && kube+=("${p}")
+  done
+  overlay=$(gate_on_overlay "${kube[@]}")
+  # Tests that emulate a release without the gate cannot run with it on
+  # (hack/intree/<release>/gate-on-skip says which and why).
+  local skip=()
+  if [[ -f ${INTREE_DIR}/gate-on-skip ]]; then
+    skip=(-skip "^($(grep -v -e '^#' -e '^$' "${INTREE_DIR}/gate-on-skip" | paste -sd'|'))\$")
+  fi
+  echo "again with HPAExternalMetricFallback on: ${kube[*]}" >&2
+  # shellcheck disable=SC2086 # flags are words
+  (cd "${INTREE_DIR}" && go test -trimpath -count=1 -overlay "${overlay}" "${skip[@]}" ${INTREE_TEST_FLAGS:-} "${kube[@]}")
 }
 
 main() {
-  if [[ ${1:-} == --verify ]]; then
-    verify
-    return
-  fi
+  case ${MODE} in
+    verify) verify; return ;;
+    update-generated) update_generated; return ;;
+    export) export_series; return ;;
+  esac
   local digest
   digest=$(inputs_digest)
   ensure_tree "${digest}"
-  # A build records what it generated, for review; verify only compares.
-  generated_digests "${OUT_DIR}/src" >"${GENERATED}"
-  build_binary kube-apiserver "${digest}"
-  build_binary kube-controller-manager "$(controller_digest "${digest}")"
-  build_binary kube-scheduler "${digest}"
-  echo "${INTREE_BIN}/kube-apiserver ${INTREE_BIN}/kube-controller-manager ${INTREE_BIN}/kube-scheduler"
-  case ${1:-} in
-    --test) run_upstream_tests "${TEST_PACKAGES[@]}" ;;
-    --test-fast) run_upstream_tests "${FAST_TEST_PACKAGES[@]}" ;;
+  local name
+  for name in kube-apiserver kube-controller-manager kube-scheduler kubectl; do
+    build_binary "${name}" "${digest}"
+  done
+  echo "${INTREE_BIN}/kube-apiserver ${INTREE_BIN}/kube-controller-manager ${INTREE_BIN}/kube-scheduler ${INTREE_BIN}/kubectl"
+  case ${MODE} in
+    test) run_upstream_tests "${TEST_PACKAGES[@]}" ;;
+    test-fast) run_upstream_tests "${FAST_TEST_PACKAGES[@]}" ;;
   esac
 }
 
-main "$@"
+main

@@ -6,8 +6,8 @@
 //
 // With -intree (`make run INTREE=1`) it starts the in-tree mode instead:
 // the kube-apiserver and kube-controller-manager of `make intree`, which
-// serve the fallback in native autoscaling/v2 and run kube-hpa's controller
-// as kube-controller-manager's HPA controller (HPAExternalMetricFallback
+// serve the fallback in native autoscaling/v2 and apply it in
+// kube-controller-manager's own HPA controller (HPAExternalMetricFallback
 // on both), the metrics adapter and no hpa-controller-manager; the examples
 // are the native ones of deploy/examples/native.
 //

@@ -133,6 +133,9 @@ func controllerManagerFlags(l layout, o Options) []string {
 		"--kube-api-burst=200",
 		featureGatesFlag(o.FeatureGates),
 	}
+	if o.UseServiceAccountCredentials {
+		flags = append(flags, "--use-service-account-credentials=true")
+	}
 	return append(flags, hpaControllerFlags(o.HPA)...)
 }
 

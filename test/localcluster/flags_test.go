@@ -85,6 +85,25 @@ func TestControllerManagerRunsTheHPAControllerOnlyWhenAsked(t *testing.T) {
 	}
 }
 
+func TestControllerManagerUsesServiceAccountCredentialsOnlyWhenAsked(t *testing.T) {
+	tests := []struct {
+		name string
+		use  bool
+		want []string
+	}{
+		{"the manager's own identity by default", false, nil},
+		{"a ServiceAccount per controller, as kubeadm runs it", true, []string{"true"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			flags := controllerManagerFlags(layout{}, Options{UseServiceAccountCredentials: tc.use})
+			if got := flagValues(flags, "--use-service-account-credentials"); !slices.Equal(got, tc.want) {
+				t.Errorf("--use-service-account-credentials values %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
 func TestFeatureGatesGoToBothComponents(t *testing.T) {
 	tests := []struct {
 		name  string

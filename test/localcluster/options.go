@@ -26,8 +26,8 @@ type Options struct {
 	ControlPlaneBinDir string
 	// InTree takes kube-apiserver and kube-controller-manager from
 	// InTreeBinDir, where hack/build-intree.sh (make intree) puts the
-	// builds that carry KEP-5679 in native autoscaling/v2 and run this
-	// repository's controller as kube-controller-manager's HPA
+	// builds of KEP-5679's patch series: the fallback in native
+	// autoscaling/v2 and in kube-controller-manager's own HPA
 	// controller, and kube-scheduler, unpatched, of the same release
 	// (BinDir's may be a newer one, whose kube-scheduler does not work
 	// against an older kube-apiserver); etcd, kubectl and kwok stay from
@@ -40,6 +40,10 @@ type Options struct {
 	// controller. Off by default: kube-hpa's hpa-controller-manager
 	// replaces it, and two controllers would fight over every HPA.
 	HPAController bool
+	// UseServiceAccountCredentials runs each of kube-controller-manager's
+	// controllers with a ServiceAccount of its own and the bootstrap RBAC
+	// of that account, as kubeadm does, instead of the manager's identity.
+	UseServiceAccountCredentials bool
 	// HPA sets the HPA controller's flags of kube-controller-manager; an
 	// unset field keeps kube-controller-manager's default.
 	HPA HPAControllerFlags

@@ -70,8 +70,9 @@ func TestRestartControllerManager(t *testing.T) {
 
 // TestInTreeControlPlane starts the in-tree kube-apiserver and
 // kube-controller-manager of make intree with the HPA controller and the
-// fallback gate; kube-hpa's controller reconciles a native HPA there and
-// reports on kube-controller-manager's /metrics under upstream's names.
+// fallback gate: upstream's own controller, patched, reconciles a native HPA,
+// reports on /metrics under upstream's names and labels, and records the
+// failure of an External metric with a fallback in the native status.
 func TestInTreeControlPlane(t *testing.T) {
 	c := startedClusterForTest(t, Options{
 		InTree:        true,
@@ -95,9 +96,11 @@ func TestInTreeControlPlane(t *testing.T) {
 		t.Fatalf("the in-tree kube-apiserver does not serve the fallback field: %v\n%s", err, out)
 	}
 	// A Deployment below its HPA's minReplicas is scaled to it without
-	// metrics, which puts a desired-replicas series on /metrics: its
-	// hpa_api_version label is kube-hpa's, not upstream's, so the page
-	// shows which controller runs.
+	// metrics, which puts a desired-replicas series on /metrics; upstream's
+	// carries no hpa_api_version label (kube-hpa's does), so the page shows
+	// which controller runs. No external metrics API is served, so the next
+	// reconciliation fails to fetch the metric and starts its run of
+	// failures.
 	manifests := `apiVersion: apps/v1
 kind: Deployment
 metadata: {name: web, namespace: default}
@@ -127,7 +130,7 @@ spec:
 	}
 	want := []string{
 		`horizontal_pod_autoscaler_controller_num_horizontal_pod_autoscalers 1`,
-		`horizontal_pod_autoscaler_controller_desired_replicas{hpa_api_version="autoscaling/v2",hpa_name="web",namespace="default"} 2`,
+		`horizontal_pod_autoscaler_controller_desired_replicas{hpa_name="web",namespace="default"} 2`,
 		`horizontal_pod_autoscaler_controller_reconciliations_total{action="scale_up",error="none"} 1`,
 		`workqueue_adds_total{name="horizontalpodautoscaler"}`,
 	}
@@ -146,6 +149,21 @@ spec:
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("kube-controller-manager's /metrics lacks some of %q (err %v); HPA lines:\n%s", want, err, hpaLines(page))
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	if strings.Contains(page, "hpa_api_version") {
+		t.Errorf("kube-controller-manager's /metrics has kube-hpa's hpa_api_version label; HPA lines:\n%s", hpaLines(page))
+	}
+	deadline = time.Now().Add(time.Minute)
+	for {
+		out, err := c.Kubectl("get", "hpa", "web", "-o", `jsonpath={.status.currentMetrics[0].external.metric.name} {.status.currentMetrics[0].external.fallbackStatus} {.status.currentMetrics[0].external.firstFailureTime}`)
+		fields := strings.Fields(out)
+		if err == nil && len(fields) == 3 && fields[0] == "queue" && fields[1] == "Normal" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the failing External metric has no fallback state in status: %q (err %v)", out, err)
 		}
 		time.Sleep(500 * time.Millisecond)
 	}

@@ -7,13 +7,14 @@ import (
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 )
 
-// A kube-controller-manager built by hack/build-intree.sh compiles this
-// package against a k8s.io/api patched to carry KEP-5679 in native
-// autoscaling/v2, with the same JSON names as the extended kind. The native
-// types then have the fallback fields too, and conversion must keep them,
-// or the in-tree controller would never see a fallback nor persist its
-// state. Against a stock k8s.io/api they have no such field, and conversion
-// skips this path so that native HPAs cost no more than before.
+// kube-hpa built against a k8s.io/api that carries KEP-5679 in native
+// autoscaling/v2 (the staging module of hack/intree's patch series, as a
+// distribution that ships the series would vendor it) has the fallback
+// fields in the native types too, with the same JSON names as the extended
+// kind, and conversion must keep them, or --manage-native-hpas would never
+// see a fallback nor persist its state. Against a stock k8s.io/api they have
+// no such field, and conversion skips this path so that native HPAs cost no
+// more than before.
 //
 // Field names are checked, not JSON, because the native types are fixed at
 // build time: one check per process is enough.

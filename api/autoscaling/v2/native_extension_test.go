@@ -12,7 +12,7 @@ import (
 )
 
 // patchedNativeSource and patchedNativeStatus are shaped as the native
-// types of the k8s.io/api that hack/intree patches: the stock fields and
+// types of the k8s.io/api that hack/intree's series patches: the stock fields and
 // KEP-5679's, under the same JSON names, without fallback.strategy.
 type patchedNativeSource struct {
 	Metric   autoscalingv2.MetricIdentifier `json:"metric"`

@@ -55,8 +55,9 @@ func inTreeFeatureGates() map[string]bool {
 }
 
 // inTreeOptions is the local environment of the in-tree mode: the control
-// plane of make intree, kube-controller-manager running kube-hpa's
-// controller with the suite's sync period, the metrics adapter.
+// plane of make intree, kube-controller-manager running its own HPA
+// controller with KEP-5679's patch, at the suite's sync period and with a
+// ServiceAccount per controller, the metrics adapter.
 func inTreeOptions(root string) framework.LocalOptions {
 	return framework.LocalOptions{
 		RepoRoot:     root,

@@ -16,7 +16,7 @@
 //
 // With E2E_MODE=intree (make e2e-intree) process 1 starts the in-tree mode
 // instead: the kube-apiserver and kube-controller-manager of make intree,
-// kube-hpa's controller running inside kube-controller-manager, the
+// kube-controller-manager's own HPA controller with KEP-5679's patch, the
 // metrics adapter, and no hpa-controller-manager; the KEP specs then create
 // native autoscaling/v2 HPAs, and the specs of hpa-controller-manager itself
 // (label CRDMode) skip.

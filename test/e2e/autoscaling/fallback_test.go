@@ -313,7 +313,7 @@ var _ = sigDescribe([]string{featureHPA, featureFallback}, "Horizontal pod autos
 		// out; a metric the adapter has never heard of ("not found") is one
 		// too. No activationSlack below: at the deadline a pass may be
 		// waiting for a hanging fetch.
-		f.SetExternalMetricFault(ctx, aboveMetric, framework.FaultHang)
+		f.SetExternalMetricFault(ctx, aboveMetric, hangFault())
 		f.CreateHPA(ctx, hpaKind(), fallbackHPA(above, 1, 3, fallbackMetric(aboveMetric, 6)))
 		f.CreateHPA(ctx, hpaKind(), fallbackHPA(below, 3, 10, fallbackMetric(belowMetric, 1)))
 

@@ -67,8 +67,8 @@ const (
 	// kube-apiserver, so native HPAs cannot carry a fallback.
 	ModeCRD Mode = "crd"
 	// ModeInTree: the kube-apiserver and kube-controller-manager of make
-	// intree, which serve the fallback in native autoscaling/v2 and run
-	// kube-hpa's controller as kube-controller-manager's HPA controller.
+	// intree, which serve the fallback in native autoscaling/v2 and apply it
+	// in kube-controller-manager's own HPA controller (KEP-5679's series).
 	// No CRD, no hpa-controller-manager, no webhook.
 	ModeInTree Mode = "intree"
 )

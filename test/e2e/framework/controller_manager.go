@@ -10,7 +10,7 @@ import (
 	"github.com/kube-hpa/kube-hpa/test/localcluster"
 )
 
-// In in-tree mode kube-hpa's controller runs inside kube-controller-manager,
+// In in-tree mode the HPA controller is kube-controller-manager's own, patched,
 // which process 1 started as part of the local cluster. Specs restart it
 // from any ginkgo process through a control endpoint of its own:
 //

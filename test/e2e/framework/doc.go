@@ -16,8 +16,9 @@
 //
 // In in-tree mode (LocalOptions.Mode, Config.Mode) StartLocal runs no
 // hpa-controller-manager: the control plane is that of make intree, whose
-// kube-controller-manager runs kube-hpa's controller, and the control
-// endpoint restarts kube-controller-manager (Environment.ControllerManager).
+// kube-controller-manager runs its own HPA controller with KEP-5679's
+// patch series, and the control endpoint restarts kube-controller-manager
+// (Environment.ControllerManager).
 //
 // Helpers take a context and fail the current spec through gomega; none of
 // them keeps state between specs.

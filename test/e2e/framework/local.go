@@ -44,7 +44,7 @@ const (
 type LocalOptions struct {
 	// RepoRoot is the kube-hpa checkout (deploy/, _output/).
 	RepoRoot string
-	// Mode is what runs kube-hpa's controller: hpa-controller-manager
+	// Mode is what runs the HPA controller: hpa-controller-manager
 	// replicas (ModeCRD, the default) or kube-controller-manager of make
 	// intree (ModeInTree), which then also gets SyncPeriod and
 	// FeatureGates, as kube-apiserver gets FeatureGates.
@@ -67,8 +67,8 @@ type LocalOptions struct {
 	SyncPeriod time.Duration
 	// MetricSharingWindow is the controllers'
 	// --horizontal-pod-autoscaler-external-metric-sharing-window. In
-	// in-tree mode kube-controller-manager has no such flag, and the
-	// controller's default applies (at most the sync period).
+	// in-tree mode kube-controller-manager's own controller shares no
+	// fetch, so it is 0 there.
 	MetricSharingWindow time.Duration
 	// FeatureGates are the controllers' --feature-gates.
 	FeatureGates map[string]bool
@@ -91,10 +91,6 @@ type LocalOptions struct {
 	// make run METRICS=prometheus.
 	Prometheus bool
 }
-
-// defaultMetricSharingWindow is hpa-controller-manager's default window,
-// which it caps at the sync period.
-const defaultMetricSharingWindow = 15 * time.Second
 
 // Local is the environment that process 1 runs for the whole suite.
 type Local struct {
@@ -166,10 +162,13 @@ func (l *Local) start(ctx context.Context, opts LocalOptions) error {
 		clusterOpts.InTree = true
 		clusterOpts.InTreeBinDir = opts.InTreeBinDir
 		clusterOpts.HPAController = true
+		// As kubeadm runs it: the HPA controller acts as the
+		// horizontal-pod-autoscaler ServiceAccount with its bootstrap RBAC,
+		// which must cover what the patch does.
+		clusterOpts.UseServiceAccountCredentials = true
 		clusterOpts.NoCRDs = true
 		clusterOpts.FeatureGates = opts.FeatureGates
 		clusterOpts.HPA = localcluster.HPAControllerFlags{SyncPeriod: opts.SyncPeriod}
-		opts.MetricSharingWindow = min(defaultMetricSharingWindow, opts.SyncPeriod)
 	} else if !opts.NoController {
 		if err := l.readRBAC(root, namespace, opts.AuditServiceAccount, &clusterOpts); err != nil {
 			return err

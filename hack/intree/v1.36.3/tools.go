@@ -1,9 +1,8 @@
 //go:build tools
 
-// Package intree pins what hack/build-intree.sh runs and builds against the
-// patched copies of k8s.io/kubernetes and k8s.io/api: upstream's own code
-// generators at the versions Kubernetes v1.36.3 uses, kube-apiserver, and
-// kube-controller-manager, whose HPA controller is this repository's.
+// Package intree pins what hack/build-intree.sh runs and builds for the
+// v1.36.3 series: upstream's own code generators at the versions Kubernetes
+// v1.36.3 uses, and the components built from the patched tree.
 package intree
 
 import (
@@ -18,5 +17,7 @@ import (
 	_ "k8s.io/kubernetes/cmd/genswaggertypedocs"
 	_ "k8s.io/kubernetes/cmd/kube-apiserver"
 	_ "k8s.io/kubernetes/cmd/kube-controller-manager"
+	_ "k8s.io/kubernetes/cmd/kube-scheduler"
+	_ "k8s.io/kubernetes/cmd/kubectl"
 	_ "k8s.io/kubernetes/pkg/generated/openapi/cmd/models-schema"
 )

@@ -1,0 +1,23 @@
+//go:build tools
+
+// Package intree pins what hack/build-intree.sh runs and builds for the
+// v1.37.2 series: upstream's own code generators at the versions Kubernetes
+// v1.37.2 uses, and the components built from the patched tree.
+package intree
+
+import (
+	_ "golang.org/x/tools/cmd/goimports"
+	_ "k8s.io/code-generator/cmd/applyconfiguration-gen"
+	_ "k8s.io/code-generator/cmd/conversion-gen"
+	_ "k8s.io/code-generator/cmd/deepcopy-gen"
+	_ "k8s.io/code-generator/cmd/defaulter-gen"
+	_ "k8s.io/code-generator/cmd/go-to-protobuf"
+	_ "k8s.io/code-generator/cmd/go-to-protobuf/protoc-gen-gogo"
+	_ "k8s.io/kube-openapi/cmd/openapi-gen"
+	_ "k8s.io/kubernetes/cmd/genswaggertypedocs"
+	_ "k8s.io/kubernetes/cmd/kube-apiserver"
+	_ "k8s.io/kubernetes/cmd/kube-controller-manager"
+	_ "k8s.io/kubernetes/cmd/kube-scheduler"
+	_ "k8s.io/kubernetes/cmd/kubectl"
+	_ "k8s.io/kubernetes/pkg/generated/openapi/cmd/models-schema"
+)
