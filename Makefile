@@ -169,7 +169,8 @@ INTREE_RELEASES = $(notdir $(wildcard hack/intree/patches/v*))
 intree:
 	hack/build-intree.sh --release $(INTREE_RELEASE)
 
-intree-verify:
+# etcd of upstream-binaries serves the patched kube-apiserver whose OpenAPI documents the series holds.
+intree-verify: upstream-binaries
 	hack/build-intree.sh --release $(INTREE_RELEASE) --verify
 
 intree-test:
@@ -178,7 +179,7 @@ intree-test:
 intree-test-fast:
 	hack/build-intree.sh --release $(INTREE_RELEASE) --test-fast
 
-intree-series:
+intree-series: upstream-binaries
 	for r in $(INTREE_RELEASES); do \
 		hack/build-intree.sh --release $$r --verify && hack/build-intree.sh --release $$r --test || exit 1; \
 	done

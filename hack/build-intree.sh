@@ -26,9 +26,11 @@
 #
 # Usage: hack/build-intree.sh [--release R] [--verify | --test | --test-fast | --update-generated | --export]
 #   --release R  the series to use (default v1.37.2; INTREE_RELEASE too).
-#   --verify     apply the series, run upstream's generators again and fail
+#   --verify     apply the series, run upstream's generators again (and
+#                take the static OpenAPI documents from a kube-apiserver built
+#                from the tree, with etcd of make upstream-binaries) and fail
 #                when they change anything the series committed (a patch
-#                that no longer applies fails too); no build.
+#                that no longer applies fails too).
 #   --test       after the build, run upstream's tests of every package the
 #                series touches, in the patched tree, with the gate off and on
 #                (INTREE_TEST_FLAGS adds go test flags).
@@ -313,7 +315,72 @@ update_fixtures() {
   (cd "${MODULE_DIR}" && go test -count=1 k8s.io/api -run 'TestCompatibility/autoscaling.v[12].HorizontalPodAutoscaler/HEAD')
 }
 
-# regenerate runs the generators over the patched tree in SRC.
+# free_port prints a TCP port that nothing listens on.
+free_port() {
+  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# openapi_spec writes the static OpenAPI documents the series changes
+# (api/openapi-spec/swagger.json and the v3 documents of the autoscaling
+# group) from the patched kube-apiserver, started as upstream's
+# hack/update-openapi-spec.sh starts it, with etcd of hack/tools.
+openapi_spec() {
+  local dir="${OUT_DIR}/openapi" etcd="${BIN_DIR}/etcd"
+  if [[ ! -x ${etcd} ]]; then
+    echo "${etcd} is missing: make upstream-binaries builds it" >&2
+    return 1
+  fi
+  rm -rf "${dir}"
+  mkdir -p "${dir}"
+  (cd "${INTREE_DIR}" && go build -trimpath -o "${dir}/kube-apiserver" k8s.io/kubernetes/cmd/kube-apiserver)
+  local client peer port
+  client=$(free_port) peer=$(free_port) port=$(free_port)
+  "${etcd}" --data-dir="${dir}/etcd" --listen-client-urls="http://127.0.0.1:${client}" \
+    --advertise-client-urls="http://127.0.0.1:${client}" --listen-peer-urls="http://127.0.0.1:${peer}" \
+    --initial-advertise-peer-urls="http://127.0.0.1:${peer}" --initial-cluster="default=http://127.0.0.1:${peer}" \
+    --unsafe-no-fsync=true --log-level=error >"${dir}/etcd.log" 2>&1 &
+  local etcd_pid=$!
+  echo "dummy_token,admin,admin" >"${dir}/tokens.csv"
+  openssl genrsa -out "${dir}/sa.key" 2048 2>/dev/null
+  "${dir}/kube-apiserver" --bind-address=127.0.0.1 --secure-port="${port}" \
+    --etcd-servers="http://127.0.0.1:${client}" --advertise-address=10.10.10.10 --cert-dir="${dir}/certs" \
+    --feature-gates=AllAlpha=true,AllBeta=true,OpenAPIEnums=false --runtime-config=api/all=true \
+    --token-auth-file="${dir}/tokens.csv" --authorization-mode=RBAC \
+    --service-account-key-file="${dir}/sa.key" --service-account-lookup=true \
+    --service-account-issuer=https://kubernetes.default.svc --service-account-signing-key-file="${dir}/sa.key" \
+    --enable-logs-handler=true --service-cluster-ip-range=10.0.0.0/24 >"${dir}/apiserver.log" 2>&1 &
+  local apiserver_pid=$!
+  local get=(curl -kfsS -H 'Authorization: Bearer dummy_token')
+  local i ok=
+  for ((i = 0; i < 120; i++)); do
+    if "${get[@]}" "https://127.0.0.1:${port}/healthz" >/dev/null 2>&1; then
+      ok=1
+      break
+    fi
+    sleep 1
+  done
+  local status=0
+  if [[ -z ${ok} ]]; then
+    tail -20 "${dir}/apiserver.log" >&2
+    status=1
+  else
+    local spec="${SRC}/api/openapi-spec" group file
+    "${get[@]}" -w "\n" "https://127.0.0.1:${port}/openapi/v2" | jq -S '.info.version="unversioned"' >"${spec}/swagger.json" || status=1
+    for group in apis/autoscaling apis/autoscaling/v1 apis/autoscaling/v2; do
+      file="${group}_openapi.json"
+      "${get[@]}" -w "\n" "https://127.0.0.1:${port}/openapi/v3/${group}" |
+        jq -S '.info.version="unversioned"' >"${spec}/v3/${file//\//__}" || status=1
+    done
+  fi
+  kill "${apiserver_pid}" 2>/dev/null || true
+  wait "${apiserver_pid}" 2>/dev/null || true
+  kill "${etcd_pid}" 2>/dev/null || true
+  wait "${etcd_pid}" 2>/dev/null || true
+  return ${status}
+}
+
+# regenerate runs the generators over the patched tree in SRC, then writes
+# the static OpenAPI documents from a kube-apiserver built from it.
 regenerate() {
   ensure_protoc
   (
@@ -321,6 +388,7 @@ regenerate() {
     build_tools "${OUT_DIR}/bin"
     generate "${OUT_DIR}/bin"
   )
+  openapi_spec
 }
 
 # ensure_tree brings SRC up to date with the inputs: the base, with the series
@@ -394,8 +462,10 @@ autoscaling: update generated code
 
 Run the generators of hack/update-codegen.sh for the packages the series
 changes (deepcopy, conversion, defaults, protobuf, swagger docs, OpenAPI,
-client-go's apply configurations) and refresh the round-trip fixtures of
-autoscaling in k8s.io/api, whose HEAD data the new fields change.
+client-go's apply configurations), hack/update-openapi-spec.sh for the
+static OpenAPI documents of autoscaling, and refresh the round-trip
+fixtures of autoscaling in k8s.io/api, whose HEAD data the new fields
+change.
 EOF
   fi
   export_series
