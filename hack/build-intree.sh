@@ -304,15 +304,17 @@ EOF
   mv "${out}.tmp" "${out}"
 }
 
-# update_fixtures rewrites the round-trip fixtures of autoscaling/v2 (the
-# HEAD compatibility data of k8s.io/api), as upstream's
-# UPDATE_COMPATIBILITY_FIXTURE_DATA does, since the series adds fields that
-# the fuzzer now fills.
+# update_fixtures rewrites the round-trip fixtures of the HorizontalPodAutoscaler
+# kinds in k8s.io/api as upstream's UPDATE_COMPATIBILITY_FIXTURE_DATA does:
+# the HEAD data, which the fuzzer now fills with the new fields, and the
+# after_roundtrip files of older releases, whose protobuf gains the new
+# non-pointer status field on re-encoding.
 update_fixtures() {
+  local run='TestCompatibility/autoscaling.v[12].HorizontalPodAutoscaler/'
   (cd "${MODULE_DIR}" && UPDATE_COMPATIBILITY_FIXTURE_DATA=true go test -count=1 k8s.io/api \
-    -run 'TestCompatibility/autoscaling.v[12].HorizontalPodAutoscaler/HEAD' >/dev/null) || true
+    -run "${run}" >/dev/null) || true
   # The first run rewrites and fails by design; the second must pass.
-  (cd "${MODULE_DIR}" && go test -count=1 k8s.io/api -run 'TestCompatibility/autoscaling.v[12].HorizontalPodAutoscaler/HEAD')
+  (cd "${MODULE_DIR}" && go test -count=1 k8s.io/api -run "${run}")
 }
 
 # free_port prints a TCP port that nothing listens on.
@@ -464,8 +466,9 @@ Run the generators of hack/update-codegen.sh for the packages the series
 changes (deepcopy, conversion, defaults, protobuf, swagger docs, OpenAPI,
 client-go's apply configurations), hack/update-openapi-spec.sh for the
 static OpenAPI documents of autoscaling, and refresh the round-trip
-fixtures of autoscaling in k8s.io/api, whose HEAD data the new fields
-change.
+fixtures of autoscaling in k8s.io/api: the HEAD data, which the new fields
+change, and the after_roundtrip files of the older releases, whose
+protobuf gains the new status field.
 EOF
   fi
   export_series
