@@ -535,7 +535,7 @@ done
 # path. The series is left as it is; tests that set the gate themselves
 # (featuregatetesting) still do.
 gate_on_overlay() {
-  local dir="${OUT_DIR}/gate-on" line pkgdir name path file
+  local dir="${OUT_DIR}/gate-on" pkgdir name path file
   rm -rf "${dir}"
   mkdir -p "${dir}"
   local entries=()
