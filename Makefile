@@ -20,7 +20,7 @@ build:
 ## against a local control plane built from source (the first build of the upstream binaries takes
 ## several minutes; later runs reuse the Go build cache).
 .PHONY: test
-test: verify unit test-rules fuzz-short differential-ci integration intree-test-fast intree-smoke e2e e2e-intree
+test: verify unit test-rules fuzz-short differential-ci integration intree-test-fast differential-intree intree-smoke e2e e2e-intree
 
 ## unit: the unit tests of every module, and each benchmark run once so that none rots unseen.
 .PHONY: unit
@@ -39,6 +39,18 @@ differential:
 	cd test/differential && DIFFERENTIAL_N=$(DIFFERENTIAL_N) DIFFERENTIAL_SEED=$(DIFFERENTIAL_SEED) $(GO) test -count=1 -timeout 120m .
 differential-ci:
 	cd test/differential && DIFFERENTIAL_N=5000 DIFFERENTIAL_SEED=1 $(GO) test -count=1 -timeout 10m .
+
+## differential-intree: the oracle's harness against the in-tree series of v1.37.2 (make intree):
+## with HPAExternalMetricFallback off the patched controller gives exactly what stock v1.37.2 gives on
+## DIFFERENTIAL_INTREE_N sequences; with it on, the patched controller and kube-hpa agree on
+## DIFFERENTIAL_FALLBACK_N fallback sequences (hack/differential-intree.sh). The defaults are the
+## short form `make test` runs.
+DIFFERENTIAL_INTREE_N ?= 1000
+DIFFERENTIAL_FALLBACK_N ?= 300
+.PHONY: differential-intree
+differential-intree: intree
+	DIFFERENTIAL_SEED=1 DIFFERENTIAL_INTREE_N=$(DIFFERENTIAL_INTREE_N) DIFFERENTIAL_FALLBACK_N=$(DIFFERENTIAL_FALLBACK_N) \
+		hack/differential-intree.sh
 
 ## verify: formatting, vet, generated code and CRD drift, go.mod tidiness, and the default in-tree
 ## series (it applies with git am and upstream's generators reproduce its generated code).

@@ -31,6 +31,14 @@
 //     allow-list. The report ends with a liveness table: the sequences in
 //     which each controller rescaled, and the faults that met kube-hpa.
 //
+// Built with -tags intree against the patched tree of hack/intree (the
+// go.mod hack/differential-intree.sh writes), the same harness checks the
+// in-tree implementation of KEP-5679: TestUpstreamTrace, with the gate off,
+// that the patched controller's upstream world gives what stock v1.37.2's
+// gives on every sequence (digests it wrote in a stock build), and
+// TestInTreeFallback, with the gate on, that the patched controller and
+// kube-hpa agree on fallback sequences (fallback.go).
+//
 // Both are seeded: go test . -args -seed 7 -scenarios 20000 (or
 // DIFFERENTIAL_SEED and DIFFERENTIAL_N). A difference prints with
 // "-seed S -case I" and as a Go literal to paste into calcRegressions or

@@ -23,6 +23,8 @@ type metricSpec struct {
 	Name string
 	// Value is the target: a percentage for Utilization, else a milli-value.
 	Value int64
+	// Fallback is an External metric's fallback (fallback.go).
+	Fallback *fallbackSpec
 }
 
 // policy is one scaling policy.
@@ -249,7 +251,9 @@ func (m metricSpec) spec() autoscalingv2.MetricSpec {
 		return autoscalingv2.MetricSpec{Type: autoscalingv2.ObjectMetricSourceType, Object: &autoscalingv2.ObjectMetricSource{DescribedObject: *objectRef, Metric: id, Target: m.target()}}
 	default:
 		id.Selector = externalSelector
-		return autoscalingv2.MetricSpec{Type: autoscalingv2.ExternalMetricSourceType, External: &autoscalingv2.ExternalMetricSource{Metric: id, Target: m.target()}}
+		src := &autoscalingv2.ExternalMetricSource{Metric: id, Target: m.target()}
+		setFallback(src, m.Fallback)
+		return autoscalingv2.MetricSpec{Type: autoscalingv2.ExternalMetricSourceType, External: src}
 	}
 }
 

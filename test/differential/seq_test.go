@@ -37,8 +37,16 @@ func TestMain(m *testing.M) {
 // accept.
 func TestReconcile(t *testing.T) {
 	rep := newReport("reconcile", *seedFlag)
-	// Every sequence runs in bubbles of its own, so they spread over the
-	// CPUs; each worker takes every workers-th index.
+	inWorkers(t, func(t *testing.T, i int) {
+		checkSeq(t, generatedSeq(*seedFlag, i), rep, fmt.Sprintf("-seed %d -case %d", *seedFlag, i))
+	})
+	rep.finish(t)
+}
+
+// inWorkers calls check for every index of the run. Every sequence runs in
+// bubbles of its own, so they spread over the CPUs; each worker takes every
+// workers-th index.
+func inWorkers(t *testing.T, check func(t *testing.T, i int)) {
 	workers := min(runtime.GOMAXPROCS(0), len(indexes()))
 	t.Run("workers", func(t *testing.T) {
 		for w := range workers {
@@ -46,14 +54,12 @@ func TestReconcile(t *testing.T) {
 				t.Parallel()
 				for k, i := range indexes() {
 					if k%workers == w {
-						s := generatedSeq(*seedFlag, i)
-						checkSeq(t, s, rep, fmt.Sprintf("-seed %d -case %d", *seedFlag, i))
+						check(t, i)
 					}
 				}
 			})
 		}
 	})
-	rep.finish(t)
 }
 
 // generatedSeq is the sequence of index i of a run seeded with seed, with
@@ -134,8 +140,9 @@ func checkSeq(t *testing.T, s seqScenario, rep *report, where string) {
 }
 
 var (
-	traceFlag = flag.Bool("trace", false, "with -case, print every step of both runs")
-	nudgeFlag = flag.Duration("nudge", 0, "with -trace, lengthen the downscale stabilization window by this much")
+	traceFlag    = flag.Bool("trace", false, "with -case, print every step of both runs")
+	nudgeFlag    = flag.Duration("nudge", 0, "with -trace, lengthen the downscale stabilization window by this much")
+	fallbackFlag = flag.Bool("fallback", false, "with -trace, the fallback sequence of -case (TestInTreeFallback's, in the intree build)")
 )
 
 // TestTrace prints a whole run of one scenario, step by step, to see how a
@@ -145,6 +152,10 @@ func TestTrace(t *testing.T) {
 		t.Skip("needs -trace and -case")
 	}
 	s := generatedSeq(*seedFlag, *caseFlag)
+	if *fallbackFlag {
+		withFallbackGate(t)
+		s = generatedFallbackSeq(*seedFlag, *caseFlag)
+	}
 	s.windowNudge = *nudgeFlag
 	up, ours := runPair(t, s)
 	t.Logf("%s", s.row())

@@ -2,6 +2,7 @@ package differential
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -119,6 +120,7 @@ func (s seqScenario) run(kind controllerKind) ([]observation, faultLog, error) {
 	// plain tracker is all a controller needs.
 	client := fake.NewSimpleClientset() //nolint:staticcheck // see above
 	uniqueEventNames(client)
+	storeHPAsAsTheAPIServer(client)
 	factory := informers.NewSharedInformerFactory(client, 0)
 	scales := &scaleStore{name: "web", app: appLabel, replicas: s.Start, tracker: client.Tracker()}
 	stores := []*scaleStore{scales}
@@ -489,6 +491,31 @@ func loseStatusUpdates(client *fake.Clientset, faults *armedFaults) {
 // nanoseconds, which a real clock never repeats but the bubble's, standing
 // still during a reconcile, does: the second event of a pass would be
 // refused as a duplicate, and the recorder retry after a random sleep.
+// storeHPAsAsTheAPIServer has the fake API store an HPA as the API server
+// does, through its wire form: times to the second, where the fake would
+// keep what a controller wrote, to the nanosecond. A controller that reads
+// a time back from the stored status (the first failure of a fallback,
+// whose deadline it computes) must read what it would read in a cluster.
+func storeHPAsAsTheAPIServer(client *fake.Clientset) {
+	store := clienttesting.ObjectReaction(client.Tracker())
+	client.PrependReactor("update", "horizontalpodautoscalers", func(a clienttesting.Action) (bool, runtime.Object, error) {
+		update, ok := a.(clienttesting.UpdateActionImpl)
+		if !ok {
+			return false, nil, nil
+		}
+		data, err := json.Marshal(update.Object)
+		if err != nil {
+			return true, nil, err
+		}
+		stored := &autoscalingv2.HorizontalPodAutoscaler{}
+		if err := json.Unmarshal(data, stored); err != nil {
+			return true, nil, err
+		}
+		update.Object = stored
+		return store(update)
+	})
+}
+
 func uniqueEventNames(client *fake.Clientset) {
 	var n int
 	client.PrependReactor("create", "events", func(a clienttesting.Action) (bool, runtime.Object, error) {

@@ -624,3 +624,38 @@ func TestFallbackAtZero(t *testing.T) {
 		}
 	})
 }
+
+// TestFallbackEventsInUpstreamOrder: in a pass that computes no count, the
+// fallback's transition (from the status written) comes before the
+// failure to compute, as upstream records them: status first, then
+// FailedComputeMetricsReplicas.
+func TestFallbackEventsInUpstreamOrder(t *testing.T) {
+	h := newHarness(t, newHPA(1, 20, queueDepth(), cpuUtilization(50)), fallbackOn)
+	for _, step := range threeReplicas(cpuUsage(50, 50, 50)) {
+		step(h)
+	}
+	h.metrics.SetExternal("queue_depth", metricstest.ExternalAnswer{Err: errBoom})
+	for _, at := range []time.Duration{0, 180 * time.Second} {
+		h.clock.SetTime(testStart.Add(at))
+		_ = h.reconcile(testHPAName)
+	}
+	if c := fallbackCondition(t, h.hpa(testHPAName)); c.Status != corev1.ConditionTrue {
+		t.Fatalf("ExternalMetricFallbackActive = %+v, want True", c)
+	}
+	h.events()
+
+	// The External metric recovers, low, while CPU fails: an invalid
+	// metric keeps the pass from scaling down, so it computes no count,
+	// writes the recovered metric and ends the fallback.
+	h.clock.SetTime(testStart.Add(195 * time.Second))
+	h.metrics.SetExternal("queue_depth", extOK(1))
+	cpuFails(errBoom)(h)
+	if err := h.reconcile(testHPAName); err == nil {
+		t.Fatal("reconcile succeeded, want the failure to compute a count")
+	}
+	h.assertEvents(
+		"Warning FailedGetResourceMetric ~adapter unavailable",
+		"Normal ExternalMetricFallbackDeactivated External metric 'queue_depth' recovered, fallback deactivated",
+		"Warning FailedComputeMetricsReplicas ~invalid metrics (1 invalid out of 2)",
+	)
+}

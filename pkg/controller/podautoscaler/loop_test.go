@@ -456,17 +456,25 @@ func TestLoopEarlyReconcile(t *testing.T) {
 			t.Errorf("queue length = %d, want 1", n)
 		}
 	})
+	// With spreading, the next pass is the HPA's next slot.
+	slot := nextSlot(testStart.Add(1), 15*time.Second, SpreadOffset(0, newHPA(1, 10), 15*time.Second))
 	for _, tc := range []struct {
 		name   string
+		spread bool
 		wakeAt time.Time
 		want   []string
 	}{
-		{"a pass with a deadline before the next period asks for an early reconcile", testStart.Add(4 * time.Second), []string{"AddAfter default/web 4s"}},
-		{"a pass with a deadline after the next period relies on the period", testStart.Add(20 * time.Second), nil},
-		{"a pass without a deadline asks for nothing", time.Time{}, nil},
+		{name: "a pass with a deadline before the next period asks for an early reconcile", wakeAt: testStart.Add(4 * time.Second), want: []string{"AddAfter default/web 4s"}},
+		{name: "a pass with a deadline after the next period relies on the period", wakeAt: testStart.Add(20 * time.Second)},
+		{name: "a pass without a deadline asks for nothing", wakeAt: time.Time{}},
+		{name: "a deadline within a second before the next period is left to it (a stored first failure lost its fraction of a second)", wakeAt: testStart.Add(14*time.Second + 200*time.Millisecond)},
+		{name: "a deadline just over a second before the next period wakes the HPA", wakeAt: testStart.Add(13*time.Second + 900*time.Millisecond), want: []string{"AddAfter default/web 13.9s"}},
+		{name: "spread: a deadline within a second before the HPA's slot is left to the slot", spread: true, wakeAt: slot.Add(-800 * time.Millisecond)},
+		{name: "spread: a deadline over a second before the HPA's slot wakes it", spread: true, wakeAt: slot.Add(-1100 * time.Millisecond), want: []string{fmt.Sprintf("AddAfter default/web %s", slot.Add(-1100*time.Millisecond).Sub(testStart))}},
+		{name: "spread: a deadline after the HPA's slot is left to the slot", spread: true, wakeAt: slot.Add(time.Second)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			h := newHarness(t, newHPA(1, 10), harnessOptions{})
+			h := newHarness(t, newHPA(1, 10), harnessOptions{spread: tc.spread})
 			q := recordQueue(h)
 			q.calls = nil
 			p := h.c.newPass(h.ctx, h.source, h.hpa(testHPAName), h.key(testHPAName))

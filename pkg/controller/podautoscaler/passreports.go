@@ -12,6 +12,10 @@ import (
 // pendingEvent is an event a pass decided to record.
 type pendingEvent struct {
 	eventType, reason, message string
+	// afterStatus puts the event after those of the status write, where
+	// upstream records it: the failure to compute a count, which it
+	// records once the observed metrics are stored.
+	afterStatus bool
 }
 
 // computation is one metric's computation, for Prometheus.
@@ -39,6 +43,11 @@ func (r *reports) event(eventType, reason, format string, args ...any) {
 	r.events = append(r.events, pendingEvent{eventType: eventType, reason: reason, message: fmt.Sprintf(format, args...)})
 }
 
+// eventAfterStatus is event for one that follows the status write's events.
+func (r *reports) eventAfterStatus(eventType, reason, format string, args ...any) {
+	r.events = append(r.events, pendingEvent{eventType: eventType, reason: reason, message: fmt.Sprintf(format, args...), afterStatus: true})
+}
+
 func (r *reports) computed(c computation) { r.computations = append(r.computations, c) }
 
 func (r *reports) mark() reportMark {
@@ -56,8 +65,12 @@ func (p *pass) flushReports() {
 		p.c.opts.Monitor.ObserveMetricComputationResult(c.action, c.errorLabel, c.took, c.sourceType)
 	}
 	obj := p.source.EventObject(p.hpa)
-	for _, e := range p.reports.events {
-		p.c.opts.EventRecorder.Event(obj, e.eventType, e.reason, e.message)
+	for _, afterStatus := range []bool{false, true} {
+		for _, e := range p.reports.events {
+			if e.afterStatus == afterStatus {
+				p.c.opts.EventRecorder.Event(obj, e.eventType, e.reason, e.message)
+			}
+		}
 	}
 	*p.reports = reports{}
 }

@@ -96,13 +96,15 @@ func adopt(current int32, best proposal) plan {
 // whose minReplicas was raised comes back to minReplicas, since that needs
 // no metric.
 func (p *pass) metricsFailed(tgt target, rec recommendation, cause error) recommendation {
-	p.event(corev1.EventTypeWarning, "FailedComputeMetricsReplicas", "%s", cause.Error())
 	rec.err = fmt.Errorf("failed to compute desired number of replicas based on listed metrics for %s: %w", p.reference, cause)
 	if p.raisesFromZeroToMin(tgt.current) {
+		p.event(corev1.EventTypeWarning, "FailedComputeMetricsReplicas", "%s", cause.Error())
 		rec.plan = plan{desired: *p.hpa.Spec.MinReplicas, reason: reasonBelowMin}
 		rec.trace = rec.trace.with(v2.ScaleDecisionConstraintMinReplicas)
 		return rec
 	}
+	// Upstream records the failure once the observed metrics are stored.
+	p.reports.eventAfterStatus(corev1.EventTypeWarning, "FailedComputeMetricsReplicas", "%s", cause.Error())
 	rec.stop = true
 	// Either some metric gave a count (recommended) that the invalid ones
 	// keep from scaling down, or none did.

@@ -205,10 +205,28 @@ func (p *pass) event(eventType, reason, format string, args ...any) {
 	p.reports.event(eventType, reason, format, args...)
 }
 
+// wakeSlack is how long before the HPA's next pass a deadline may fall and
+// still be left to that pass. The API server keeps times to the second, so
+// a deadline counted from a stored first failure falls up to a second
+// before the pass that would have met it exactly (a failure duration that
+// is a whole number of periods); waking for it would cost a whole extra
+// pass to act less than a second earlier.
+const wakeSlack = time.Second
+
 // scheduleWake asks the queue for an early reconcile when a deadline (a
-// fallback coming due) falls before the HPA's next sync period.
+// fallback coming due) falls more than wakeSlack before the HPA's next
+// pass.
 func (p *pass) scheduleWake(wakeAt time.Time) {
-	if !wakeAt.IsZero() && wakeAt.Sub(p.now.Time) < p.period {
+	if !wakeAt.IsZero() && p.nextPassAt().Sub(wakeAt) > wakeSlack {
 		p.c.requeueAt(p.key, wakeAt)
 	}
+}
+
+// nextPassAt is when the queue brings the HPA back after this pass, on its
+// own: its next slot when reconciles are spread, a period later otherwise.
+func (p *pass) nextPassAt() time.Time {
+	if !p.c.opts.SpreadReconciles {
+		return p.now.Add(p.period)
+	}
+	return nextSlot(p.now.Add(1), p.period, spreadOffset(slotKey(p.key, p.hpa), p.period))
 }

@@ -413,8 +413,9 @@ func TestParityStatusWrites(t *testing.T) {
 					"\nfailed to update status for web: adapter unavailable",
 				events: []string{
 					"Warning FailedGetResourceMetric " + cpuCause,
-					"Warning FailedComputeMetricsReplicas " + invalidMetricsMsg(1, 1, "failed to get cpu resource metric value: "+cpuCause),
+					// Upstream writes status before it records the failure.
 					"Warning FailedUpdateStatus adapter unavailable",
+					"Warning FailedComputeMetricsReplicas " + invalidMetricsMsg(1, 1, "failed to get cpu resource metric value: "+cpuCause),
 				},
 				reconciliations: []string{"none/internal"},
 				computations:    []string{"none/internal/Resource"},

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# differential-intree.sh runs the oracle's harness (test/differential)
+# against hack/intree's patched upstream, the in-tree implementation of
+# KEP-5679, in two ways:
+#
+#   1. gate off: the upstream world of the patched tree must give, on every
+#      sequence, exactly what stock v1.37.2 gives (digests of the whole
+#      observations, TestUpstreamTrace);
+#   2. gate on: the patched upstream and kube-hpa play fallback sequences
+#      and must agree as the oracle requires (TestInTreeFallback).
+#
+# The intree build is the same package compiled with -tags intree against a
+# go.mod (generated here, from test/differential's) whose k8s.io/kubernetes,
+# k8s.io/api and k8s.io/client-go are the patched tree of `make intree`.
+#
+# DIFFERENTIAL_SEED, DIFFERENTIAL_INTREE_N (sequences of the gate-off
+# equality) and DIFFERENTIAL_FALLBACK_N (fallback sequences) size the run.
+set -euo pipefail
+
+REPO_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+DIFF_DIR="${REPO_ROOT}/test/differential"
+SEED=${DIFFERENTIAL_SEED:-1}
+N=${DIFFERENTIAL_INTREE_N:-1000}
+FALLBACK_N=${DIFFERENTIAL_FALLBACK_N:-500}
+
+# The series whose tree the harness can link is the release the harness
+# itself compares with.
+RELEASE=$(cd "${DIFF_DIR}" && go list -m -f '{{.Version}}' k8s.io/kubernetes)
+SRC="${REPO_ROOT}/_output/intree/${RELEASE}/src"
+if [[ ! -d ${SRC}/staging/src/k8s.io/api ]]; then
+  echo "no patched tree at ${SRC}: run 'make intree INTREE_RELEASE=${RELEASE}' first" >&2
+  exit 1
+fi
+if ! git -C "${SRC}" diff --quiet HEAD; then
+  echo "${SRC} has changes outside the series: run 'make intree INTREE_RELEASE=${RELEASE}' to rebuild it" >&2
+  exit 1
+fi
+
+OUT="${REPO_ROOT}/_output/differential-intree"
+mkdir -p "${OUT}"
+cp "${DIFF_DIR}/go.mod" "${OUT}/go.mod"
+cp "${DIFF_DIR}/go.sum" "${OUT}/go.sum"
+replaces=(-replace "github.com/kube-hpa/kube-hpa=${REPO_ROOT}" -replace "k8s.io/kubernetes=${SRC}")
+for name in api client-go kubectl; do
+  replaces+=(-replace "k8s.io/${name}=${SRC}/staging/src/k8s.io/${name}")
+done
+go mod edit "${replaces[@]}" "${OUT}/go.mod"
+intree=(-modfile="${OUT}/go.mod" -tags intree)
+
+trace="${OUT}/upstream-${RELEASE}-seed${SEED}-n${N}.trace"
+cd "${DIFF_DIR}"
+echo "gate off: stock ${RELEASE}'s upstream world on ${N} sequences (seed ${SEED})" >&2
+DIFFERENTIAL_SEED=${SEED} DIFFERENTIAL_N=${N} DIFFERENTIAL_TRACE_OUT=${trace} \
+  go test -count=1 -run '^TestUpstreamTrace$' .
+echo "gate off: the patched upstream world on the same sequences must equal it" >&2
+DIFFERENTIAL_SEED=${SEED} DIFFERENTIAL_N=${N} DIFFERENTIAL_TRACE_WANT=${trace} \
+  GOFLAGS=-mod=mod go test -trimpath "${intree[@]}" -count=1 -v -run '^TestUpstreamTrace$' . | grep -v -e '^=== RUN' -e '^--- PASS'
+echo "gate on: the patched upstream and kube-hpa on ${FALLBACK_N} fallback sequences" >&2
+DIFFERENTIAL_SEED=${SEED} DIFFERENTIAL_N=${FALLBACK_N} \
+  GOFLAGS=-mod=mod go test -trimpath "${intree[@]}" -count=1 -timeout 30m -run '^TestInTreeFallback$' .

@@ -1,0 +1,34 @@
+//go:build intree
+
+package differential
+
+import (
+	"fmt"
+	"testing"
+
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	featuregatetesting "k8s.io/component-base/featuregate/testing"
+	"k8s.io/kubernetes/pkg/features"
+)
+
+// TestInTreeFallback plays fallback sequences (fallback.go) against the
+// two implementations of KEP-5679, each with HPAExternalMetricFallback on:
+// hack/intree's patch of upstream's HorizontalController and kube-hpa's
+// Controller. They must agree on the scale, status (the fallback state of
+// every External metric included), conditions and events at every step,
+// but where the oracle's allow-list says why kube-hpa differs from
+// upstream everywhere.
+func TestInTreeFallback(t *testing.T) {
+	withFallbackGate(t)
+	rep := newReport("intree-fallback", *seedFlag)
+	inWorkers(t, func(t *testing.T, i int) {
+		checkSeq(t, generatedFallbackSeq(*seedFlag, i), rep, fmt.Sprintf("-run TestTrace -args -trace -fallback -seed %d -case %d", *seedFlag, i))
+	})
+	rep.finish(t)
+}
+
+// withFallbackGate turns the patched upstream's HPAExternalMetricFallback
+// on for the test (kube-hpa's world has its own gates, on).
+func withFallbackGate(t *testing.T) {
+	featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, features.HPAExternalMetricFallback, true)
+}
