@@ -173,8 +173,9 @@ upstream-binaries:
 ## up to date. intree-verify: the series applies and upstream's generators reproduce its generated code.
 ## intree-test: upstream's tests of the touched packages in the patched tree, gate off and on
 ## (intree-test-fast, in `make test`: without the round-trip suites of every API group). intree-series:
-## every release's series applied, verified, built and tested. intree-smoke: the patched kube-apiserver
-## with kubectl, gate on and off.
+## every release's series applied, verified, built and tested, and each older release's
+## kube-controller-manager against the default release's kube-apiserver (the upgrade skew).
+## intree-smoke: the patched kube-apiserver with kubectl, gate on and off.
 INTREE_RELEASE ?= v1.37.2
 INTREE_RELEASES = $(notdir $(wildcard hack/intree/patches/v*))
 .PHONY: intree intree-verify intree-test intree-test-fast intree-series intree-smoke
@@ -194,6 +195,10 @@ intree-test-fast:
 intree-series: upstream-binaries
 	for r in $(INTREE_RELEASES); do \
 		hack/build-intree.sh --release $$r --verify && hack/build-intree.sh --release $$r --test || exit 1; \
+	done
+	for r in $(filter-out $(INTREE_RELEASE),$(INTREE_RELEASES)); do \
+		KUBE_HPA_INTEGRATION=1 KUBE_HPA_INTREE_SKEW_BIN_DIR=$(CURDIR)/_output/bin/intree-$$r \
+			$(GO) test -count=1 -run TestInTreeVersionSkew ./test/localcluster || exit 1; \
 	done
 
 intree-smoke: intree upstream-binaries

@@ -62,6 +62,9 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	if err := ensureBinaries(ctx, opts); err != nil {
 		return nil, err
 	}
+	if err := checkVersionSkew(ctx, opts); err != nil {
+		return nil, err
+	}
 	// The ports are free when chosen but not reserved: another process may
 	// take one before its component binds it. That is worth one more try
 	// on fresh ports, not a failed test.

@@ -196,6 +196,9 @@ func TestBinariesComeFromTheirDirectories(t *testing.T) {
 		{"an older control plane keeps kwok", Options{ControlPlaneBinDir: "/old"}, binKwok, "/repo/_output/bin/kwok"},
 		{"in-tree wins over an older control plane", Options{InTree: true, ControlPlaneBinDir: "/old"}, binScheduler, "/repo/_output/bin/intree/kube-scheduler"},
 		{"a bin directory of its own moves the control plane too", Options{BinDir: "/bin"}, binScheduler, "/bin/kube-scheduler"},
+		{"a controller manager of its own directory", Options{InTree: true, ControllerManagerBinDir: "/older"}, binControllerManager, "/older/kube-controller-manager"},
+		{"a controller manager of its own directory leaves kube-apiserver", Options{InTree: true, ControllerManagerBinDir: "/older"}, binAPIServer, "/repo/_output/bin/intree/kube-apiserver"},
+		{"a controller manager of its own directory leaves kube-scheduler", Options{ControllerManagerBinDir: "/older"}, binScheduler, "/repo/_output/bin/kube-scheduler"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

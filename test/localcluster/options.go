@@ -36,6 +36,12 @@ type Options struct {
 	InTree bool
 	// InTreeBinDir holds the in-tree builds; by default BinDir/intree.
 	InTreeBinDir string
+	// ControllerManagerBinDir, when set, holds the kube-controller-manager
+	// to run instead of the one the options above choose, for the version
+	// skew of an upgrade: a manager one minor older than kube-apiserver,
+	// as the version skew policy allows. Start refuses a pair the policy
+	// does not allow (skew.go).
+	ControllerManagerBinDir string
 	// HPAController runs kube-controller-manager's horizontalpodautoscaling
 	// controller. Off by default: kube-hpa's hpa-controller-manager
 	// replaces it, and two controllers would fight over every HPA.
@@ -117,6 +123,8 @@ func controlPlaneBinaries() []string {
 // binaryPath is where the cluster takes the binary called name from.
 func (o Options) binaryPath(name string) string {
 	switch {
+	case name == binControllerManager && o.ControllerManagerBinDir != "":
+		return filepath.Join(o.ControllerManagerBinDir, name)
 	case o.InTree && slices.Contains(inTreeBinaries(), name):
 		return filepath.Join(o.InTreeBinDir, name)
 	case slices.Contains(controlPlaneBinaries(), name):

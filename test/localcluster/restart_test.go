@@ -98,36 +98,8 @@ func TestInTreeControlPlane(t *testing.T) {
 	// A Deployment below its HPA's minReplicas is scaled to it without
 	// metrics, which puts a desired-replicas series on /metrics; upstream's
 	// carries no hpa_api_version label (kube-hpa's does), so the page shows
-	// which controller runs. No external metrics API is served, so the next
-	// reconciliation fails to fetch the metric and starts its run of
-	// failures.
-	manifests := `apiVersion: apps/v1
-kind: Deployment
-metadata: {name: web, namespace: default}
-spec:
-  replicas: 1
-  selector: {matchLabels: {app: web}}
-  template:
-    metadata: {labels: {app: web}}
-    spec: {containers: [{name: app, image: registry.k8s.io/pause:3.10}]}
----
-apiVersion: autoscaling/v2
-kind: HorizontalPodAutoscaler
-metadata: {name: web, namespace: default}
-spec:
-  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
-  minReplicas: 2
-  maxReplicas: 3
-  metrics:
-  - type: External
-    external:
-      metric: {name: queue}
-      target: {type: Value, value: "10"}
-      fallback: {replicas: 2}
-`
-	if out, err := c.KubectlWithInput(manifests, "apply", "-f", "-"); err != nil {
-		t.Fatalf("kubectl apply: %v\n%s", err, out)
-	}
+	// which controller runs.
+	applyFailingFallbackHPA(t, c)
 	want := []string{
 		`horizontal_pod_autoscaler_controller_num_horizontal_pod_autoscalers 1`,
 		`horizontal_pod_autoscaler_controller_desired_replicas{hpa_name="web",namespace="default"} 2`,
@@ -155,7 +127,49 @@ spec:
 	if strings.Contains(page, "hpa_api_version") {
 		t.Errorf("kube-controller-manager's /metrics has kube-hpa's hpa_api_version label; HPA lines:\n%s", hpaLines(page))
 	}
-	deadline = time.Now().Add(time.Minute)
+	waitForFallbackState(t, c)
+}
+
+// applyFailingFallbackHPA applies a Deployment below the minReplicas of
+// its native HPA, whose External metric has a fallback. No external
+// metrics API is served, so after the scale to minReplicas every
+// reconciliation fails to fetch the metric: a run of failures.
+func applyFailingFallbackHPA(t *testing.T, c *Cluster) {
+	t.Helper()
+	manifests := `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: default}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec: {containers: [{name: app, image: registry.k8s.io/pause:3.10}]}
+---
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata: {name: web, namespace: default}
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
+  minReplicas: 2
+  maxReplicas: 3
+  metrics:
+  - type: External
+    external:
+      metric: {name: queue}
+      target: {type: Value, value: "10"}
+      fallback: {replicas: 2}
+`
+	if out, err := c.KubectlWithInput(manifests, "apply", "-f", "-"); err != nil {
+		t.Fatalf("kubectl apply: %v\n%s", err, out)
+	}
+}
+
+// waitForFallbackState waits for the failing metric's fallback state in
+// the native status that kube-controller-manager wrote.
+func waitForFallbackState(t *testing.T, c *Cluster) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
 	for {
 		out, err := c.Kubectl("get", "hpa", "web", "-o", `jsonpath={.status.currentMetrics[0].external.metric.name} {.status.currentMetrics[0].external.fallbackStatus} {.status.currentMetrics[0].external.firstFailureTime}`)
 		fields := strings.Fields(out)

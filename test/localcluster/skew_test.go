@@ -1,0 +1,35 @@
+package localcluster
+
+import (
+	"strings"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/util/version"
+)
+
+func TestSkewAllowed(t *testing.T) {
+	tests := []struct {
+		name, apiserver, manager string
+		wantErr                  string
+	}{
+		{name: "the same release is allowed", apiserver: "v1.37.2", manager: "v1.37.2"},
+		{name: "another patch of the same minor is allowed", apiserver: "v1.37.2", manager: "v1.37.0"},
+		{name: "a manager one minor older is allowed (an upgrade, kube-apiserver first)", apiserver: "v1.37.2+intree", manager: "v1.36.3+intree"},
+		{name: "a manager newer than kube-apiserver is refused", apiserver: "v1.36.3+intree", manager: "v1.37.2+intree", wantErr: "is newer than kube-apiserver v1.36.3+intree"},
+		{name: "a manager two minors older is refused", apiserver: "v1.37.2", manager: "v1.35.9", wantErr: "more than one minor version older"},
+		{name: "another major is refused", apiserver: "v2.0.0", manager: "v1.37.2", wantErr: "different major versions"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			err := skewAllowed(version.MustParseSemantic(tc.apiserver), version.MustParseSemantic(tc.manager))
+			switch {
+			case tc.wantErr == "" && err != nil:
+				t.Errorf("refused: %v", err)
+			case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
+				t.Errorf("error = %v, want one containing %q", err, tc.wantErr)
+			case tc.wantErr != "" && !strings.Contains(err.Error(), "version-skew-policy"):
+				t.Errorf("error = %v, want it to name the version skew policy", err)
+			}
+		})
+	}
+}
