@@ -19,7 +19,7 @@ const (
 	// base KEP can graduate without it.
 	HPAExternalMetricFallbackStrategy featuregate.Feature = "HPAExternalMetricFallbackStrategy"
 
-	// HPAConfigurableSyncPeriod enables behavior.syncPeriodSeconds: a
+	// HPAConfigurableSyncPeriod enables spec.syncPeriodSeconds: a
 	// reconcile interval of the HPA's own instead of
 	// --horizontal-pod-autoscaler-sync-period.
 	// KEP-6003: https://kep.k8s.io/6003

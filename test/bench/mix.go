@@ -25,7 +25,7 @@ import (
 // rate, and the gates alone cost nothing.
 const (
 	mixFastEvery  = 10
-	mixFastPeriod = 2 * time.Second
+	mixFastPeriod = 3 * time.Second
 )
 
 // proposalGates are the feature gates of the proposals ahead of upstream.
@@ -102,7 +102,7 @@ func (r *runner) measureMix(ctx context.Context, specs map[string]controllerSpec
 	if res.GatesOn, err = r.mixWindow(ctx, specs[mixGatesOn], "gates-on"); err != nil {
 		return nil, err
 	}
-	patch := []byte(fmt.Sprintf(`{"spec":{"behavior":{"syncPeriodSeconds":%d}}}`, int(mixFastPeriod/time.Second)))
+	patch := []byte(fmt.Sprintf(`{"spec":{"syncPeriodSeconds":%d}}`, int(mixFastPeriod/time.Second)))
 	if err := r.forEachHPA(ctx, func(ctx context.Context, i int) error {
 		if !fastHPA(i) {
 			return nil

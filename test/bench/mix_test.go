@@ -15,9 +15,9 @@ func TestMixPeriods(t *testing.T) {
 		wantFast int
 		wantRate float64
 	}{
-		{name: "a tenth of 1,000 HPAs at 2s, the rest at 15s", hpas: 1000, wantFast: 100, wantRate: 100.0/2 + 900.0/15},
-		{name: "a tenth of 200 HPAs", hpas: 200, wantFast: 20, wantRate: 20.0/2 + 180.0/15},
-		{name: "HPA 0 is fast even among fewer than ten", hpas: 5, wantFast: 1, wantRate: 1.0/2 + 4.0/15},
+		{name: "a tenth of 1,000 HPAs at 3s, the rest at 15s", hpas: 1000, wantFast: 100, wantRate: 100.0/3 + 900.0/15},
+		{name: "a tenth of 200 HPAs", hpas: 200, wantFast: 20, wantRate: 20.0/3 + 180.0/15},
+		{name: "HPA 0 is fast even among fewer than ten", hpas: 5, wantFast: 1, wantRate: 1.0/3 + 4.0/15},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -51,8 +51,8 @@ func TestExtendedHPAIsTheNativeOneAsTheExtendedKind(t *testing.T) {
 	if want := metricFor(7, o).name; name != want {
 		t.Errorf("metric = %q, want %q", name, want)
 	}
-	if _, found, _ := unstructured.NestedFieldNoCopy(obj.Object, "spec", "behavior"); found {
-		t.Error("the mix sets syncPeriodSeconds later, by a patch; the HPA starts without a behavior")
+	if _, found, _ := unstructured.NestedFieldNoCopy(obj.Object, "spec", "syncPeriodSeconds"); found {
+		t.Error("the mix sets syncPeriodSeconds later, by a patch; the HPA starts without one")
 	}
 }
 

@@ -256,3 +256,77 @@ func failureDurationSchema(t *testing.T, crd *unstructured.Unstructured) map[str
 	}
 	return node
 }
+
+// TestCRDKeepsAStoredDeprecatedSyncPeriod stores an HPA with
+// behavior.syncPeriodSeconds, where KEP-6003 first put the field, under a
+// copy of our CRD without the rule that retires it, as an HPA stored before
+// the move was; then installs the rule. The stored HPA keeps the field
+// through updates that leave it unchanged, and the schema refuses, as the
+// Go validator does, a change of it or the field beside
+// spec.syncPeriodSeconds, naming the field that replaces it; moving the
+// value to spec.syncPeriodSeconds is accepted.
+func TestCRDKeepsAStoredDeprecatedSyncPeriod(t *testing.T) {
+	const group = "deprecated-sync-period.kube-hpa.test"
+	const retiring = "oldSelf.value() == self"
+	env := newCRDCopy(t, group)
+	ruled := env.crd
+	unruled := ruled.DeepCopy()
+	if !dropRulesReading(t, unruled, retiring) {
+		t.Fatal("the generated CRD has no rule retiring behavior.syncPeriodSeconds")
+	}
+	ctx, hpas, apply := env.ctx, env.hpas, env.apply
+	apply(unruled)
+
+	hpa := func(name string) *unstructured.Unstructured {
+		obj := edgeCaseHPA(t, name, `behavior: {syncPeriodSeconds: 2}`)
+		obj.SetAPIVersion(group + "/v2")
+		return obj
+	}
+	var stored *unstructured.Unstructured
+	until(ctx, t, "the CRD copy without the rule stores the HPA", func() error {
+		var err error
+		stored, err = hpas.Create(ctx, hpa("stored-before-the-move"), metav1.CreateOptions{})
+		return err
+	})
+	apply(ruled)
+	until(ctx, t, "the rule refuses a new HPA with the old field", func() error {
+		if _, err := hpas.Create(ctx, hpa("created-after-the-move"), metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}}); err == nil {
+			return errStillAccepted
+		}
+		return nil
+	})
+
+	gate := tableGate(t, loadAdmissionTable(t), "", false)
+	const oldField = "spec.behavior.syncPeriodSeconds"
+	for _, tc := range []struct {
+		name   string
+		edit   func(spec map[string]any)
+		accept bool
+	}{
+		{name: "keeping the old field through an update of another", accept: true,
+			edit: func(spec map[string]any) { spec["maxReplicas"] = int64(20) }},
+		{name: "changing the old field",
+			edit: func(spec map[string]any) { spec["behavior"].(map[string]any)["syncPeriodSeconds"] = int64(3) }},
+		{name: "adding spec.syncPeriodSeconds beside the old field",
+			edit: func(spec map[string]any) { spec["syncPeriodSeconds"] = int64(30) }},
+		{name: "moving the value to spec.syncPeriodSeconds", accept: true,
+			edit: func(spec map[string]any) {
+				delete(spec["behavior"].(map[string]any), "syncPeriodSeconds")
+				spec["syncPeriodSeconds"] = int64(5)
+			}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			updated := stored.DeepCopy()
+			tc.edit(updated.Object["spec"].(map[string]any))
+			goErrs := validation.ValidateHorizontalPodAutoscalerUpdate(decodeHPA(t, updated), decodeHPA(t, stored), gate)
+			_, err := hpas.Update(ctx, updated, metav1.UpdateOptions{DryRun: []string{metav1.DryRunAll}})
+			switch {
+			case (err == nil) != tc.accept || (len(goErrs) == 0) != tc.accept:
+				t.Fatalf("want accepted %t; the schema says %v, the Go validator %v", tc.accept, err, goErrs)
+			case tc.accept:
+			case !slices.Contains(causeFields(err), oldField) || !strings.Contains(err.Error(), "spec.syncPeriodSeconds"):
+				t.Errorf("the refusal must be on %s and name spec.syncPeriodSeconds: %v", oldField, err)
+			}
+		})
+	}
+}

@@ -47,9 +47,9 @@ var gateDependent = map[string]struct {
 	"accept-scale-to-zero-external.yaml":    {features.HPAScaleToZero, "minReplicas 0 needs HPAScaleToZero (beta)"},
 	"accept-scale-to-zero-object.yaml":      {features.HPAScaleToZero, "minReplicas 0 needs HPAScaleToZero (beta)"},
 	"accept-scale-to-zero-mixed.yaml":       {features.HPAScaleToZero, "minReplicas 0 needs HPAScaleToZero (beta)"},
-	"accept-sync-period.yaml":               {features.HPAConfigurableSyncPeriod, "behavior.syncPeriodSeconds needs HPAConfigurableSyncPeriod (alpha)"},
-	"accept-sync-period-maximum.yaml":       {features.HPAConfigurableSyncPeriod, "behavior.syncPeriodSeconds needs HPAConfigurableSyncPeriod (alpha)"},
-	"accept-sync-period-with-rules.yaml":    {features.HPAConfigurableSyncPeriod, "behavior.syncPeriodSeconds needs HPAConfigurableSyncPeriod (alpha)"},
+	"accept-sync-period.yaml":               {features.HPAConfigurableSyncPeriod, "spec.syncPeriodSeconds needs HPAConfigurableSyncPeriod (alpha)"},
+	"accept-sync-period-maximum.yaml":       {features.HPAConfigurableSyncPeriod, "spec.syncPeriodSeconds needs HPAConfigurableSyncPeriod (alpha)"},
+	"accept-sync-period-with-rules.yaml":    {features.HPAConfigurableSyncPeriod, "spec.syncPeriodSeconds needs HPAConfigurableSyncPeriod (alpha)"},
 }
 
 // beyondTheCELBudget are the rejections that hold whatever the gates say

@@ -6,13 +6,17 @@ import (
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 )
 
-// Bounds of behavior.syncPeriodSeconds (KEP-6003): no sub-second period,
-// and at least one reconcile an hour, so that an HPA never goes unwatched
-// for long.
+// Bounds of spec.syncPeriodSeconds (KEP-6003): a floor of 3 seconds, so
+// that no HPA alone asks for a reconcile every second, and at least one
+// reconcile an hour, so that an HPA never goes unwatched for long.
 const (
-	MinSyncPeriodSeconds int32 = 1
+	MinSyncPeriodSeconds int32 = 3
 	MaxSyncPeriodSeconds int32 = 3600
 )
+
+// MinBehaviorSyncPeriodSeconds is the floor of the deprecated
+// behavior.syncPeriodSeconds, as stored HPAs were accepted with it.
+const MinBehaviorSyncPeriodSeconds int32 = 1
 
 // Native returns b as native autoscaling/v2 has it: the scaling rules,
 // shared with b, without syncPeriodSeconds, which native autoscaling/v2
@@ -34,16 +38,18 @@ func BehaviorFromNative(in *autoscalingv2.HorizontalPodAutoscalerBehavior) *Hori
 	return &HorizontalPodAutoscalerBehavior{ScaleUp: in.ScaleUp, ScaleDown: in.ScaleDown}
 }
 
-// SyncPeriod returns behavior.syncPeriodSeconds as a duration, and false
-// when it is unset or outside its bounds (a stored object may predate the
-// checks): the caller then uses its global period.
+// SyncPeriod returns the HPA's own sync period: spec.syncPeriodSeconds or,
+// while that is unset, the deprecated behavior.syncPeriodSeconds of an HPA
+// stored with it, which keeps its meaning. It returns false when neither is
+// set or the one that applies is outside its bounds (a stored object may
+// predate the checks): the caller then uses its global period.
 func (s *HorizontalPodAutoscalerSpec) SyncPeriod() (time.Duration, bool) {
-	if s.Behavior == nil || s.Behavior.SyncPeriodSeconds == nil {
+	seconds, lowest := s.SyncPeriodSeconds, MinSyncPeriodSeconds
+	if seconds == nil && s.Behavior != nil {
+		seconds, lowest = s.Behavior.SyncPeriodSeconds, MinBehaviorSyncPeriodSeconds
+	}
+	if seconds == nil || *seconds < lowest || *seconds > MaxSyncPeriodSeconds {
 		return 0, false
 	}
-	seconds := *s.Behavior.SyncPeriodSeconds
-	if seconds < MinSyncPeriodSeconds || seconds > MaxSyncPeriodSeconds {
-		return 0, false
-	}
-	return time.Duration(seconds) * time.Second, true
+	return time.Duration(*seconds) * time.Second, true
 }

@@ -9,26 +9,33 @@ import (
 )
 
 func TestSyncPeriod(t *testing.T) {
-	withPeriod := func(seconds *int32) *HorizontalPodAutoscalerBehavior {
-		return &HorizontalPodAutoscalerBehavior{SyncPeriodSeconds: seconds}
-	}
+	seconds := ptr.To[int32]
 	cases := []struct {
-		name     string
-		behavior *HorizontalPodAutoscalerBehavior
+		name string
+		// top is spec.syncPeriodSeconds, old the deprecated
+		// behavior.syncPeriodSeconds.
+		top, old *int32
 		want     time.Duration
 		ok       bool
 	}{
-		{name: "no behavior has no period of its own", behavior: nil},
-		{name: "a behavior without syncPeriodSeconds has no period of its own", behavior: withPeriod(nil)},
-		{name: "the minimum of 1 second is a period", behavior: withPeriod(ptr.To[int32](1)), want: time.Second, ok: true},
-		{name: "the maximum of one hour is a period", behavior: withPeriod(ptr.To[int32](3600)), want: time.Hour, ok: true},
-		{name: "0 stored before validation is no period", behavior: withPeriod(ptr.To[int32](0))},
-		{name: "a negative value stored before validation is no period", behavior: withPeriod(ptr.To[int32](-5))},
-		{name: "a value above one hour stored before validation is no period", behavior: withPeriod(ptr.To[int32](3601))},
+		{name: "neither field: no period of its own"},
+		{name: "the minimum of 3 seconds is a period", top: seconds(3), want: 3 * time.Second, ok: true},
+		{name: "the maximum of one hour is a period", top: seconds(3600), want: time.Hour, ok: true},
+		{name: "2 seconds stored before validation is no period", top: seconds(2)},
+		{name: "a value above one hour stored before validation is no period", top: seconds(3601)},
+		{name: "a stored behavior.syncPeriodSeconds keeps its meaning", old: seconds(2), want: 2 * time.Second, ok: true},
+		{name: "a stored behavior.syncPeriodSeconds of 1, its old minimum, is a period", old: seconds(1), want: time.Second, ok: true},
+		{name: "a stored behavior.syncPeriodSeconds of 0 is no period", old: seconds(0)},
+		{name: "a negative stored behavior.syncPeriodSeconds is no period", old: seconds(-5)},
+		{name: "spec.syncPeriodSeconds wins over the deprecated field", top: seconds(30), old: seconds(2), want: 30 * time.Second, ok: true},
+		{name: "an out-of-bounds spec.syncPeriodSeconds does not fall back to the deprecated field", top: seconds(1), old: seconds(2)},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			spec := HorizontalPodAutoscalerSpec{Behavior: tc.behavior}
+			spec := HorizontalPodAutoscalerSpec{SyncPeriodSeconds: tc.top}
+			if tc.old != nil {
+				spec.Behavior = &HorizontalPodAutoscalerBehavior{SyncPeriodSeconds: tc.old}
+			}
 			got, ok := spec.SyncPeriod()
 			if got != tc.want || ok != tc.ok {
 				t.Errorf("SyncPeriod() = %v, %v; want %v, %v", got, ok, tc.want, tc.ok)

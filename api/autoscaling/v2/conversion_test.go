@@ -86,7 +86,7 @@ func checkNativeRoundTrip(t *testing.T, native *autoscalingv2.HorizontalPodAutos
 }
 
 func extensionUnset(hpa *HorizontalPodAutoscaler) bool {
-	if hpa.Spec.Behavior != nil && hpa.Spec.Behavior.SyncPeriodSeconds != nil || hpa.Status.LastScaleDecision != nil {
+	if hpa.Spec.SyncPeriodSeconds != nil || hpa.Spec.Behavior != nil && hpa.Spec.Behavior.SyncPeriodSeconds != nil || hpa.Status.LastScaleDecision != nil {
 		return false
 	}
 	for _, m := range hpa.Spec.Metrics {
@@ -215,6 +215,7 @@ func extensionUnsetStatus(hpa *HorizontalPodAutoscaler) bool {
 }
 
 func clearExtension(hpa *HorizontalPodAutoscaler) *HorizontalPodAutoscaler {
+	hpa.Spec.SyncPeriodSeconds = nil
 	if hpa.Spec.Behavior != nil {
 		hpa.Spec.Behavior.SyncPeriodSeconds = nil
 	}

@@ -279,6 +279,7 @@ func usesExtension(hpa *HorizontalPodAutoscaler) bool {
 // type does not carry.
 func TestExtendedJSONFieldsAreASupersetOfNative(t *testing.T) {
 	extra := map[string]bool{
+		"HorizontalPodAutoscaler.spec.syncPeriodSeconds":                            true,
 		"HorizontalPodAutoscaler.spec.behavior.syncPeriodSeconds":                   true,
 		"HorizontalPodAutoscaler.status.lastScaleDecision":                          true,
 		"HorizontalPodAutoscaler.spec.metrics[].external.fallback":                  true,

@@ -55,6 +55,7 @@ type HorizontalPodAutoscaler struct {
 //
 // +kubebuilder:validation:XValidation:rule=`!has(self.minReplicas) || self.maxReplicas >= self.minReplicas`,message="must be greater than or equal to `minReplicas`",fieldPath=`.maxReplicas`
 // +kubebuilder:validation:XValidation:rule=`!has(self.minReplicas) || self.minReplicas != 0 || (has(self.metrics) && self.metrics.exists(m, m.type == 'Object' || m.type == 'External'))`,message=`must specify at least one Object or External metric to support scaling to zero replicas`,reason=FieldValueForbidden,fieldPath=`.metrics`
+// +kubebuilder:validation:XValidation:rule=`!has(self.syncPeriodSeconds) || !has(self.behavior) || !has(self.behavior.syncPeriodSeconds)`,message=`must not be set with spec.syncPeriodSeconds, which replaces it (KEP-6003): remove it`,reason=FieldValueForbidden,fieldPath=`.behavior.syncPeriodSeconds`
 type HorizontalPodAutoscalerSpec struct {
 	// scaleTargetRef points to the target resource to scale.
 	// +kubebuilder:validation:XValidation:rule=`self.kind.size() > 0`,message=`must specify a kind`,reason=FieldValueRequired,fieldPath=`.kind`
@@ -85,6 +86,17 @@ type HorizontalPodAutoscalerSpec struct {
 	// +optional
 	Metrics []MetricSpec `json:"metrics,omitempty"`
 
+	// syncPeriodSeconds is the target interval, in seconds, between two
+	// reconciles of this HPA: at least 3 and at most 3600 (one hour). A
+	// best-effort target, not a deadline. Unset, the controller's
+	// --horizontal-pod-autoscaler-sync-period applies. It requires the
+	// HPAConfigurableSyncPeriod feature gate (KEP-6003); with the gate off
+	// the controller ignores it.
+	// +optional
+	// +kubebuilder:validation:Minimum=3
+	// +kubebuilder:validation:Maximum=3600
+	SyncPeriodSeconds *int32 `json:"syncPeriodSeconds,omitempty"`
+
 	// behavior configures the scaling behavior in both directions.
 	// +kubebuilder:validation:XValidation:rule=`!has(self.scaleUp) || !has(self.scaleUp.stabilizationWindowSeconds) || self.scaleUp.stabilizationWindowSeconds >= 0`,message=`must be greater than or equal to zero`,fieldPath=`.scaleUp.stabilizationWindowSeconds`
 	// +kubebuilder:validation:XValidation:rule=`!has(self.scaleUp) || !has(self.scaleUp.stabilizationWindowSeconds) || self.scaleUp.stabilizationWindowSeconds <= 3600`,message=`must be less than or equal to 3600`,fieldPath=`.scaleUp.stabilizationWindowSeconds`
@@ -109,7 +121,8 @@ type HorizontalPodAutoscalerSpec struct {
 }
 
 // HorizontalPodAutoscalerBehavior is autoscaling/v2's behavior with the
-// per-HPA sync period of KEP-6003.
+// per-HPA sync period where KEP-6003 first placed it (deprecated, see
+// syncPeriodSeconds).
 //
 // It repeats upstream's two fields instead of embedding upstream's struct:
 // an embedded k8s.io/api type would promote its protobuf methods (Reset,
@@ -128,15 +141,16 @@ type HorizontalPodAutoscalerBehavior struct {
 	// +optional
 	ScaleDown *autoscalingv2.HPAScalingRules `json:"scaleDown,omitempty"`
 
-	// syncPeriodSeconds is the target interval, in seconds, between two
-	// reconciles of this HPA: at least 1 and at most 3600 (one hour). A
-	// best-effort target, not a deadline. Unset, the controller's
-	// --horizontal-pod-autoscaler-sync-period applies. It requires the
-	// HPAConfigurableSyncPeriod feature gate (KEP-6003); with the gate off
-	// the controller ignores it.
+	// syncPeriodSeconds is deprecated: KEP-6003 moved it to
+	// spec.syncPeriodSeconds, with a floor of 3 seconds. An HPA stored with
+	// it keeps its period, 1 to 3600 seconds as it was accepted, while
+	// spec.syncPeriodSeconds is unset, and may keep it unchanged through
+	// updates; setting or changing it is refused with an error that names
+	// spec.syncPeriodSeconds.
 	// +optional
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=3600
+	// +kubebuilder:validation:XValidation:rule=`oldSelf.hasValue() && oldSelf.value() == self`,message=`moved to spec.syncPeriodSeconds (KEP-6003): set that field instead; an HPA stored with this one may only keep it unchanged`,reason=FieldValueForbidden,optionalOldSelf=true
 	SyncPeriodSeconds *int32 `json:"syncPeriodSeconds,omitempty"`
 }
 

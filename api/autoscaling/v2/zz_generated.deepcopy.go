@@ -232,6 +232,11 @@ func (in *HorizontalPodAutoscalerSpec) DeepCopyInto(out *HorizontalPodAutoscaler
 			(*in)[i].DeepCopyInto(&(*out)[i])
 		}
 	}
+	if in.SyncPeriodSeconds != nil {
+		in, out := &in.SyncPeriodSeconds, &out.SyncPeriodSeconds
+		*out = new(int32)
+		**out = **in
+	}
 	if in.Behavior != nil {
 		in, out := &in.Behavior, &out.Behavior
 		*out = new(HorizontalPodAutoscalerBehavior)

@@ -76,7 +76,7 @@ type Options struct {
 
 	// SyncPeriod is how often each HPA is reconciled
 	// (--horizontal-pod-autoscaler-sync-period), unless the HPA sets a
-	// period of its own (behavior.syncPeriodSeconds, with the
+	// period of its own (spec.syncPeriodSeconds, with the
 	// HPAConfigurableSyncPeriod gate on).
 	SyncPeriod time.Duration
 	// Tolerance is the global usage-ratio tolerance

@@ -15,7 +15,7 @@ import (
 // with HPAGeneration a spec change (a new generation) too; every HPA just
 // reconciled, or otherwise updated, comes back one global period later
 // (the fixed-interval limiter). With HPAConfigurableSyncPeriod (KEP-6003):
-// each HPA has its own period, behavior.syncPeriodSeconds or the global
+// each HPA has its own period, spec.syncPeriodSeconds or the global
 // one; a changed spec is reconciled at once even without a generation
 // (native HPAs on an older API server); a status-only update asks for
 // nothing earlier than the period. With SpreadReconciles (spread.go),

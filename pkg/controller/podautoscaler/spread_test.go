@@ -164,9 +164,9 @@ func TestSpreadQueueing(t *testing.T) {
 		{name: "gate on: a spec change is reconciled at once", opts: spreadSyncPeriod,
 			event: func(c *Controller) { c.onUpdate(0, withGeneration(newHPA(1, 10), 1), withGeneration(newHPA(1, 10), 2)) },
 			want:  []string{"Add default/web"}},
-		{name: "gate on: a status update of a 2s HPA asks for nothing", opts: spreadSyncPeriod,
+		{name: "gate on: a status update of a 3s HPA asks for nothing", opts: spreadSyncPeriod,
 			event: func(c *Controller) {
-				c.onUpdate(0, withSyncPeriod(newHPA(1, 10), 2), statusOnly(withSyncPeriod(newHPA(1, 10), 2)))
+				c.onUpdate(0, withSyncPeriod(newHPA(1, 10), 3), statusOnly(withSyncPeriod(newHPA(1, 10), 3)))
 			}},
 	})
 }
@@ -202,8 +202,11 @@ func TestSpreadRequeue(t *testing.T) {
 			start: onSlot, took: 40 * time.Second, want: addAfterWeb(5 * time.Second)},
 		{name: "a pass that lasts past its next slot is followed at once, by one pass", opts: spreadOn,
 			start: onSlot, lasts: 40 * time.Second, want: addAfterWeb(0)},
-		{name: "gate on: a 2s HPA lands on its slot of a 2s grid", opts: spreadSyncPeriod,
-			hpa:  withSyncPeriod(newHPA(1, 10, cpuUtilization(50)), 2),
+		{name: "gate on: a 3s HPA lands on its slot of a 3s grid", opts: spreadSyncPeriod,
+			hpa:  withSyncPeriod(newHPA(1, 10, cpuUtilization(50)), 3),
+			want: addAfterWeb(slotDelay(3*time.Second, 0))},
+		{name: "gate on: an HPA stored with the deprecated behavior.syncPeriodSeconds of 2 keeps its 2s grid", opts: spreadSyncPeriod,
+			hpa:  withDeprecatedSyncPeriod(newHPA(1, 10, cpuUtilization(50)), 2),
 			want: addAfterWeb(slotDelay(2*time.Second, 0))},
 		{name: "a pass that rescaled paces the next: one period after it, as upstream's", opts: spreadOn,
 			hpa: newHPA(1, 10, cpuUtilization(50)), scale: 12, start: onSlot, want: addAfterWeb(15 * time.Second)},

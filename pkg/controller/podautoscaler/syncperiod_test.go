@@ -22,8 +22,15 @@ var (
 	neitherGate    = withGates(features.HPAConfigurableSyncPeriod, false, features.HPAGeneration, false)
 )
 
-// withSyncPeriod sets behavior.syncPeriodSeconds.
+// withSyncPeriod sets spec.syncPeriodSeconds.
 func withSyncPeriod(hpa *v2.HorizontalPodAutoscaler, seconds int32) *v2.HorizontalPodAutoscaler {
+	hpa.Spec.SyncPeriodSeconds = ptr.To(seconds)
+	return hpa
+}
+
+// withDeprecatedSyncPeriod sets behavior.syncPeriodSeconds, where KEP-6003
+// first put the field: an HPA stored with it keeps its period.
+func withDeprecatedSyncPeriod(hpa *v2.HorizontalPodAutoscaler, seconds int32) *v2.HorizontalPodAutoscaler {
 	if hpa.Spec.Behavior == nil {
 		hpa.Spec.Behavior = &v2.HorizontalPodAutoscalerBehavior{}
 	}
@@ -51,12 +58,14 @@ func TestSyncPeriodOf(t *testing.T) {
 		hpa  *v2.HorizontalPodAutoscaler
 		want time.Duration
 	}{
-		{name: "gate on: syncPeriodSeconds is the period", opts: syncPeriodOn, hpa: withSyncPeriod(newHPA(1, 10), 2), want: 2 * time.Second},
+		{name: "gate on: syncPeriodSeconds is the period", opts: syncPeriodOn, hpa: withSyncPeriod(newHPA(1, 10), 3), want: 3 * time.Second},
 		{name: "gate on: one hour is the longest period", opts: syncPeriodOn, hpa: withSyncPeriod(newHPA(1, 10), 3600), want: time.Hour},
 		{name: "gate on: without syncPeriodSeconds the global period applies", opts: syncPeriodOn, hpa: newHPA(1, 10), want: 15 * time.Second},
 		{name: "gate on: a stored 0 is out of range and the global period applies", opts: syncPeriodOn, hpa: withSyncPeriod(newHPA(1, 10), 0), want: 15 * time.Second},
 		{name: "gate on: a stored 3601 is out of range and the global period applies", opts: syncPeriodOn, hpa: withSyncPeriod(newHPA(1, 10), 3601), want: 15 * time.Second},
-		{name: "gate off: syncPeriodSeconds is ignored", opts: syncPeriodOff, hpa: withSyncPeriod(newHPA(1, 10), 2), want: 15 * time.Second},
+		{name: "gate off: syncPeriodSeconds is ignored", opts: syncPeriodOff, hpa: withSyncPeriod(newHPA(1, 10), 3), want: 15 * time.Second},
+		{name: "gate on: a stored deprecated behavior.syncPeriodSeconds keeps its period", opts: syncPeriodOn, hpa: withDeprecatedSyncPeriod(newHPA(1, 10), 2), want: 2 * time.Second},
+		{name: "gate on: spec.syncPeriodSeconds wins over the deprecated field", opts: syncPeriodOn, hpa: withDeprecatedSyncPeriod(withSyncPeriod(newHPA(1, 10), 30), 2), want: 30 * time.Second},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -80,7 +89,7 @@ func TestSyncPeriodOf(t *testing.T) {
 // TestSyncPeriodEventsQueueing pins what each informer event asks of the
 // queue, gate on (KEP-6003) and off (upstream).
 func TestSyncPeriodEventsQueueing(t *testing.T) {
-	fast := func() *v2.HorizontalPodAutoscaler { return withGeneration(withSyncPeriod(newHPA(1, 10), 2), 1) }
+	fast := func() *v2.HorizontalPodAutoscaler { return withGeneration(withSyncPeriod(newHPA(1, 10), 3), 1) }
 	hourly := func() *v2.HorizontalPodAutoscaler { return withGeneration(withSyncPeriod(newHPA(1, 10), 3600), 1) }
 	nativeHPA := func(maxReplicas int32) *autoscalingv2.HorizontalPodAutoscaler {
 		return &autoscalingv2.HorizontalPodAutoscaler{
@@ -112,7 +121,7 @@ func TestSyncPeriodEventsQueueing(t *testing.T) {
 		{name: "gate on: a spec change (new generation) is reconciled at once", opts: syncPeriodOnly,
 			event: func(c *Controller) { c.onUpdate(0, fast(), withGeneration(fast(), 2)) }, want: []string{"Add default/web"}},
 		{name: "gate on: a status update asks for the HPA's own period", opts: syncPeriodOn,
-			event: func(c *Controller) { c.onUpdate(0, fast(), statusOnly(fast())) }, want: []string{"AddAfter default/web 2s"}},
+			event: func(c *Controller) { c.onUpdate(0, fast(), statusOnly(fast())) }, want: []string{"AddAfter default/web 3s"}},
 		{name: "gate on: a status update of an hourly HPA does not bring it back within the hour", opts: syncPeriodOn,
 			event: func(c *Controller) { c.onUpdate(0, hourly(), statusOnly(hourly())) }, want: []string{"AddAfter default/web 1h0m0s"}},
 		{name: "gate on: a status update of an HPA without a period asks for the global one", opts: syncPeriodOn,
@@ -175,14 +184,14 @@ func TestSyncPeriodRequeue(t *testing.T) {
 		took time.Duration
 		want []string
 	}{
-		{name: "gate on: a 2s HPA comes back 2s after its pass", opts: syncPeriodOn,
-			hpa: withSyncPeriod(newHPA(1, 10, cpuUtilization(50)), 2), want: []string{"AddAfter default/web 2s"}},
+		{name: "gate on: a 3s HPA comes back 3s after its pass", opts: syncPeriodOn,
+			hpa: withSyncPeriod(newHPA(1, 10, cpuUtilization(50)), 3), want: []string{"AddAfter default/web 3s"}},
 		{name: "gate on: a pass longer than the period is followed by one period, not by a backlog", opts: syncPeriodOn,
-			hpa: withSyncPeriod(newHPA(1, 10, cpuUtilization(50)), 2), took: 3 * time.Second, want: []string{"AddAfter default/web 2s"}},
+			hpa: withSyncPeriod(newHPA(1, 10, cpuUtilization(50)), 3), took: 4 * time.Second, want: []string{"AddAfter default/web 3s"}},
 		{name: "gate on: without syncPeriodSeconds the global period applies", opts: syncPeriodOn,
 			hpa: newHPA(1, 10, cpuUtilization(50)), want: []string{"AddAfter default/web 15s"}},
 		{name: "gate off: syncPeriodSeconds is ignored and the HPA waits the global period", opts: syncPeriodOff,
-			hpa: withSyncPeriod(newHPA(1, 10, cpuUtilization(50)), 2), want: []string{"AddRateLimited default/web"}},
+			hpa: withSyncPeriod(newHPA(1, 10, cpuUtilization(50)), 3), want: []string{"AddRateLimited default/web"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -202,7 +211,7 @@ func TestSyncPeriodRequeue(t *testing.T) {
 	}
 
 	t.Run("gate on: a slow pass and its status update queue the HPA once", func(t *testing.T) {
-		hpa := withSyncPeriod(newHPA(1, 10, cpuUtilization(50)), 2)
+		hpa := withSyncPeriod(newHPA(1, 10, cpuUtilization(50)), 3)
 		h := newHarness(t, hpa, syncPeriodOn)
 		h.scales.setScale(3, 3, testSelector)
 		h.c.opts.Sources = []HPASource{slowSource{fakeSource: h.source, h: h, took: 5 * time.Second}}
@@ -234,8 +243,8 @@ func TestSyncPeriodTiming(t *testing.T) {
 			t.Errorf("queue length right after the add = %d, want 1", n)
 		}
 	})
-	t.Run("gate on: a 2s HPA is ready again 2s after its pass", func(t *testing.T) {
-		h := newHarness(t, withSyncPeriod(newHPA(1, 10, cpuUtilization(50)), 2), syncPeriodOn)
+	t.Run("gate on: a 3s HPA is ready again 3s after its pass", func(t *testing.T) {
+		h := newHarness(t, withSyncPeriod(newHPA(1, 10, cpuUtilization(50)), 3), syncPeriodOn)
 		h.scales.setScale(3, 3, testSelector)
 		h.c.processNextWorkItem(h.ctx)
 		settle()
@@ -243,7 +252,7 @@ func TestSyncPeriodTiming(t *testing.T) {
 			t.Fatalf("queue length right after the pass = %d, want 0", n)
 		}
 		waitReady(t, h, 1, 500*time.Millisecond)
-		checkReadyAfter(t, h, 2*time.Second, 500*time.Millisecond)
+		checkReadyAfter(t, h, 3*time.Second, 500*time.Millisecond)
 	})
 	t.Run("gate on: an hourly HPA whose status changed is not ready before the hour", func(t *testing.T) {
 		hpa := withSyncPeriod(newHPA(1, 10, cpuUtilization(50)), 3600)
@@ -270,13 +279,13 @@ func TestSyncPeriodMetric(t *testing.T) {
 		hpa  *v2.HorizontalPodAutoscaler
 		want map[string]time.Duration
 	}{
-		{name: "gate on: the HPA's own period", opts: syncPeriodOn, hpa: withSyncPeriod(newHPA(1, 10, cpuUtilization(50)), 2),
-			want: map[string]time.Duration{"default/web": 2 * time.Second}},
+		{name: "gate on: the HPA's own period", opts: syncPeriodOn, hpa: withSyncPeriod(newHPA(1, 10, cpuUtilization(50)), 3),
+			want: map[string]time.Duration{"default/web": 3 * time.Second}},
 		{name: "gate on: the global period of an HPA without one", opts: syncPeriodOn, hpa: newHPA(1, 10, cpuUtilization(50)),
 			want: map[string]time.Duration{"default/web": 15 * time.Second}},
 		{name: "gate on: an invalid spec still reports its period", opts: syncPeriodOn, hpa: withSyncPeriod(newHPA(5, 1, cpuUtilization(50)), 30),
 			want: map[string]time.Duration{"default/web": 30 * time.Second}},
-		{name: "gate off: no series", opts: syncPeriodOff, hpa: withSyncPeriod(newHPA(1, 10, cpuUtilization(50)), 2)},
+		{name: "gate off: no series", opts: syncPeriodOff, hpa: withSyncPeriod(newHPA(1, 10, cpuUtilization(50)), 3)},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -294,7 +303,7 @@ func TestSyncPeriodMetric(t *testing.T) {
 		})
 	}
 	t.Run("gate on: a deleted HPA's period goes with it", func(t *testing.T) {
-		h := newHarness(t, withSyncPeriod(newHPA(1, 10, cpuUtilization(50)), 2), syncPeriodOn)
+		h := newHarness(t, withSyncPeriod(newHPA(1, 10, cpuUtilization(50)), 3), syncPeriodOn)
 		h.scales.setScale(3, 3, testSelector)
 		_ = h.reconcile(testHPAName)
 		h.source.delete(testNamespace, testHPAName)
@@ -315,7 +324,7 @@ func TestSyncPeriodFallbackWake(t *testing.T) {
 		want   []string
 	}{
 		{name: "a deadline 30s away wakes an HPA of 60s", period: 60, wakeAt: 30 * time.Second, want: []string{"AddAfter default/web 30s"}},
-		{name: "a deadline 10s away is left to the period of an HPA of 2s", period: 2, wakeAt: 10 * time.Second},
+		{name: "a deadline 10s away is left to the period of an HPA of 3s", period: 3, wakeAt: 10 * time.Second},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -331,8 +340,8 @@ func TestSyncPeriodFallbackWake(t *testing.T) {
 }
 
 // TestSyncPeriodSharedFetches: HPAs asking for one external metric share
-// its fetches across periods: the 2s HPA never takes an answer older than
-// 2s, and the 15s HPA takes the 2s HPA's fresher one. With the gate off
+// its fetches across periods: the 3s HPA never takes an answer older than
+// 3s, and the 15s HPA takes the 3s HPA's fresher one. With the gate off
 // both share the window.
 func TestSyncPeriodSharedFetches(t *testing.T) {
 	cases := []struct {
@@ -340,16 +349,16 @@ func TestSyncPeriodSharedFetches(t *testing.T) {
 		opts        harnessOptions
 		wantFetches int
 	}{
-		// slow fetches; web finds it 3s old, too old for its 2s, and
-		// fetches; slow takes web's; web fetches again, 3s later.
-		{name: "gate on: the 2s HPA takes no answer older than 2s and the 15s HPA shares its fresher one", opts: syncPeriodOn, wantFetches: 3},
+		// slow fetches; web finds it 4s old, too old for its 3s, and
+		// fetches; slow takes web's; web fetches again, 4s later.
+		{name: "gate on: the 3s HPA takes no answer older than 3s and the 15s HPA shares its fresher one", opts: syncPeriodOn, wantFetches: 3},
 		{name: "gate off: both share one fetch per window", opts: syncPeriodOff, wantFetches: 1},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			opts := tc.opts
 			opts.sharingWindow = 15 * time.Second
-			fast := withSyncPeriod(newHPA(1, 10, externalAverage("queue_depth", "10")), 2)
+			fast := withSyncPeriod(newHPA(1, 10, externalAverage("queue_depth", "10")), 3)
 			slow := newHPA(1, 10, externalAverage("queue_depth", "10"))
 			slow.Name = "slow"
 			h := newHarness(t, fast, opts)
@@ -359,7 +368,7 @@ func TestSyncPeriodSharedFetches(t *testing.T) {
 			for _, step := range []struct {
 				after time.Duration
 				hpa   string
-			}{{0, "slow"}, {3 * time.Second, testHPAName}, {time.Second, "slow"}, {3 * time.Second, testHPAName}} {
+			}{{0, "slow"}, {4 * time.Second, testHPAName}, {time.Second, "slow"}, {4 * time.Second, testHPAName}} {
 				h.clock.Step(step.after)
 				if err := h.reconcile(step.hpa); err != nil {
 					t.Fatalf("reconcile %s: %v", step.hpa, err)

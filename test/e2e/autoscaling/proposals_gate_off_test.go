@@ -48,8 +48,7 @@ spec:
     external:
       metric: {name: queue_depth}
       target: {type: AverageValue, averageValue: "10"}
-  behavior:
-    syncPeriodSeconds: 2
+  syncPeriodSeconds: 5
 `
 
 var _ = sigDescribe([]string{featureHPA, featureSyncPeriod, featureDecisionTrace, crdMode}, "Horizontal pod autoscaling (sync period and decision trace, feature gates off)", func() {
@@ -61,7 +60,7 @@ var _ = sigDescribe([]string{featureHPA, featureSyncPeriod, featureDecisionTrace
 		ginkgo.By("refusing syncPeriodSeconds on create, naming the field and the gate")
 		out, err := f.Kubectl(ctx, syncPeriodManifest, "apply", "-n", f.Namespace, "-f", "-")
 		gomega.Expect(err).To(gomega.HaveOccurred(), "syncPeriodSeconds with HPAConfigurableSyncPeriod off: %s", out)
-		gomega.Expect(err.Error()).To(gomega.ContainSubstring("spec.behavior.syncPeriodSeconds: Forbidden"))
+		gomega.Expect(err.Error()).To(gomega.ContainSubstring("spec.syncPeriodSeconds: Forbidden"))
 		gomega.Expect(err.Error()).To(gomega.ContainSubstring("HPAConfigurableSyncPeriod"))
 
 		ginkgo.By("scaling an HPA as upstream does, with no decision in its status and no period series")

@@ -28,29 +28,14 @@ var (
 	}
 )
 
+// validateBehavior checks the scaling rules; the deprecated
+// behavior.syncPeriodSeconds is syncperiod.go's.
 func validateBehavior(behavior *v2.HorizontalPodAutoscalerBehavior, fldPath *field.Path, opts options) field.ErrorList {
 	if behavior == nil {
 		return nil
 	}
 	allErrs := validateScalingRules(behavior.ScaleUp, fldPath.Child("scaleUp"), opts)
-	allErrs = append(allErrs, validateScalingRules(behavior.ScaleDown, fldPath.Child("scaleDown"), opts)...)
-	return append(allErrs, validateSyncPeriod(behavior.SyncPeriodSeconds, fldPath.Child("syncPeriodSeconds"), opts)...)
-}
-
-// validateSyncPeriod checks KEP-6003's syncPeriodSeconds. A value refused
-// by its gate is not checked further: the gate's error is the one to fix.
-func validateSyncPeriod(seconds *int32, fldPath *field.Path, opts options) field.ErrorList {
-	switch {
-	case seconds == nil:
-		return nil
-	case !opts.allowSyncPeriod:
-		return field.ErrorList{field.Forbidden(fldPath, "requires the HPAConfigurableSyncPeriod feature gate to be enabled")}
-	case *seconds < v2.MinSyncPeriodSeconds:
-		return field.ErrorList{field.Invalid(fldPath, *seconds, fmt.Sprintf("must be greater than or equal to %d", v2.MinSyncPeriodSeconds))}
-	case *seconds > v2.MaxSyncPeriodSeconds:
-		return field.ErrorList{field.Invalid(fldPath, *seconds, fmt.Sprintf("must be less than or equal to %d", v2.MaxSyncPeriodSeconds))}
-	}
-	return nil
+	return append(allErrs, validateScalingRules(behavior.ScaleDown, fldPath.Child("scaleDown"), opts)...)
 }
 
 func validateScalingRules(rules *autoscalingv2.HPAScalingRules, fldPath *field.Path, opts options) field.ErrorList {

@@ -448,7 +448,7 @@ func TestValidateTolerance(t *testing.T) {
 func TestValidateGatesTogether(t *testing.T) {
 	everything := func() *v2.HorizontalPodAutoscaler {
 		return hpa(minReplicas(0), metrics(withFallback(queueMetric(), nil, 4)),
-			behavior(withTolerance(rules(nil), "0.1"), nil), syncPeriod(2))
+			behavior(withTolerance(rules(nil), "0.1"), nil), syncPeriod(3))
 	}
 	allOff := gateSetting{
 		features.HPAExternalMetricFallback: false,
@@ -471,7 +471,7 @@ func TestValidateGatesTogether(t *testing.T) {
 			hpa:   everything(),
 			want: []wantErr{
 				invalid("spec.minReplicas"), forbidden("spec.metrics[0].external.fallback"),
-				forbidden("spec.behavior.syncPeriodSeconds"),
+				forbidden("spec.syncPeriodSeconds"),
 			},
 		},
 		{
@@ -514,7 +514,7 @@ func TestGatedFieldErrorsNameTheirGate(t *testing.T) {
 			name: "syncPeriodSeconds",
 			gate: features.HPAConfigurableSyncPeriod,
 			hpa:  hpa(syncPeriod(5)),
-			path: "spec.behavior.syncPeriodSeconds",
+			path: "spec.syncPeriodSeconds",
 		},
 	}
 	for _, tc := range cases {

@@ -241,7 +241,14 @@ func behavior(up, down *autoscalingv2.HPAScalingRules) mutation {
 
 // syncPeriod sets behavior.syncPeriodSeconds, keeping the rest of the
 // behavior (none by default).
+// syncPeriod sets spec.syncPeriodSeconds (KEP-6003).
 func syncPeriod(seconds int32) mutation {
+	return func(h *v2.HorizontalPodAutoscaler) { h.Spec.SyncPeriodSeconds = ptr.To(seconds) }
+}
+
+// deprecatedSyncPeriod sets the deprecated behavior.syncPeriodSeconds, where
+// the KEP first put the field.
+func deprecatedSyncPeriod(seconds int32) mutation {
 	return func(h *v2.HorizontalPodAutoscaler) {
 		if h.Spec.Behavior == nil {
 			h.Spec.Behavior = &v2.HorizontalPodAutoscalerBehavior{}

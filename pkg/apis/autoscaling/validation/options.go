@@ -15,6 +15,9 @@ type options struct {
 	allowFallback         bool
 	allowFallbackStrategy bool
 	allowSyncPeriod       bool
+	// storedBehaviorSyncPeriod is the deprecated behavior.syncPeriodSeconds
+	// of the old object, which an update may keep unchanged.
+	storedBehaviorSyncPeriod *int32
 	// storedLongFailureDurations are the failureDurationSeconds above the
 	// maximum that the old object carried.
 	storedLongFailureDurations []int64
@@ -37,6 +40,7 @@ func optionsFor(newHPA, oldHPA *v2.HorizontalPodAutoscaler, gates featuregate.Fe
 		allowFallbackStrategy:      gates.Enabled(features.HPAExternalMetricFallbackStrategy) || usesFallbackStrategy(oldHPA),
 		allowSyncPeriod:            gates.Enabled(features.HPAConfigurableSyncPeriod) || usesSyncPeriod(oldHPA),
 		storedLongFailureDurations: longFailureDurations(oldHPA),
+		storedBehaviorSyncPeriod:   behaviorSyncPeriod(oldHPA),
 		describedObject:            referenceOptions{allowEmptyAPIGroup: true},
 	}
 	if gates.Enabled(features.HPAScaleToZero) || hasZeroMinReplicas(oldHPA) {
@@ -106,7 +110,15 @@ func longFailureDurations(hpa *v2.HorizontalPodAutoscaler) []int64 {
 // whatever its value: an object stored with it stays updatable after the
 // gate is turned off.
 func usesSyncPeriod(hpa *v2.HorizontalPodAutoscaler) bool {
-	return hpa != nil && hpa.Spec.Behavior != nil && hpa.Spec.Behavior.SyncPeriodSeconds != nil
+	return hpa != nil && (hpa.Spec.SyncPeriodSeconds != nil || behaviorSyncPeriod(hpa) != nil)
+}
+
+// behaviorSyncPeriod is hpa's deprecated behavior.syncPeriodSeconds, or nil.
+func behaviorSyncPeriod(hpa *v2.HorizontalPodAutoscaler) *int32 {
+	if hpa == nil || hpa.Spec.Behavior == nil {
+		return nil
+	}
+	return hpa.Spec.Behavior.SyncPeriodSeconds
 }
 
 // hasInvalidDescribedObject reports whether the old object already carried

@@ -47,6 +47,7 @@ func validateSpec(spec *v2.HorizontalPodAutoscalerSpec, fldPath *field.Path, opt
 		spec.ScaleTargetRef.APIVersion, fldPath.Child("scaleTargetRef"), opts.scaleTargetRef)...)
 	allErrs = append(allErrs, validateMetrics(spec.Metrics, fldPath.Child("metrics"), opts)...)
 	allErrs = append(allErrs, validateScaleToZero(spec, fldPath)...)
+	allErrs = append(allErrs, validateSyncPeriods(spec, fldPath, opts)...)
 	allErrs = append(allErrs, validateBehavior(spec.Behavior, fldPath.Child("behavior"), opts)...)
 	return allErrs
 }

@@ -75,7 +75,7 @@ func newCollectors() *collectors {
 		syncPeriod: metrics.NewGaugeVec(&metrics.GaugeOpts{
 			Subsystem:      subsystem,
 			Name:           "sync_period_seconds",
-			Help:           "Interval in seconds at which the controller reconciles each HPA: its spec.behavior.syncPeriodSeconds, or --horizontal-pod-autoscaler-sync-period when unset. Only with the HPAConfigurableSyncPeriod feature gate.",
+			Help:           "Interval in seconds at which the controller reconciles each HPA: its spec.syncPeriodSeconds, or --horizontal-pod-autoscaler-sync-period when unset. Only with the HPAConfigurableSyncPeriod feature gate.",
 			StabilityLevel: metrics.ALPHA,
 		}, []string{"namespace", "hpa_name", "hpa_api_version"}),
 		staleSyncSkips: metrics.NewCounterVec(&metrics.CounterOpts{

@@ -21,7 +21,7 @@ type Monitor interface {
 	// for an HPA's target.
 	ObserveDesiredReplicas(hpa HPARef, replicas int32)
 	// ObserveSyncPeriod records the interval at which the controller
-	// reconciles an HPA: its behavior.syncPeriodSeconds or the global
+	// reconciles an HPA: its spec.syncPeriodSeconds or the global
 	// period (KEP-6003). The controller calls it only with the
 	// HPAConfigurableSyncPeriod gate on.
 	ObserveSyncPeriod(hpa HPARef, period time.Duration)

@@ -157,7 +157,7 @@ func TestHPAGauges(t *testing.T) {
 // HPA and API version, in seconds, deleted with the HPA.
 func TestSyncPeriodGauge(t *testing.T) {
 	const period = prefix + "sync_period_seconds"
-	header := `# HELP ` + period + ` [ALPHA] Interval in seconds at which the controller reconciles each HPA: its spec.behavior.syncPeriodSeconds, or --horizontal-pod-autoscaler-sync-period when unset. Only with the HPAConfigurableSyncPeriod feature gate.
+	header := `# HELP ` + period + ` [ALPHA] Interval in seconds at which the controller reconciles each HPA: its spec.syncPeriodSeconds, or --horizontal-pod-autoscaler-sync-period when unset. Only with the HPAConfigurableSyncPeriod feature gate.
 # TYPE ` + period + ` gauge
 `
 	tests := []struct {

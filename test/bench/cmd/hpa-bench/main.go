@@ -43,7 +43,7 @@ func run() error {
 	flag.IntVar(&o.Burst, "kube-api-burst", o.Burst, "--kube-api-burst of both controllers.")
 	controllers := flag.String("controllers", strings.Join(o.Controllers, ","), "Controllers to measure, in order: upstream, kube-hpa, and for diagnosis kube-hpa-no-sharing (sharing window 0) and upstream-json (--kube-api-content-type=application/json). Ratios are to the first.")
 	flag.BoolVar(&o.Perf, "perf", false, "Record a perf profile of each controller's saturation window (needs perf).")
-	flag.BoolVar(&o.SyncPeriodMix, "sync-period-mix", o.SyncPeriodMix, "Then measure kube-hpa alone on extended HPAs: the proposals' gates off, on, and on with a tenth of the HPAs at syncPeriodSeconds 2.")
+	flag.BoolVar(&o.SyncPeriodMix, "sync-period-mix", o.SyncPeriodMix, "Then measure kube-hpa alone on extended HPAs: the proposals' gates off, on, and on with a tenth of the HPAs at syncPeriodSeconds 3.")
 	kubeHPAFlags := flag.String("kube-hpa-flags", "", "Flags added to every run of hpa-controller-manager, separated by spaces (for a flag that is not yet its default).")
 	flag.IntVar(&o.DistinctHPAs, "distinct-hpas", o.DistinctHPAs, "HPAs of the distinct-metrics scenario, each with an external metric of its own, on a cluster of its own; 0 skips it.")
 	flag.IntVar(&o.ThrottledHPAs, "throttled-hpas", o.ThrottledHPAs, "HPAs of the scenario at kube-controller-manager's default client limits, on a cluster of its own (steady window only); 0 skips it.")
