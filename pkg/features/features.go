@@ -1,6 +1,8 @@
-// Package features declares the feature gates of kube-hpa. Each gate keeps
-// the name, stage and default it has (or is proposed to have) upstream, so
-// that --feature-gates reads the same as on kube-controller-manager.
+// Package features declares the feature gates of kube-hpa. Each gate of an
+// upstream HPA feature or proposal keeps the name, stage and default it has
+// (or is proposed to have) upstream, so that --feature-gates reads the same
+// as on kube-controller-manager; kube-hpa's own extensions have names that
+// say so (KubeHPA...).
 package features
 
 import (
@@ -25,9 +27,16 @@ const (
 	// KEP-6003: https://kep.k8s.io/6003
 	HPAConfigurableSyncPeriod featuregate.Feature = "HPAConfigurableSyncPeriod"
 
-	// HPAStatusDecisionTrace makes the controller explain its latest
-	// scaling decision in status.lastScaleDecision.
-	// KEP-6107: https://kep.k8s.io/6107
+	// KubeHPADecisionTrace makes the controller explain its latest scaling
+	// decision in status.lastScaleDecision. kube-hpa's own extension, not
+	// an upstream proposal: it follows the shape of KEP-6107's last draft,
+	// which was closed unmerged, and its name says it is this project's.
+	KubeHPADecisionTrace featuregate.Feature = "KubeHPADecisionTrace"
+
+	// HPAStatusDecisionTrace is the name KubeHPADecisionTrace had while
+	// KEP-6107 was open. Deprecated: it still turns the trace on, so that a
+	// deployment that sets it keeps its trace (and is not refused as an
+	// unknown gate), and --feature-gates warns that it is deprecated.
 	HPAStatusDecisionTrace featuregate.Feature = "HPAStatusDecisionTrace"
 
 	// HPAScaleToZero allows minReplicas: 0 with Object or External metrics.
@@ -73,7 +82,8 @@ func Specs() map[featuregate.Feature]featuregate.FeatureSpec {
 		HPAExternalMetricFallback:         {Default: false, PreRelease: featuregate.Alpha},
 		HPAExternalMetricFallbackStrategy: {Default: false, PreRelease: featuregate.Alpha},
 		HPAConfigurableSyncPeriod:         {Default: false, PreRelease: featuregate.Alpha},
-		HPAStatusDecisionTrace:            {Default: false, PreRelease: featuregate.Alpha},
+		KubeHPADecisionTrace:              {Default: false, PreRelease: featuregate.Alpha},
+		HPAStatusDecisionTrace:            {Default: false, PreRelease: featuregate.Deprecated},
 		HPAScaleToZero:                    {Default: true, PreRelease: featuregate.Beta},
 		HPAConfigurableTolerance:          {Default: true, PreRelease: featuregate.GA, LockToDefault: true},
 		HPAGeneration:                     {Default: true, PreRelease: featuregate.Beta},
@@ -94,4 +104,10 @@ func NewFeatureGate() featuregate.MutableVersionedFeatureGate {
 		panic(err)
 	}
 	return gate
+}
+
+// DecisionTrace reports whether the decision trace is on: by its gate or by
+// the deprecated name it had.
+func DecisionTrace(gates featuregate.FeatureGate) bool {
+	return gates.Enabled(KubeHPADecisionTrace) || gates.Enabled(HPAStatusDecisionTrace)
 }

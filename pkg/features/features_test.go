@@ -18,7 +18,8 @@ func TestGatesHaveTheirStageAndDefault(t *testing.T) {
 		{name: "external metric fallback is alpha and off", gate: HPAExternalMetricFallback, stage: alpha},
 		{name: "fallback strategy is alpha and off", gate: HPAExternalMetricFallbackStrategy, stage: alpha},
 		{name: "configurable sync period is alpha and off", gate: HPAConfigurableSyncPeriod, stage: alpha},
-		{name: "status decision trace is alpha and off", gate: HPAStatusDecisionTrace, stage: alpha},
+		{name: "kube-hpa's decision trace is alpha and off", gate: KubeHPADecisionTrace, stage: alpha},
+		{name: "the trace's former KEP-6107 name is deprecated and off", gate: HPAStatusDecisionTrace, stage: featuregate.FeatureSpec{PreRelease: featuregate.Deprecated}},
 		{name: "scale to zero is beta and on, as in kube-controller-manager v1.37", gate: HPAScaleToZero, stage: beta, enabled: true},
 		{name: "configurable tolerance is GA and locked on, as in v1.37", gate: HPAConfigurableTolerance, stage: ga, enabled: true, locked: true},
 		{name: "generation is beta and on, as in v1.37", gate: HPAGeneration, stage: beta, enabled: true},
@@ -51,5 +52,29 @@ func TestEachGateIsItsOwn(t *testing.T) {
 	}
 	if b.Enabled(HPAExternalMetricFallback) {
 		t.Error("setting one gate changed another: gates must not share state")
+	}
+}
+
+// TestDecisionTraceKeepsItsFormerName: a deployment that still sets the
+// trace's KEP-6107 name is not refused as setting an unknown gate, and
+// keeps its trace.
+func TestDecisionTraceKeepsItsFormerName(t *testing.T) {
+	for _, tc := range []struct {
+		name, flag string
+		want       bool
+	}{
+		{name: "the gate's own name turns it on", flag: "KubeHPADecisionTrace=true", want: true},
+		{name: "the former name turns it on", flag: "HPAStatusDecisionTrace=true", want: true},
+		{name: "neither leaves it off", flag: "KubeHPADecisionTrace=false", want: false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			gate := NewFeatureGate()
+			if err := gate.Set(tc.flag); err != nil {
+				t.Fatalf("--feature-gates=%s refused: %v", tc.flag, err)
+			}
+			if got := DecisionTrace(gate); got != tc.want {
+				t.Errorf("DecisionTrace = %v, want %v", got, tc.want)
+			}
+		})
 	}
 }

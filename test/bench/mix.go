@@ -30,7 +30,7 @@ const (
 
 // proposalGates are the feature gates of the proposals ahead of upstream.
 const proposalGates = "--feature-gates=HPAExternalMetricFallback=true,HPAExternalMetricFallbackStrategy=true," +
-	"HPAConfigurableSyncPeriod=true,HPAStatusDecisionTrace=true"
+	"HPAConfigurableSyncPeriod=true,KubeHPADecisionTrace=true"
 
 // The controllers of the mix, among controllerSpecs.
 const (

@@ -5,11 +5,12 @@ import (
 )
 
 // HorizontalPodAutoscalerScaleDecision is the latest scaling decision of
-// the controller, as KEP-6107 drafts it: what each metric proposed, what
-// was recommended, what constrained it and what was decided. It is a
-// snapshot, replaced only when the decision changes: a pass that decides
-// the same (whatever its time) leaves it as it is. It requires the
-// HPAStatusDecisionTrace feature gate.
+// the controller: what each metric proposed, what was recommended, what
+// constrained it and what was decided. A kube-hpa extension, in the shape
+// of KEP-6107's last draft (closed unmerged upstream). It is a snapshot,
+// replaced only when the decision changes: a pass that decides the same
+// (whatever its time) leaves it as it is. It requires the
+// KubeHPADecisionTrace feature gate.
 type HorizontalPodAutoscalerScaleDecision struct {
 	// time is when the controller made this decision.
 	Time metav1.Time `json:"time"`
@@ -58,7 +59,7 @@ type HorizontalPodAutoscalerScaleDecision struct {
 // HPAScaleDecisionReason is the headline of a decision.
 type HPAScaleDecisionReason string
 
-// Reasons of KEP-6107, then this project's.
+// Reasons of KEP-6107's last draft, then those it lacked.
 const (
 	// ScaleDecisionMetricRecommendation: the metrics' recommendation was
 	// applied as it was.
@@ -125,7 +126,7 @@ const (
 // HPAMetricScaleDecisionReason says why a metric has its status.
 type HPAMetricScaleDecisionReason string
 
-// Reasons of KEP-6107, then this project's.
+// Reasons of KEP-6107's last draft, then those it lacked.
 const (
 	// MetricScaleDecisionComputed: the proposal was computed from the
 	// metric's value.

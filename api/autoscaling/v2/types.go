@@ -327,11 +327,12 @@ type HorizontalPodAutoscalerStatus struct {
 	// +optional
 	Conditions []autoscalingv2.HorizontalPodAutoscalerCondition `json:"conditions,omitempty" patchStrategy:"merge" patchMergeKey:"type"`
 
-	// lastScaleDecision explains the latest scaling decision (KEP-6107):
-	// each metric's proposal, the recommendation, the constraints that
-	// applied and the count decided. Written by the controller with the
-	// HPAStatusDecisionTrace feature gate, and only when the decision
-	// changes; removed with the gate off.
+	// lastScaleDecision explains the latest scaling decision, a kube-hpa
+	// extension (not an upstream API): each metric's proposal, the
+	// recommendation, the constraints that applied and the count decided,
+	// bounded (at most 10 metrics and 16 constraints). Written by the
+	// controller with the KubeHPADecisionTrace feature gate, and only when
+	// the decision changes; removed with the gate off.
 	// +optional
 	LastScaleDecision *HorizontalPodAutoscalerScaleDecision `json:"lastScaleDecision,omitempty"`
 }

@@ -15,9 +15,10 @@ import (
 	"github.com/kube-hpa/kube-hpa/pkg/features"
 )
 
-// The decision trace of KEP-6107 (status.lastScaleDecision), behind
-// HPAStatusDecisionTrace. Each step of a pass returns, beside its result,
-// the part of the trace it knows (a trace value); decide joins them into
+// The decision trace (status.lastScaleDecision), kube-hpa's own extension
+// in the shape of KEP-6107's last draft, behind KubeHPADecisionTrace. Each
+// step of a pass returns, beside its result, the part of the trace it
+// knows (a trace value); decide joins them into
 // the outcome's decision, and writeStatus stores it only when it differs
 // from the stored one in more than its time.
 
@@ -42,7 +43,7 @@ func (t trace) with(cs ...v2.HPAScaleDecisionConstraint) trace {
 // in v1.36: converted to native, the decision would be dropped on every
 // write, and every pass would write again to put it back.
 func (p *pass) traced() bool {
-	return p.c.opts.Gates.Enabled(features.HPAStatusDecisionTrace) && p.source.Name() != autoscalingv2.SchemeGroupVersion.String()
+	return features.DecisionTrace(p.c.opts.Gates) && p.source.Name() != autoscalingv2.SchemeGroupVersion.String()
 }
 
 // decision assembles the decision of a pass that started from current and

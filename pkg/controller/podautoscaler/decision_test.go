@@ -14,11 +14,14 @@ import (
 	"github.com/kube-hpa/kube-hpa/pkg/features"
 )
 
-// KEP-6107: status.lastScaleDecision, behind HPAStatusDecisionTrace.
+// The decision trace: status.lastScaleDecision, behind KubeHPADecisionTrace
+// (or its former name, HPAStatusDecisionTrace).
 
 var (
-	traceOn  = withGates(features.HPAStatusDecisionTrace, true)
-	traceOff = withGates(features.HPAStatusDecisionTrace, false)
+	traceOn  = withGates(features.KubeHPADecisionTrace, true)
+	traceOff = withGates(features.KubeHPADecisionTrace, false)
+	// A deployment that still sets the trace's former name keeps it.
+	traceByFormerName = withGates(features.HPAStatusDecisionTrace, true)
 )
 
 // withMoreGates adds gates to o.
@@ -106,6 +109,13 @@ func TestDecisionTrace(t *testing.T) {
 		setup   func(h *harness)
 		want    wantDecision
 	}{
+		{
+			name: "the trace's former gate name still turns it on", opts: traceByFormerName,
+			hpa: newHPA(1, 10, queue, backlog), current: 3,
+			answers: map[string]metricstest.ExternalAnswer{"queue": extOK(40000), "backlog": extOK(20000)},
+			want: wantDecision{reason: v2.ScaleDecisionMetricRecommendation, current: 3, recommended: ptr.To[int32](4), desired: 4,
+				metrics: []v2.HPAMetricScaleDecision{used(0, 4, v2.MetricScaleDecisionComputed), valid(1, 2, v2.MetricScaleDecisionComputed)}},
+		},
 		{
 			name: "two metrics: the larger proposal is used and applied", opts: traceOn,
 			hpa: newHPA(1, 10, queue, backlog), current: 3,

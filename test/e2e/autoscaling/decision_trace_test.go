@@ -30,7 +30,7 @@ var _ = sigDescribe([]string{featureHPA, featureDecisionTrace, crdMode}, "Horizo
 	f := newFramework("decision-trace")
 
 	ginkgo.It("should explain a multi-metric decision in status.lastScaleDecision and write it only when it changes", func(ctx context.Context) {
-		requireGate(string(features.HPAStatusDecisionTrace))
+		requireGate(string(features.KubeHPADecisionTrace))
 		const name = "worker"
 		queue, backlog := f.UniqueName("queue_depth"), f.UniqueName("backlog")
 		f.CreateDeployment(ctx, name, 2)
@@ -74,7 +74,7 @@ var _ = sigDescribe([]string{featureHPA, featureDecisionTrace, crdMode}, "Horizo
 	})
 
 	ginkgo.It("should give scaling to and from zero a reason of its own", func(ctx context.Context) {
-		requireGate(string(features.HPAStatusDecisionTrace))
+		requireGate(string(features.KubeHPADecisionTrace))
 		const name = "idle"
 		metric := f.UniqueName("queue_depth")
 		f.CreateDeployment(ctx, name, 1)

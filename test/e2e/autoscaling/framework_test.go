@@ -18,7 +18,7 @@ const (
 	featureFallbackStrategy = "Feature:HPAExternalMetricFallbackStrategy"
 	featureZero             = "Feature:HPAScaleToZero"
 	featureSyncPeriod       = "Feature:HPAConfigurableSyncPeriod"
-	featureDecisionTrace    = "Feature:HPAStatusDecisionTrace"
+	featureDecisionTrace    = "Feature:KubeHPADecisionTrace"
 	serial                  = "Serial"
 	disruptive              = "Disruptive"
 	// crdMode is a label, not a tag of the name: specs of

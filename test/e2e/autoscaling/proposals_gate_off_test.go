@@ -15,7 +15,7 @@ import (
 // startProposalsOffEnvironment starts, for the running spec, a CRD-mode
 // environment of its own (one node, one controller replica) whose
 // controller and webhook run with HPAConfigurableSyncPeriod and
-// HPAStatusDecisionTrace off, and stops it after the spec.
+// KubeHPADecisionTrace off, and stops it after the spec.
 func startProposalsOffEnvironment(ctx context.Context) *framework.Environment {
 	ginkgo.GinkgoHelper()
 	begin := time.Now()
@@ -25,11 +25,11 @@ func startProposalsOffEnvironment(ctx context.Context) *framework.Environment {
 		Nodes:               1,
 		SyncPeriod:          syncPeriod,
 		MetricSharingWindow: metricSharingWindow,
-		FeatureGates:        map[string]bool{"HPAConfigurableSyncPeriod": false, "HPAStatusDecisionTrace": false},
+		FeatureGates:        map[string]bool{"HPAConfigurableSyncPeriod": false, "KubeHPADecisionTrace": false},
 	})
 	gomega.Expect(err).NotTo(gomega.HaveOccurred(), "starting a CRD-mode environment with the proposals' gates off")
 	ginkgo.DeferCleanup(local.Stop)
-	ginkgo.AddReportEntry("environment with HPAConfigurableSyncPeriod and HPAStatusDecisionTrace off",
+	ginkgo.AddReportEntry("environment with HPAConfigurableSyncPeriod and KubeHPADecisionTrace off",
 		local.Config().LogDir+" (started in "+time.Since(begin).Round(time.Second).String()+")")
 	env, err := framework.NewEnvironment(local.Config())
 	gomega.Expect(err).NotTo(gomega.HaveOccurred())
@@ -73,7 +73,7 @@ var _ = sigDescribe([]string{featureHPA, featureSyncPeriod, featureDecisionTrace
 		gomega.Consistently(ctx, func(g gomega.Gomega) {
 			h, err := f.GetHPA(ctx, framework.Extended, name)
 			g.Expect(err).NotTo(gomega.HaveOccurred())
-			g.Expect(h.Status.LastScaleDecision).To(gomega.BeNil(), "status.lastScaleDecision with HPAStatusDecisionTrace off")
+			g.Expect(h.Status.LastScaleDecision).To(gomega.BeNil(), "status.lastScaleDecision with KubeHPADecisionTrace off")
 			g.Expect(h.Status.DesiredReplicas).To(gomega.Equal(int32(3)))
 		}).WithTimeout(2 * suite.Config.SyncPeriod.Duration).WithPolling(time.Second).Should(gomega.Succeed())
 		_, err = env.Controllers.LeaderGauge(ctx, syncPeriodGauge, map[string]string{"namespace": f.Namespace, "hpa_name": name})

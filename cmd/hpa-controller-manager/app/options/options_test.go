@@ -119,7 +119,7 @@ func TestFeatureGatesFlagListsKubeHPAGates(t *testing.T) {
 	o := newTestOptions(t)
 	fss := o.Flags()
 	usage := fss.FlagSet("feature gate").Lookup("feature-gates").Usage
-	for _, gate := range []string{"HPAExternalMetricFallback=true|false (ALPHA - default=false)", "HPAConfigurableSyncPeriod=true|false (ALPHA - default=false)", "HPAStatusDecisionTrace=true|false (ALPHA - default=false)", "HPAScaleToZero=true|false (BETA - default=true)", "HPAGeneration=true|false (BETA - default=true)", "StaleControllerConsistencyHPA=true|false (BETA - default=true)", "HPAOptimizedSelectorStore=true|false (BETA - default=true)", "PodLevelResources=true|false (BETA - default=true)"} {
+	for _, gate := range []string{"HPAExternalMetricFallback=true|false (ALPHA - default=false)", "HPAConfigurableSyncPeriod=true|false (ALPHA - default=false)", "KubeHPADecisionTrace=true|false (ALPHA - default=false)", "HPAScaleToZero=true|false (BETA - default=true)", "HPAGeneration=true|false (BETA - default=true)", "StaleControllerConsistencyHPA=true|false (BETA - default=true)", "HPAOptimizedSelectorStore=true|false (BETA - default=true)", "PodLevelResources=true|false (BETA - default=true)"} {
 		if !strings.Contains(usage, gate) {
 			t.Errorf("--feature-gates help does not list %q:\n%s", gate, usage)
 		}

@@ -58,7 +58,7 @@ var gatedFeatures = []featuregate.Feature{
 	features.HPAScaleToZero,
 	features.HPAExternalMetricFallbackStrategy,
 	features.HPAConfigurableSyncPeriod,
-	features.HPAStatusDecisionTrace,
+	features.KubeHPADecisionTrace,
 }
 
 // allGateSettings lists every combination of the gates.

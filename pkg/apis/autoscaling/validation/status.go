@@ -18,7 +18,7 @@ var fallbackStatuses = []string{
 // and name each metric once. No gate applies: a status is what the
 // controller observed, and the controller writes neither fallback status
 // nor decision while their gates are off. A decision's reasons are not
-// checked against a list: KEP-6107 lets new ones come.
+// checked against a list: new ones may come (clients must accept them).
 func ValidateStatus(hpa *v2.HorizontalPodAutoscaler) field.ErrorList {
 	var allErrs field.ErrorList
 	fldPath := field.NewPath("status")

@@ -136,7 +136,7 @@ func withStatus(h *v2.HorizontalPodAutoscaler, s v2.HorizontalPodAutoscalerStatu
 // TestDecisionTraceLeavesSpecValidationAlone: status.lastScaleDecision is
 // the controller's, through the status subresource; it never makes a
 // create, an update or a stored object invalid, whatever the gates
-// (HPAStatusDecisionTrace included) and whatever the old object carried.
+// (KubeHPADecisionTrace included) and whatever the old object carried.
 func TestDecisionTraceLeavesSpecValidationAlone(t *testing.T) {
 	traced := func() *v2.HorizontalPodAutoscaler {
 		return withStatus(hpa(), v2.HorizontalPodAutoscalerStatus{LastScaleDecision: decision()})
