@@ -78,7 +78,7 @@ func options(root string, mode framework.Mode, syncPeriod time.Duration, prometh
 			"HPAExternalMetricFallback":         true,
 			"HPAExternalMetricFallbackStrategy": true,
 			"HPAConfigurableSyncPeriod":         true,
-			"KubeHPADecisionTrace":            true,
+			"KubeHPADecisionTrace":              true,
 			"HPAScaleToZero":                    true,
 		},
 	}

@@ -42,7 +42,7 @@ func crdModeFeatureGates() map[string]bool {
 		"HPAExternalMetricFallback":         true,
 		"HPAExternalMetricFallbackStrategy": true,
 		"HPAConfigurableSyncPeriod":         true,
-		"KubeHPADecisionTrace":            true,
+		"KubeHPADecisionTrace":              true,
 	}
 }
 

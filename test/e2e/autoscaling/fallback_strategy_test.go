@@ -3,6 +3,7 @@ package autoscaling
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/gomega"
@@ -59,5 +60,72 @@ var _ = sigDescribe([]string{featureHPA, featureFallback, featureFallbackStrateg
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())
 		gomega.Expect(framework.ExternalMetricStatus(h, metric).FallbackStatus).To(gomega.Equal(v2.FallbackStatusFallback))
 		gomega.Expect(h.Status.DesiredReplicas).To(gomega.Equal(int32(current)))
+	})
+	ginkgo.It("should keep a current replica count below the fallback replica count with the UseMin strategy", afterShortSpecs, func(ctx context.Context) {
+		requireFallbackStrategy()
+		f.TolerateDisruptions(ctx)
+		const name = "worker"
+		const current, fallbackReplicas = 1, 3
+		metric := f.UniqueName("queue_depth")
+		f.CreateDeployment(ctx, name, current)
+		f.SetExternalMetricFault(ctx, metric, framework.FaultError)
+		m := fallbackMetric(metric, fallbackReplicas)
+		m.External.Fallback.Strategy = v2.FallbackStrategyUseMin
+		f.CreateHPA(ctx, framework.Extended, fallbackHPA(name, 1, 6, m))
+
+		firstFailure := waitForFirstFailure(ctx, f, name, metric, tolerantReaction())
+		deadline := firstFailure.Add(failureDuration)
+		ginkgo.By("checking that nothing scales before failureDurationSeconds of failures")
+		consistentlyUntil(ctx, deadline, stillFailing(f, name, metric, firstFailure, current))
+
+		ginkgo.By("waiting for the fallback to activate, proposing the current count, below its replica count")
+		cond := waitForFallbackActive(ctx, f, name, deadline, tolerantReaction())
+		expectActivationAtDeadline(cond, deadline)
+		gomega.Expect(cond.Message).To(gomega.Equal(fmt.Sprintf(
+			"external metrics using their fallback replica count: %s (strategy UseMin, proposing %d replicas)", metric, current)))
+		f.WaitForEvent(ctx, name, "ExternalMetricFallbackActivated", fmt.Sprintf(
+			"Fallback activated for external metric '%s' after %v of consecutive failures, using fallback strategy UseMin: proposing %d replicas (fallback replica count %d, current replicas %d)",
+			metric, failureDuration, current, fallbackReplicas, current), reaction())
+
+		ginkgo.By("checking that the outage does not scale the Deployment up to the fallback replica count")
+		f.EnsureScaleStays(ctx, name, current, 3*suite.Config.SyncPeriod.Duration)
+		h, err := f.GetHPA(ctx, framework.Extended, name)
+		gomega.Expect(err).NotTo(gomega.HaveOccurred())
+		gomega.Expect(framework.ExternalMetricStatus(h, metric).FallbackStatus).To(gomega.Equal(v2.FallbackStatusFallback))
+		gomega.Expect(h.Status.DesiredReplicas).To(gomega.Equal(int32(current)))
+	})
+
+	ginkgo.It("should propose the fallback replica count whatever the current count with the Static strategy, beside a healthy metric", afterShortSpecs, func(ctx context.Context) {
+		f.TolerateDisruptions(ctx)
+		const name = "worker"
+		const fallbackReplicas = 2
+		healthy, failing := f.UniqueName("requests"), f.UniqueName("queue_depth")
+		f.CreateDeployment(ctx, name, 1)
+		f.SetExternalMetric(ctx, healthy, "50")
+		f.SetExternalMetricFault(ctx, failing, framework.FaultError)
+		m := fallbackMetric(failing, fallbackReplicas)
+		m.External.Fallback.Strategy = v2.FallbackStrategyStatic
+		f.CreateHPA(ctx, framework.Extended, fallbackHPA(name, 1, 10, fallbackMetric(healthy, 0), m))
+
+		ginkgo.By("scaling up to 5 on the healthy metric while the other fails")
+		f.WaitForReplicas(ctx, name, 5, tolerantReaction())
+		firstFailure := waitForFirstFailure(ctx, f, name, failing, tolerantReaction())
+		deadline := firstFailure.Add(failureDuration)
+		consistentlyUntil(ctx, deadline, stillFailing(f, name, failing, firstFailure, 5))
+
+		ginkgo.By("activating the fallback with KEP-5679's own messages: max(5, fallback 2) keeps 5")
+		cond := waitForFallbackActive(ctx, f, name, deadline, tolerantReaction())
+		expectActivationAtDeadline(cond, deadline)
+		gomega.Expect(cond.Message).To(gomega.Equal("external metrics using their fallback replica count: " + failing))
+		f.WaitForEvent(ctx, name, "ExternalMetricFallbackActivated", activatedMessage(failing, fallbackReplicas), reaction())
+		consistentlyUntil(ctx, time.Now().Add(suite.Config.SyncPeriod.Duration+time.Second), scaleIs(f, name, 5))
+
+		ginkgo.By("lowering the healthy metric to ask for 1: Static proposes 2 whatever the current count, where UseMax would hold 5")
+		f.SetExternalMetric(ctx, healthy, "10")
+		f.WaitForReplicas(ctx, name, fallbackReplicas, tolerantReaction())
+		consistentlyUntil(ctx, time.Now().Add(suite.Config.SyncPeriod.Duration+time.Second), scaleIs(f, name, fallbackReplicas))
+		h, err := f.GetHPA(ctx, framework.Extended, name)
+		gomega.Expect(err).NotTo(gomega.HaveOccurred())
+		gomega.Expect(framework.ExternalMetricStatus(h, failing).FallbackStatus).To(gomega.Equal(v2.FallbackStatusFallback))
 	})
 })
