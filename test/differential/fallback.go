@@ -38,7 +38,6 @@ func (g *gen) fallbackSeq() seqScenario {
 	}
 	for k := range s.Steps {
 		st := &s.Steps[k]
-		st.Fault = nil
 		// Runs of failure: each metric with a fallback keeps its state
 		// from the step before most of the time, so that failures last
 		// from one period to many failure durations.

@@ -24,75 +24,17 @@ func requireFallbackStrategy() {
 var _ = sigDescribe([]string{featureHPA, featureFallback, featureFallbackStrategy, crdMode}, "Horizontal pod autoscaling (external metric fallback strategy)", func() {
 	f := newFramework("fallback-strategy")
 
-	// Long like every KEP-5679 spec (180 s of failures), so it runs among
-	// them, after the short specs, and tolerates the disruptive ones.
+	// Long like every KEP-5679 spec (180 s of failures), so they run among
+	// them, after the short specs, and tolerate the disruptive ones.
 	ginkgo.It("should keep a current replica count above the fallback replica count with the UseMax strategy", afterShortSpecs, func(ctx context.Context) {
-		requireFallbackStrategy()
-		f.TolerateDisruptions(ctx)
-		const name = "worker"
-		const current, fallbackReplicas = 4, 2
-		metric := f.UniqueName("queue_depth")
-		f.CreateDeployment(ctx, name, current)
-		f.SetExternalMetricFault(ctx, metric, framework.FaultError)
-		m := fallbackMetric(metric, fallbackReplicas)
-		m.External.Fallback.Strategy = v2.FallbackStrategyUseMax
 		// No scale-down stabilization: a Static fallback would take the
 		// Deployment down to 2 at once, which this spec must not see.
-		f.CreateHPA(ctx, framework.Extended, fallbackHPA(name, 1, 6, m))
-
-		firstFailure := waitForFirstFailure(ctx, f, name, metric, tolerantReaction())
-		deadline := firstFailure.Add(failureDuration)
-		ginkgo.By("checking that nothing scales before failureDurationSeconds of failures")
-		consistentlyUntil(ctx, deadline, stillFailing(f, name, metric, firstFailure, current))
-
-		ginkgo.By("waiting for the fallback to activate with its strategy named")
-		cond := waitForFallbackActive(ctx, f, name, deadline, tolerantReaction())
-		expectActivationAtDeadline(cond, deadline)
-		gomega.Expect(cond.Message).To(gomega.Equal(fmt.Sprintf(
-			"external metrics using their fallback replica count: %s (strategy UseMax, proposing %d replicas)", metric, current)))
-		f.WaitForEvent(ctx, name, "ExternalMetricFallbackActivated", fmt.Sprintf(
-			"Fallback activated for external metric '%s' after %v of consecutive failures, using fallback strategy UseMax: proposing %d replicas (fallback replica count %d, current replicas %d)",
-			metric, failureDuration, current, fallbackReplicas, current), reaction())
-
-		ginkgo.By("checking that the outage does not scale the Deployment down")
-		f.EnsureScaleStays(ctx, name, current, 3*suite.Config.SyncPeriod.Duration)
-		h, err := f.GetHPA(ctx, framework.Extended, name)
-		gomega.Expect(err).NotTo(gomega.HaveOccurred())
-		gomega.Expect(framework.ExternalMetricStatus(h, metric).FallbackStatus).To(gomega.Equal(v2.FallbackStatusFallback))
-		gomega.Expect(h.Status.DesiredReplicas).To(gomega.Equal(int32(current)))
+		expectFallbackHoldsCurrentCount(ctx, f, v2.FallbackStrategyUseMax, 4, 2)
 	})
+
 	ginkgo.It("should keep a current replica count below the fallback replica count with the UseMin strategy", afterShortSpecs, func(ctx context.Context) {
-		requireFallbackStrategy()
-		f.TolerateDisruptions(ctx)
-		const name = "worker"
-		const current, fallbackReplicas = 1, 3
-		metric := f.UniqueName("queue_depth")
-		f.CreateDeployment(ctx, name, current)
-		f.SetExternalMetricFault(ctx, metric, framework.FaultError)
-		m := fallbackMetric(metric, fallbackReplicas)
-		m.External.Fallback.Strategy = v2.FallbackStrategyUseMin
-		f.CreateHPA(ctx, framework.Extended, fallbackHPA(name, 1, 6, m))
-
-		firstFailure := waitForFirstFailure(ctx, f, name, metric, tolerantReaction())
-		deadline := firstFailure.Add(failureDuration)
-		ginkgo.By("checking that nothing scales before failureDurationSeconds of failures")
-		consistentlyUntil(ctx, deadline, stillFailing(f, name, metric, firstFailure, current))
-
-		ginkgo.By("waiting for the fallback to activate, proposing the current count, below its replica count")
-		cond := waitForFallbackActive(ctx, f, name, deadline, tolerantReaction())
-		expectActivationAtDeadline(cond, deadline)
-		gomega.Expect(cond.Message).To(gomega.Equal(fmt.Sprintf(
-			"external metrics using their fallback replica count: %s (strategy UseMin, proposing %d replicas)", metric, current)))
-		f.WaitForEvent(ctx, name, "ExternalMetricFallbackActivated", fmt.Sprintf(
-			"Fallback activated for external metric '%s' after %v of consecutive failures, using fallback strategy UseMin: proposing %d replicas (fallback replica count %d, current replicas %d)",
-			metric, failureDuration, current, fallbackReplicas, current), reaction())
-
-		ginkgo.By("checking that the outage does not scale the Deployment up to the fallback replica count")
-		f.EnsureScaleStays(ctx, name, current, 3*suite.Config.SyncPeriod.Duration)
-		h, err := f.GetHPA(ctx, framework.Extended, name)
-		gomega.Expect(err).NotTo(gomega.HaveOccurred())
-		gomega.Expect(framework.ExternalMetricStatus(h, metric).FallbackStatus).To(gomega.Equal(v2.FallbackStatusFallback))
-		gomega.Expect(h.Status.DesiredReplicas).To(gomega.Equal(int32(current)))
+		// A Static fallback would take the Deployment up to 3.
+		expectFallbackHoldsCurrentCount(ctx, f, v2.FallbackStrategyUseMin, 1, 3)
 	})
 
 	ginkgo.It("should propose the fallback replica count whatever the current count with the Static strategy, beside a healthy metric", afterShortSpecs, func(ctx context.Context) {
@@ -129,3 +71,42 @@ var _ = sigDescribe([]string{featureHPA, featureFallback, featureFallbackStrateg
 		gomega.Expect(framework.ExternalMetricStatus(h, failing).FallbackStatus).To(gomega.Equal(v2.FallbackStatusFallback))
 	})
 })
+
+// expectFallbackHoldsCurrentCount runs one External metric into its
+// fallback under strategy, from a Deployment at current replicas whose
+// fallback replica count is on the side the strategy refuses (below for
+// UseMax, above for UseMin): the fallback proposes the current count, says
+// so in its condition and event, and the Deployment stays.
+func expectFallbackHoldsCurrentCount(ctx context.Context, f *framework.Framework, strategy v2.FallbackStrategy, current, fallbackReplicas int32) {
+	ginkgo.GinkgoHelper()
+	requireFallbackStrategy()
+	f.TolerateDisruptions(ctx)
+	const name = "worker"
+	metric := f.UniqueName("queue_depth")
+	f.CreateDeployment(ctx, name, current)
+	f.SetExternalMetricFault(ctx, metric, framework.FaultError)
+	m := fallbackMetric(metric, fallbackReplicas)
+	m.External.Fallback.Strategy = strategy
+	f.CreateHPA(ctx, framework.Extended, fallbackHPA(name, 1, 6, m))
+
+	firstFailure := waitForFirstFailure(ctx, f, name, metric, tolerantReaction())
+	deadline := firstFailure.Add(failureDuration)
+	ginkgo.By("checking that nothing scales before failureDurationSeconds of failures")
+	consistentlyUntil(ctx, deadline, stillFailing(f, name, metric, firstFailure, current))
+
+	ginkgo.By(fmt.Sprintf("waiting for the fallback to activate with %s named, proposing the current %d replicas", strategy, current))
+	cond := waitForFallbackActive(ctx, f, name, deadline, tolerantReaction())
+	expectActivationAtDeadline(cond, deadline)
+	gomega.Expect(cond.Message).To(gomega.Equal(fmt.Sprintf(
+		"external metrics using their fallback replica count: %s (strategy %s, proposing %d replicas)", metric, strategy, current)))
+	f.WaitForEvent(ctx, name, "ExternalMetricFallbackActivated", fmt.Sprintf(
+		"Fallback activated for external metric '%s' after %v of consecutive failures, using fallback strategy %s: proposing %d replicas (fallback replica count %d, current replicas %d)",
+		metric, failureDuration, strategy, current, fallbackReplicas, current), reaction())
+
+	ginkgo.By(fmt.Sprintf("checking that the outage does not take the Deployment to the fallback replica count %d", fallbackReplicas))
+	f.EnsureScaleStays(ctx, name, current, 3*suite.Config.SyncPeriod.Duration)
+	h, err := f.GetHPA(ctx, framework.Extended, name)
+	gomega.Expect(err).NotTo(gomega.HaveOccurred())
+	gomega.Expect(framework.ExternalMetricStatus(h, metric).FallbackStatus).To(gomega.Equal(v2.FallbackStatusFallback))
+	gomega.Expect(h.Status.DesiredReplicas).To(gomega.Equal(current))
+}
