@@ -334,6 +334,9 @@ openapi_spec() {
   fi
   rm -rf "${dir}"
   mkdir -p "${dir}"
+  # Built here rather than by build_binary: the documents must come from
+  # the tree as regenerated just now (its OpenAPI Go code included), not
+  # from the committed series that build_binary's cached binary is.
   (cd "${INTREE_DIR}" && go build -trimpath -o "${dir}/kube-apiserver" k8s.io/kubernetes/cmd/kube-apiserver)
   local client peer port
   client=$(free_port) peer=$(free_port) port=$(free_port)

@@ -20,7 +20,9 @@ var seqAllowList = []allowed{
 		rewrite: func(_ seqScenario, up, ours *observation) {
 			for i := range min(len(up.Status.CurrentMetrics), len(ours.Status.CurrentMetrics)) {
 				u, o := averageOf(&up.Status.CurrentMetrics[i]), averageOf(&ours.Status.CurrentMetrics[i])
-				if u != nil && o != nil && *u != nil && (*u).MilliValue() == math.MinInt64 {
+				// Compared as quantities: read back from its stored form the
+				// value no longer fits MilliValue, which then says 0.
+				if u != nil && o != nil && *u != nil && (*u).Cmp(*resource.NewMilliQuantity(math.MinInt64, resource.DecimalSI)) == 0 {
 					q := (*u).DeepCopy()
 					*o = &q
 				}
