@@ -58,6 +58,13 @@ func classifySeq(s seqScenario, up, ours []observation) verdict {
 	for k := range min(len(up), len(ours)) {
 		fields := diffObservation(up[k], ours[k])
 		if fields == nil {
+			// A cause the step does not show (an overflowed proposal that
+			// both clamp to the same count) is remembered all the same: the
+			// HPA keeps its recommendation, whose consequences may show in
+			// a later step, within memory.
+			if a := causeAt(s, up, ours, k); a != nil {
+				carrier, lastExcused = a, k
+			}
 			previousDiffered = false
 			continue
 		}
