@@ -46,7 +46,7 @@ func TestUpstreamTrace(t *testing.T) {
 	for k, line := range lines {
 		if line != wanted[k] {
 			if differ++; differ <= *showFlag {
-				t.Errorf("upstream's world differs from %s at %q: go test -tags intree -run TestTrace -args -trace -seed %d -case %s shows the run", want, line, *seedFlag, strings.Fields(line)[0])
+				t.Errorf("upstream's world differs from %s at %q: compare its steps in `go test -run TestTrace -args -trace -seed %d -case %s`, stock and with hack/differential-intree.sh's -modfile and -tags intree", want, line, *seedFlag, strings.Fields(line)[0])
 			}
 		}
 	}
