@@ -35,7 +35,7 @@ func TestNativeSourceSeesNativeHPAsThroughTheExtendedType(t *testing.T) {
 
 	hpa.Status = v2.HorizontalPodAutoscalerStatus{DesiredReplicas: 3, CurrentMetrics: []v2.MetricStatus{{
 		Type:     autoscalingv2.ExternalMetricSourceType,
-		External: &v2.ExternalMetricStatus{Metric: autoscalingv2.MetricIdentifier{Name: "q"}, FallbackStatus: v2.FallbackStatusFallback},
+		External: &v2.ExternalMetricStatus{Metric: v2.MetricIdentifier{Name: "q"}, FallbackStatus: v2.FallbackStatusFallback},
 	}}}
 	if _, err := src.UpdateStatus(context.Background(), hpa); err != nil {
 		t.Fatalf("UpdateStatus: %v", err)

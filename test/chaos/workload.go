@@ -180,7 +180,7 @@ func hpa(name string, g Group, o Options) *v2.HorizontalPodAutoscaler {
 			Metrics: []v2.MetricSpec{{
 				Type: autoscalingv2.ExternalMetricSourceType,
 				External: &v2.ExternalMetricSource{
-					Metric: autoscalingv2.MetricIdentifier{
+					Metric: v2.MetricIdentifier{
 						Name:     metricOf(g),
 						Selector: &metav1.LabelSelector{MatchLabels: map[string]string{seriesLabel: name}},
 					},

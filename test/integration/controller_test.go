@@ -202,7 +202,7 @@ func externalHPA(ns, name string, maxReplicas int32, fallback *v2.ExternalMetric
 			Metrics: []v2.MetricSpec{{
 				Type: autoscalingv2.ExternalMetricSourceType,
 				External: &v2.ExternalMetricSource{
-					Metric:   autoscalingv2.MetricIdentifier{Name: "queue_" + name},
+					Metric:   v2.MetricIdentifier{Name: "queue_" + name},
 					Target:   autoscalingv2.MetricTarget{Type: autoscalingv2.ValueMetricType, Value: &target},
 					Fallback: fallback,
 				},

@@ -59,7 +59,7 @@ func FromNative(in *autoscalingv2.HorizontalPodAutoscaler) *HorizontalPodAutosca
 }
 
 // ToNative converts the extended type into a native autoscaling/v2 HPA. The
-// extension's fields (fallback, fallback status) are dropped unless the
+// extension's fields (fallback, fallback status, metric source) are dropped unless the
 // native types carry them (native_extension.go), and so are
 // behavior.syncPeriodSeconds and status.lastScaleDecision, which no native
 // type carries in v1.36;
@@ -102,8 +102,8 @@ func ToNative(in *HorizontalPodAutoscaler) *autoscalingv2.HorizontalPodAutoscale
 func metricSpecFromNative(in autoscalingv2.MetricSpec) MetricSpec {
 	out := MetricSpec{
 		Type:              in.Type,
-		Object:            in.Object,
-		Pods:              in.Pods,
+		Object:            objectSourceFromNative(in.Object),
+		Pods:              podsSourceFromNative(in.Pods),
 		Resource:          in.Resource,
 		ContainerResource: in.ContainerResource,
 	}
@@ -116,8 +116,8 @@ func metricSpecFromNative(in autoscalingv2.MetricSpec) MetricSpec {
 func metricSpecToNative(in MetricSpec) autoscalingv2.MetricSpec {
 	out := autoscalingv2.MetricSpec{
 		Type:              in.Type,
-		Object:            in.Object,
-		Pods:              in.Pods,
+		Object:            objectSourceToNative(in.Object),
+		Pods:              podsSourceToNative(in.Pods),
 		Resource:          in.Resource,
 		ContainerResource: in.ContainerResource,
 	}
@@ -130,8 +130,8 @@ func metricSpecToNative(in MetricSpec) autoscalingv2.MetricSpec {
 func metricStatusFromNative(in autoscalingv2.MetricStatus) MetricStatus {
 	out := MetricStatus{
 		Type:              in.Type,
-		Object:            in.Object,
-		Pods:              in.Pods,
+		Object:            objectStatusFromNative(in.Object),
+		Pods:              podsStatusFromNative(in.Pods),
 		Resource:          in.Resource,
 		ContainerResource: in.ContainerResource,
 	}
@@ -144,8 +144,8 @@ func metricStatusFromNative(in autoscalingv2.MetricStatus) MetricStatus {
 func metricStatusToNative(in MetricStatus) autoscalingv2.MetricStatus {
 	out := autoscalingv2.MetricStatus{
 		Type:              in.Type,
-		Object:            in.Object,
-		Pods:              in.Pods,
+		Object:            objectStatusToNative(in.Object),
+		Pods:              podsStatusToNative(in.Pods),
 		Resource:          in.Resource,
 		ContainerResource: in.ContainerResource,
 	}

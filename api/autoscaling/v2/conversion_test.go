@@ -90,12 +90,14 @@ func extensionUnset(hpa *HorizontalPodAutoscaler) bool {
 		return false
 	}
 	for _, m := range hpa.Spec.Metrics {
-		if m.External != nil && m.External.Fallback != nil {
+		if m.External != nil && (m.External.Fallback != nil || m.External.Metric.Source != nil) ||
+			m.Pods != nil && m.Pods.Metric.Source != nil || m.Object != nil && m.Object.Metric.Source != nil {
 			return false
 		}
 	}
 	for _, m := range hpa.Status.CurrentMetrics {
-		if m.External != nil && (m.External.FallbackStatus != "" || m.External.FirstFailureTime != nil) {
+		if m.External != nil && (m.External.FallbackStatus != "" || m.External.FirstFailureTime != nil || m.External.Metric.Source != nil) ||
+			m.Pods != nil && m.Pods.Metric.Source != nil || m.Object != nil && m.Object.Metric.Source != nil {
 			return false
 		}
 	}
@@ -221,14 +223,30 @@ func clearExtension(hpa *HorizontalPodAutoscaler) *HorizontalPodAutoscaler {
 	}
 	hpa.Status.LastScaleDecision = nil
 	for i := range hpa.Spec.Metrics {
-		if e := hpa.Spec.Metrics[i].External; e != nil {
-			e.Fallback = nil
+		m := &hpa.Spec.Metrics[i]
+		if m.External != nil {
+			m.External.Fallback = nil
+			m.External.Metric.Source = nil
+		}
+		if m.Pods != nil {
+			m.Pods.Metric.Source = nil
+		}
+		if m.Object != nil {
+			m.Object.Metric.Source = nil
 		}
 	}
 	for i := range hpa.Status.CurrentMetrics {
-		if e := hpa.Status.CurrentMetrics[i].External; e != nil {
-			e.FallbackStatus = ""
-			e.FirstFailureTime = nil
+		m := &hpa.Status.CurrentMetrics[i]
+		if m.External != nil {
+			m.External.FallbackStatus = ""
+			m.External.FirstFailureTime = nil
+			m.External.Metric.Source = nil
+		}
+		if m.Pods != nil {
+			m.Pods.Metric.Source = nil
+		}
+		if m.Object != nil {
+			m.Object.Metric.Source = nil
 		}
 	}
 	return hpa

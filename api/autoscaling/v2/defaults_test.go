@@ -46,7 +46,7 @@ func queue(fallback *ExternalMetricFallback) MetricSpec {
 	return MetricSpec{
 		Type: autoscalingv2.ExternalMetricSourceType,
 		External: &ExternalMetricSource{
-			Metric:   autoscalingv2.MetricIdentifier{Name: "queue"},
+			Metric:   MetricIdentifier{Name: "queue"},
 			Target:   autoscalingv2.MetricTarget{Type: autoscalingv2.AverageValueMetricType, AverageValue: &q},
 			Fallback: fallback,
 		},

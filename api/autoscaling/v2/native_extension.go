@@ -21,6 +21,9 @@ import (
 var (
 	nativeSourceCarriesFallback = hasField[autoscalingv2.ExternalMetricSource]("Fallback")
 	nativeStatusCarriesFallback = hasField[autoscalingv2.ExternalMetricStatus]("FallbackStatus")
+	// nativeIdentifierCarriesSource is true against a k8s.io/api that
+	// carries KEP-6382 in native autoscaling/v2.
+	nativeIdentifierCarriesSource = hasField[autoscalingv2.MetricIdentifier]("Source")
 )
 
 // hasField reports whether struct type T has a field called name.
@@ -29,12 +32,12 @@ func hasField[T any](name string) bool {
 	return ok
 }
 
-// convertExternal returns shared, the fields both types have, or, when the
+// convertThroughJSON returns shared, the fields both types have, or, when the
 // native types carry the extension (carries), src re-read through JSON as
 // a T, which keeps every field src and T have in common. src cannot fail to
 // encode (metric types hold no channels nor funcs); should it, the shared
 // fields are still right.
-func convertExternal[T any](src any, shared T, carries bool) *T {
+func convertThroughJSON[T any](src any, shared T, carries bool) *T {
 	if !carries {
 		return &shared
 	}
@@ -49,24 +52,92 @@ func convertExternal[T any](src any, shared T, carries bool) *T {
 	return &out
 }
 
+// IdentifierFromNative converts a native metric identifier; a native type
+// that carries KEP-6382's source keeps it.
+func IdentifierFromNative(in autoscalingv2.MetricIdentifier) MetricIdentifier {
+	return *convertThroughJSON(in, MetricIdentifier{Name: in.Name, Selector: in.Selector}, nativeIdentifierCarriesSource)
+}
+
+// identifierToNative is IdentifierFromNative's inverse: a stock native
+// identifier has no source, so the source is dropped.
+func identifierToNative(in MetricIdentifier) autoscalingv2.MetricIdentifier {
+	return *convertThroughJSON(in, autoscalingv2.MetricIdentifier{Name: in.Name, Selector: in.Selector}, nativeIdentifierCarriesSource)
+}
+
+func podsSourceFromNative(in *autoscalingv2.PodsMetricSource) *PodsMetricSource {
+	if in == nil {
+		return nil
+	}
+	return &PodsMetricSource{Metric: IdentifierFromNative(in.Metric), Target: in.Target}
+}
+
+func podsSourceToNative(in *PodsMetricSource) *autoscalingv2.PodsMetricSource {
+	if in == nil {
+		return nil
+	}
+	return &autoscalingv2.PodsMetricSource{Metric: identifierToNative(in.Metric), Target: in.Target}
+}
+
+func objectSourceFromNative(in *autoscalingv2.ObjectMetricSource) *ObjectMetricSource {
+	if in == nil {
+		return nil
+	}
+	return &ObjectMetricSource{DescribedObject: in.DescribedObject, Target: in.Target, Metric: IdentifierFromNative(in.Metric)}
+}
+
+func objectSourceToNative(in *ObjectMetricSource) *autoscalingv2.ObjectMetricSource {
+	if in == nil {
+		return nil
+	}
+	return &autoscalingv2.ObjectMetricSource{DescribedObject: in.DescribedObject, Target: in.Target, Metric: identifierToNative(in.Metric)}
+}
+
+func podsStatusFromNative(in *autoscalingv2.PodsMetricStatus) *PodsMetricStatus {
+	if in == nil {
+		return nil
+	}
+	return &PodsMetricStatus{Metric: IdentifierFromNative(in.Metric), Current: in.Current}
+}
+
+func podsStatusToNative(in *PodsMetricStatus) *autoscalingv2.PodsMetricStatus {
+	if in == nil {
+		return nil
+	}
+	return &autoscalingv2.PodsMetricStatus{Metric: identifierToNative(in.Metric), Current: in.Current}
+}
+
+func objectStatusFromNative(in *autoscalingv2.ObjectMetricStatus) *ObjectMetricStatus {
+	if in == nil {
+		return nil
+	}
+	return &ObjectMetricStatus{Metric: IdentifierFromNative(in.Metric), Current: in.Current, DescribedObject: in.DescribedObject}
+}
+
+func objectStatusToNative(in *ObjectMetricStatus) *autoscalingv2.ObjectMetricStatus {
+	if in == nil {
+		return nil
+	}
+	return &autoscalingv2.ObjectMetricStatus{Metric: identifierToNative(in.Metric), Current: in.Current, DescribedObject: in.DescribedObject}
+}
+
 // externalSourceFromNative converts a native External metric source,
-// keeping its fallback when the native type carries one.
+// keeping its fallback and source when the native type carries them.
 func externalSourceFromNative(in *autoscalingv2.ExternalMetricSource) *ExternalMetricSource {
-	return convertExternal(in, ExternalMetricSource{Metric: in.Metric, Target: in.Target}, nativeSourceCarriesFallback)
+	return convertThroughJSON(in, ExternalMetricSource{Metric: IdentifierFromNative(in.Metric), Target: in.Target}, nativeSourceCarriesFallback)
 }
 
 // externalSourceToNative is externalSourceFromNative's inverse.
 func externalSourceToNative(in *ExternalMetricSource) *autoscalingv2.ExternalMetricSource {
-	return convertExternal(in, autoscalingv2.ExternalMetricSource{Metric: in.Metric, Target: in.Target}, nativeSourceCarriesFallback)
+	return convertThroughJSON(in, autoscalingv2.ExternalMetricSource{Metric: identifierToNative(in.Metric), Target: in.Target}, nativeSourceCarriesFallback)
 }
 
 // externalStatusFromNative converts a native External metric status,
 // keeping its fallback state when the native type carries it.
 func externalStatusFromNative(in *autoscalingv2.ExternalMetricStatus) *ExternalMetricStatus {
-	return convertExternal(in, ExternalMetricStatus{Metric: in.Metric, Current: in.Current}, nativeStatusCarriesFallback)
+	return convertThroughJSON(in, ExternalMetricStatus{Metric: IdentifierFromNative(in.Metric), Current: in.Current}, nativeStatusCarriesFallback)
 }
 
 // externalStatusToNative is externalStatusFromNative's inverse.
 func externalStatusToNative(in *ExternalMetricStatus) *autoscalingv2.ExternalMetricStatus {
-	return convertExternal(in, autoscalingv2.ExternalMetricStatus{Metric: in.Metric, Current: in.Current}, nativeStatusCarriesFallback)
+	return convertThroughJSON(in, autoscalingv2.ExternalMetricStatus{Metric: identifierToNative(in.Metric), Current: in.Current}, nativeStatusCarriesFallback)
 }

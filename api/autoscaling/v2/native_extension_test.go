@@ -25,6 +25,17 @@ type patchedNativeFallback struct {
 	Replicas               int32  `json:"replicas"`
 }
 
+// patchedNativeIdentifier is shaped as a native MetricIdentifier that
+// carries KEP-6382's source.
+type patchedNativeIdentifier struct {
+	Name   string                        `json:"name"`
+	Source *patchedNativeSourceReference `json:"source,omitempty"`
+}
+
+type patchedNativeSourceReference struct {
+	APIGroup string `json:"apiGroup"`
+}
+
 type patchedNativeStatus struct {
 	Metric           autoscalingv2.MetricIdentifier  `json:"metric"`
 	Current          autoscalingv2.MetricValueStatus `json:"current"`
@@ -34,12 +45,13 @@ type patchedNativeStatus struct {
 
 func TestConvertExternalCarriesWhatBothTypesHave(t *testing.T) {
 	metric := autoscalingv2.MetricIdentifier{Name: "queue_depth"}
+	extendedMetric := MetricIdentifier{Name: "queue_depth"}
 	target := autoscalingv2.MetricTarget{Type: autoscalingv2.ValueMetricType, Value: ptr.To(resource.MustParse("30"))}
 	current := autoscalingv2.MetricValueStatus{Value: ptr.To(resource.MustParse("12"))}
 	failedAt := metav1.NewTime(time.Date(2026, 11, 25, 3, 0, 0, 0, time.UTC))
-	extendedSource := &ExternalMetricSource{Metric: metric, Target: target,
+	extendedSource := &ExternalMetricSource{Metric: extendedMetric, Target: target,
 		Fallback: &ExternalMetricFallback{FailureDurationSeconds: ptr.To[int64](300), Replicas: 4, Strategy: FallbackStrategyStatic}}
-	extendedStatus := &ExternalMetricStatus{Metric: metric, Current: current, FallbackStatus: FallbackStatusFallback, FirstFailureTime: &failedAt}
+	extendedStatus := &ExternalMetricStatus{Metric: extendedMetric, Current: current, FallbackStatus: FallbackStatusFallback, FirstFailureTime: &failedAt}
 
 	cases := []struct {
 		name string
@@ -48,41 +60,61 @@ func TestConvertExternalCarriesWhatBothTypesHave(t *testing.T) {
 	}{{
 		name: "a stock native type gets the shared fields only",
 		got: func() any {
-			return convertExternal(extendedSource, autoscalingv2.ExternalMetricSource{Metric: metric, Target: target}, false)
+			return convertThroughJSON(extendedSource, autoscalingv2.ExternalMetricSource{Metric: metric, Target: target}, false)
 		},
 		want: &autoscalingv2.ExternalMetricSource{Metric: metric, Target: target},
 	}, {
 		name: "a patched native source gets the fallback, without the strategy it does not know",
 		got: func() any {
-			return convertExternal(extendedSource, patchedNativeSource{Metric: metric, Target: target}, true)
+			return convertThroughJSON(extendedSource, patchedNativeSource{Metric: metric, Target: target}, true)
 		},
 		want: &patchedNativeSource{Metric: metric, Target: target, Fallback: &patchedNativeFallback{FailureDurationSeconds: ptr.To[int64](300), Replicas: 4}},
 	}, {
 		name: "the fallback of a patched native source reaches the extended type",
 		got: func() any {
 			in := &patchedNativeSource{Metric: metric, Target: target, Fallback: &patchedNativeFallback{FailureDurationSeconds: ptr.To[int64](600), Replicas: 2}}
-			return convertExternal(in, ExternalMetricSource{Metric: metric, Target: target}, true)
+			return convertThroughJSON(in, ExternalMetricSource{Metric: extendedMetric, Target: target}, true)
 		},
-		want: &ExternalMetricSource{Metric: metric, Target: target, Fallback: &ExternalMetricFallback{FailureDurationSeconds: ptr.To[int64](600), Replicas: 2}},
+		want: &ExternalMetricSource{Metric: extendedMetric, Target: target, Fallback: &ExternalMetricFallback{FailureDurationSeconds: ptr.To[int64](600), Replicas: 2}},
 	}, {
 		name: "a patched native status gets the fallback state",
 		got: func() any {
-			return convertExternal(extendedStatus, patchedNativeStatus{Metric: metric, Current: current}, true)
+			return convertThroughJSON(extendedStatus, patchedNativeStatus{Metric: metric, Current: current}, true)
 		},
 		want: &patchedNativeStatus{Metric: metric, Current: current, FallbackStatus: "Fallback", FirstFailureTime: &failedAt},
 	}, {
 		name: "the fallback state of a patched native status reaches the extended type",
 		got: func() any {
 			in := &patchedNativeStatus{Metric: metric, FallbackStatus: "Fallback", FirstFailureTime: &failedAt}
-			return convertExternal(in, ExternalMetricStatus{Metric: metric}, true)
+			return convertThroughJSON(in, ExternalMetricStatus{Metric: extendedMetric}, true)
 		},
-		want: &ExternalMetricStatus{Metric: metric, FallbackStatus: FallbackStatusFallback, FirstFailureTime: &failedAt},
+		want: &ExternalMetricStatus{Metric: extendedMetric, FallbackStatus: FallbackStatusFallback, FirstFailureTime: &failedAt},
+	}, {
+		name: "a stock native identifier has no source: it is dropped",
+		got: func() any {
+			return identifierToNative(MetricIdentifier{Name: "queue_depth", Source: &MetricSourceReference{APIGroup: "metrics.example.com"}})
+		},
+		want: metric,
+	}, {
+		name: "a patched native identifier keeps the source",
+		got: func() any {
+			in := MetricIdentifier{Name: "queue_depth", Source: &MetricSourceReference{APIGroup: "metrics.example.com"}}
+			return convertThroughJSON(in, patchedNativeIdentifier{Name: "queue_depth"}, true)
+		},
+		want: &patchedNativeIdentifier{Name: "queue_depth", Source: &patchedNativeSourceReference{APIGroup: "metrics.example.com"}},
+	}, {
+		name: "the source of a patched native identifier reaches the extended type",
+		got: func() any {
+			in := patchedNativeIdentifier{Name: "queue_depth", Source: &patchedNativeSourceReference{APIGroup: "metrics.example.com"}}
+			return convertThroughJSON(in, MetricIdentifier{Name: "queue_depth"}, true)
+		},
+		want: &MetricIdentifier{Name: "queue_depth", Source: &MetricSourceReference{APIGroup: "metrics.example.com"}},
 	}, {
 		name: "a source that cannot be encoded leaves the shared fields",
 		got: func() any {
-			return convertExternal(func() {}, ExternalMetricSource{Metric: metric}, true)
+			return convertThroughJSON(func() {}, ExternalMetricSource{Metric: extendedMetric}, true)
 		},
-		want: &ExternalMetricSource{Metric: metric},
+		want: &ExternalMetricSource{Metric: extendedMetric},
 	}}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -96,8 +128,9 @@ func TestConvertExternalCarriesWhatBothTypesHave(t *testing.T) {
 // This module builds against a stock k8s.io/api, whose native types have no
 // fallback: conversion of native HPAs must then do no JSON work at all.
 func TestStockNativeTypesCarryNoFallback(t *testing.T) {
-	if nativeSourceCarriesFallback || nativeStatusCarriesFallback {
-		t.Errorf("stock k8s.io/api reported to carry the fallback: source %v, status %v", nativeSourceCarriesFallback, nativeStatusCarriesFallback)
+	if nativeSourceCarriesFallback || nativeStatusCarriesFallback || nativeIdentifierCarriesSource {
+		t.Errorf("stock k8s.io/api reported to carry an extension: fallback in source %v, in status %v, metric source %v",
+			nativeSourceCarriesFallback, nativeStatusCarriesFallback, nativeIdentifierCarriesSource)
 	}
 	if !hasField[ExternalMetricSource]("Fallback") || !hasField[ExternalMetricStatus]("FallbackStatus") {
 		t.Error("hasField misses the extended type's own fields")

@@ -285,6 +285,12 @@ func TestExtendedJSONFieldsAreASupersetOfNative(t *testing.T) {
 		"HorizontalPodAutoscaler.spec.metrics[].external.fallback":                  true,
 		"HorizontalPodAutoscaler.status.currentMetrics[].external.fallbackStatus":   true,
 		"HorizontalPodAutoscaler.status.currentMetrics[].external.firstFailureTime": true,
+		"HorizontalPodAutoscaler.spec.metrics[].external.metric.source":             true,
+		"HorizontalPodAutoscaler.spec.metrics[].object.metric.source":               true,
+		"HorizontalPodAutoscaler.spec.metrics[].pods.metric.source":                 true,
+		"HorizontalPodAutoscaler.status.currentMetrics[].external.metric.source":    true,
+		"HorizontalPodAutoscaler.status.currentMetrics[].object.metric.source":      true,
+		"HorizontalPodAutoscaler.status.currentMetrics[].pods.metric.source":        true,
 	}
 	var seenExtra []string
 	compareJSONFields(t, "HorizontalPodAutoscaler",

@@ -7,8 +7,8 @@ import (
 )
 
 func TestSpecPredicates(t *testing.T) {
-	object := MetricSpec{Type: autoscalingv2.ObjectMetricSourceType, Object: &autoscalingv2.ObjectMetricSource{}}
-	pods := MetricSpec{Type: autoscalingv2.PodsMetricSourceType, Pods: &autoscalingv2.PodsMetricSource{}}
+	object := MetricSpec{Type: autoscalingv2.ObjectMetricSourceType, Object: &ObjectMetricSource{}}
+	pods := MetricSpec{Type: autoscalingv2.PodsMetricSourceType, Pods: &PodsMetricSource{}}
 	resource := MetricSpec{Type: autoscalingv2.ResourceMetricSourceType, Resource: &autoscalingv2.ResourceMetricSource{}}
 	external := MetricSpec{Type: autoscalingv2.ExternalMetricSourceType, External: &ExternalMetricSource{}}
 	withFallback := MetricSpec{Type: autoscalingv2.ExternalMetricSourceType,

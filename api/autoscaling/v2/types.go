@@ -186,7 +186,7 @@ type MetricSpec struct {
 	// +kubebuilder:validation:XValidation:rule=`!has(self.target.averageUtilization) || self.target.averageUtilization > 0`,message=`must be greater than 0`,fieldPath=`.target.averageUtilization`
 	// +kubebuilder:validation:XValidation:rule=`has(self.target.value) || has(self.target.averageValue)`,message=`must set either a target value or averageValue`,reason=FieldValueRequired,fieldPath=`.target.averageValue`
 	// +optional
-	Object *autoscalingv2.ObjectMetricSource `json:"object,omitempty"`
+	Object *ObjectMetricSource `json:"object,omitempty"`
 	// +kubebuilder:validation:XValidation:rule=`self.metric.name.size() > 0`,message=`must specify a metric name`,reason=FieldValueRequired,fieldPath=`.metric.name`
 	// +kubebuilder:validation:XValidation:rule=`!(self.metric.name in ['.', '..']) && !self.metric.name.matches('[/%]')`,message=`may not be '.' or '..', and may not contain '/' or '%'`,fieldPath=`.metric.name`
 	// +kubebuilder:validation:XValidation:rule=`self.target.type in ['Utilization', 'Value', 'AverageValue']`,message=`must be either Utilization, Value, or AverageValue`,fieldPath=`.target.type`
@@ -195,7 +195,7 @@ type MetricSpec struct {
 	// +kubebuilder:validation:XValidation:rule=`!has(self.target.averageUtilization) || self.target.averageUtilization > 0`,message=`must be greater than 0`,fieldPath=`.target.averageUtilization`
 	// +kubebuilder:validation:XValidation:rule=`has(self.target.averageValue)`,message=`must specify a positive target averageValue`,reason=FieldValueRequired,fieldPath=`.target.averageValue`
 	// +optional
-	Pods *autoscalingv2.PodsMetricSource `json:"pods,omitempty"`
+	Pods *PodsMetricSource `json:"pods,omitempty"`
 	// +kubebuilder:validation:XValidation:rule=`self.name.size() > 0`,message=`must specify a resource name`,reason=FieldValueRequired,fieldPath=`.name`
 	// +kubebuilder:validation:XValidation:rule=`self.target.type in ['Utilization', 'Value', 'AverageValue']`,message=`must be either Utilization, Value, or AverageValue`,fieldPath=`.target.type`
 	// +kubebuilder:validation:XValidation:rule=`!has(self.target.value) || (type(self.target.value) == int ? self.target.value > 0 : quantity(self.target.value).isGreaterThan(quantity('0')))`,message=`must be positive`,fieldPath=`.target.value`
@@ -236,7 +236,7 @@ type MetricSpec struct {
 // +kubebuilder:validation:XValidation:rule=`!has(self.target.value) || !has(self.target.averageValue)`,message=`may not set both a target value for metric and a per-pod target`,reason=FieldValueForbidden,fieldPath=`.target.value`
 type ExternalMetricSource struct {
 	// metric identifies the target metric by name and selector.
-	Metric autoscalingv2.MetricIdentifier `json:"metric"`
+	Metric MetricIdentifier `json:"metric"`
 
 	// target specifies the target value for the given metric.
 	Target autoscalingv2.MetricTarget `json:"target"`
@@ -344,9 +344,9 @@ type MetricStatus struct {
 	Type autoscalingv2.MetricSourceType `json:"type"`
 
 	// +optional
-	Object *autoscalingv2.ObjectMetricStatus `json:"object,omitempty"`
+	Object *ObjectMetricStatus `json:"object,omitempty"`
 	// +optional
-	Pods *autoscalingv2.PodsMetricStatus `json:"pods,omitempty"`
+	Pods *PodsMetricStatus `json:"pods,omitempty"`
 	// +optional
 	Resource *autoscalingv2.ResourceMetricStatus `json:"resource,omitempty"`
 	// +optional
@@ -359,7 +359,7 @@ type MetricStatus struct {
 // fallback state when a fallback is configured.
 type ExternalMetricStatus struct {
 	// metric identifies the target metric by name and selector.
-	Metric autoscalingv2.MetricIdentifier `json:"metric"`
+	Metric MetricIdentifier `json:"metric"`
 
 	// current contains the current value of the metric; empty while it fails.
 	Current autoscalingv2.MetricValueStatus `json:"current"`

@@ -83,7 +83,7 @@ func resourceQuantity(name corev1.ResourceName, milli int64) *resource.Quantity 
 	return resource.NewMilliQuantity(milli, format)
 }
 
-func (e *evaluator) object(src *autoscalingv2.ObjectMetricSource) proposal {
+func (e *evaluator) object(src *v2.ObjectMetricSource) proposal {
 	const reason = "FailedGetObjectMetric"
 	wrap := wrapf("failed to get object metric value")
 	metricSelector, err := metav1.LabelSelectorAsSelector(src.Metric.Selector)
@@ -92,9 +92,9 @@ func (e *evaluator) object(src *autoscalingv2.ObjectMetricSource) proposal {
 	}
 	status := v2.MetricStatus{
 		Type: autoscalingv2.ObjectMetricSourceType,
-		Object: &autoscalingv2.ObjectMetricStatus{
+		Object: &v2.ObjectMetricStatus{
 			DescribedObject: src.DescribedObject,
-			Metric:          autoscalingv2.MetricIdentifier{Name: src.Metric.Name, Selector: src.Metric.Selector},
+			Metric:          v2.MetricIdentifier{Name: src.Metric.Name, Selector: src.Metric.Selector},
 		},
 	}
 	switch {
@@ -122,7 +122,7 @@ func (e *evaluator) object(src *autoscalingv2.ObjectMetricSource) proposal {
 	return failed(reason, errors.New("invalid object metric source: neither a value target nor an average value target was set"), wrap)
 }
 
-func (e *evaluator) pods(src *autoscalingv2.PodsMetricSource) proposal {
+func (e *evaluator) pods(src *v2.PodsMetricSource) proposal {
 	const reason = "FailedGetPodsMetric"
 	wrap := wrapf("failed to get pods metric value")
 	metricSelector, err := metav1.LabelSelectorAsSelector(src.Metric.Selector)
@@ -143,8 +143,8 @@ func (e *evaluator) pods(src *autoscalingv2.PodsMetricSource) proposal {
 		name:      fmt.Sprintf("pods metric %s", src.Metric.Name),
 		status: v2.MetricStatus{
 			Type: autoscalingv2.PodsMetricSourceType,
-			Pods: &autoscalingv2.PodsMetricStatus{
-				Metric:  autoscalingv2.MetricIdentifier{Name: src.Metric.Name, Selector: src.Metric.Selector},
+			Pods: &v2.PodsMetricStatus{
+				Metric:  v2.MetricIdentifier{Name: src.Metric.Name, Selector: src.Metric.Selector},
 				Current: autoscalingv2.MetricValueStatus{AverageValue: milliQuantity(r.RawUsage)},
 			},
 		},
@@ -207,7 +207,7 @@ func (e *evaluator) external(src *v2.ExternalMetricSource) proposal {
 	status := v2.MetricStatus{
 		Type: autoscalingv2.ExternalMetricSourceType,
 		External: &v2.ExternalMetricStatus{
-			Metric: autoscalingv2.MetricIdentifier{Name: src.Metric.Name, Selector: src.Metric.Selector},
+			Metric: v2.MetricIdentifier{Name: src.Metric.Name, Selector: src.Metric.Selector},
 		},
 	}
 	name := fmt.Sprintf("external metric %s(%+v)", src.Metric.Name, src.Metric.Selector)

@@ -139,7 +139,7 @@ func TestFallbackHistoryAcrossPassesWithoutFetch(t *testing.T) {
 	})
 	t.Run("below minReplicas: failing entries are kept, healthy ones dropped, the condition follows", func(t *testing.T) {
 		healthy := v2.MetricStatus{Type: autoscalingv2.ExternalMetricSourceType, External: &v2.ExternalMetricStatus{
-			Metric:         autoscalingv2.MetricIdentifier{Name: "backlog"},
+			Metric:         v2.MetricIdentifier{Name: "backlog"},
 			Current:        autoscalingv2.MetricValueStatus{AverageValue: milliQuantity(5000)},
 			FallbackStatus: v2.FallbackStatusNormal,
 		}}

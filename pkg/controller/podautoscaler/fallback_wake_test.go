@@ -151,7 +151,7 @@ func persistedFailure(name string, selector *metav1.LabelSelector, status v2.Fal
 	return v2.MetricStatus{
 		Type: autoscalingv2.ExternalMetricSourceType,
 		External: &v2.ExternalMetricStatus{
-			Metric:           autoscalingv2.MetricIdentifier{Name: name, Selector: selector},
+			Metric:           v2.MetricIdentifier{Name: name, Selector: selector},
 			FallbackStatus:   status,
 			FirstFailureTime: &t,
 		},

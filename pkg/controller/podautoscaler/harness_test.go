@@ -264,7 +264,7 @@ func externalValue(name string, value string) v2.MetricSpec {
 	return v2.MetricSpec{
 		Type: autoscalingv2.ExternalMetricSourceType,
 		External: &v2.ExternalMetricSource{
-			Metric: autoscalingv2.MetricIdentifier{Name: name},
+			Metric: v2.MetricIdentifier{Name: name},
 			Target: autoscalingv2.MetricTarget{Type: autoscalingv2.ValueMetricType, Value: &q},
 		},
 	}
@@ -275,7 +275,7 @@ func externalAverage(name string, averageValue string) v2.MetricSpec {
 	return v2.MetricSpec{
 		Type: autoscalingv2.ExternalMetricSourceType,
 		External: &v2.ExternalMetricSource{
-			Metric: autoscalingv2.MetricIdentifier{Name: name},
+			Metric: v2.MetricIdentifier{Name: name},
 			Target: autoscalingv2.MetricTarget{Type: autoscalingv2.AverageValueMetricType, AverageValue: &q},
 		},
 	}

@@ -163,9 +163,9 @@ func TestParityMetricTypes(t *testing.T) {
 			setup: threeReplicas(objectMetricValue("requests", 200000)),
 			want: scaledUpFromThree(6, objectValueName, []string{"scale_up/none/Object"}, v2.MetricStatus{
 				Type: autoscalingv2.ObjectMetricSourceType,
-				Object: &autoscalingv2.ObjectMetricStatus{
+				Object: &v2.ObjectMetricStatus{
 					DescribedObject: describedIngress,
-					Metric:          autoscalingv2.MetricIdentifier{Name: "requests"},
+					Metric:          v2.MetricIdentifier{Name: "requests"},
 					Current:         autoscalingv2.MetricValueStatus{Value: milliQ(200000)},
 				},
 			}),
@@ -182,9 +182,9 @@ func TestParityMetricTypes(t *testing.T) {
 			setup: threeReplicas(objectMetricValue("requests", 300000)),
 			want: scaledUpFromThree(6, objectAverageName, []string{"scale_up/none/Object"}, v2.MetricStatus{
 				Type: autoscalingv2.ObjectMetricSourceType,
-				Object: &autoscalingv2.ObjectMetricStatus{
+				Object: &v2.ObjectMetricStatus{
 					DescribedObject: describedIngress,
-					Metric:          autoscalingv2.MetricIdentifier{Name: "requests"},
+					Metric:          v2.MetricIdentifier{Name: "requests"},
 					Current:         autoscalingv2.MetricValueStatus{AverageValue: milliQ(100000)},
 				},
 			}),
@@ -202,7 +202,7 @@ func TestParityMetricTypes(t *testing.T) {
 			want: scaledUpFromThree(6, externalQueueName, []string{"scale_up/none/External"}, v2.MetricStatus{
 				Type: autoscalingv2.ExternalMetricSourceType,
 				External: &v2.ExternalMetricStatus{
-					Metric:  autoscalingv2.MetricIdentifier{Name: "queue"},
+					Metric:  v2.MetricIdentifier{Name: "queue"},
 					Current: autoscalingv2.MetricValueStatus{AverageValue: milliQ(20000)},
 				},
 			}),
@@ -219,7 +219,7 @@ func TestParityMetricTypes(t *testing.T) {
 				[]string{"scale_up/none/External"}, v2.MetricStatus{
 					Type: autoscalingv2.ExternalMetricSourceType,
 					External: &v2.ExternalMetricStatus{
-						Metric:  autoscalingv2.MetricIdentifier{Name: "queue", Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"queue": "orders"}}},
+						Metric:  v2.MetricIdentifier{Name: "queue", Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"queue": "orders"}}},
 						Current: autoscalingv2.MetricValueStatus{Value: milliQ(20000)},
 					},
 				}),

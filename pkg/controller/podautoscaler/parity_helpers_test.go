@@ -383,8 +383,8 @@ func podsAverage(name, averageValue string) v2.MetricSpec {
 	q := resource.MustParse(averageValue)
 	return v2.MetricSpec{
 		Type: autoscalingv2.PodsMetricSourceType,
-		Pods: &autoscalingv2.PodsMetricSource{
-			Metric: autoscalingv2.MetricIdentifier{Name: name},
+		Pods: &v2.PodsMetricSource{
+			Metric: v2.MetricIdentifier{Name: name},
 			Target: autoscalingv2.MetricTarget{Type: autoscalingv2.AverageValueMetricType, AverageValue: &q},
 		},
 	}
@@ -397,9 +397,9 @@ func ingressValue(name, value string) v2.MetricSpec {
 	q := resource.MustParse(value)
 	return v2.MetricSpec{
 		Type: autoscalingv2.ObjectMetricSourceType,
-		Object: &autoscalingv2.ObjectMetricSource{
+		Object: &v2.ObjectMetricSource{
 			DescribedObject: describedIngress,
-			Metric:          autoscalingv2.MetricIdentifier{Name: name},
+			Metric:          v2.MetricIdentifier{Name: name},
 			Target:          autoscalingv2.MetricTarget{Type: autoscalingv2.ValueMetricType, Value: &q},
 		},
 	}
@@ -409,9 +409,9 @@ func ingressAverage(name, averageValue string) v2.MetricSpec {
 	q := resource.MustParse(averageValue)
 	return v2.MetricSpec{
 		Type: autoscalingv2.ObjectMetricSourceType,
-		Object: &autoscalingv2.ObjectMetricSource{
+		Object: &v2.ObjectMetricSource{
 			DescribedObject: describedIngress,
-			Metric:          autoscalingv2.MetricIdentifier{Name: name},
+			Metric:          v2.MetricIdentifier{Name: name},
 			Target:          autoscalingv2.MetricTarget{Type: autoscalingv2.AverageValueMetricType, AverageValue: &q},
 		},
 	}
@@ -435,7 +435,7 @@ func externalValueStatus(name string, valueMilli int64) v2.MetricStatus {
 	return v2.MetricStatus{
 		Type: autoscalingv2.ExternalMetricSourceType,
 		External: &v2.ExternalMetricStatus{
-			Metric:  autoscalingv2.MetricIdentifier{Name: name},
+			Metric:  v2.MetricIdentifier{Name: name},
 			Current: autoscalingv2.MetricValueStatus{Value: milliQ(valueMilli)},
 		},
 	}
@@ -444,8 +444,8 @@ func externalValueStatus(name string, valueMilli int64) v2.MetricStatus {
 func podsMetricStatus(name string, averageMilli int64) v2.MetricStatus {
 	return v2.MetricStatus{
 		Type: autoscalingv2.PodsMetricSourceType,
-		Pods: &autoscalingv2.PodsMetricStatus{
-			Metric:  autoscalingv2.MetricIdentifier{Name: name},
+		Pods: &v2.PodsMetricStatus{
+			Metric:  v2.MetricIdentifier{Name: name},
 			Current: autoscalingv2.MetricValueStatus{AverageValue: milliQ(averageMilli)},
 		},
 	}

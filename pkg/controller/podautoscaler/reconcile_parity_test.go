@@ -503,8 +503,8 @@ func TestParityStoredSpecs(t *testing.T) {
 		},
 		{
 			name: "a stored HPA with a pods metric lacking its target is not scaled and says why",
-			hpa: newHPA(1, 10, v2.MetricSpec{Type: autoscalingv2.PodsMetricSourceType, Pods: &autoscalingv2.PodsMetricSource{
-				Metric: autoscalingv2.MetricIdentifier{Name: "qps"},
+			hpa: newHPA(1, 10, v2.MetricSpec{Type: autoscalingv2.PodsMetricSourceType, Pods: &v2.PodsMetricSource{
+				Metric: v2.MetricIdentifier{Name: "qps"},
 				Target: autoscalingv2.MetricTarget{Type: autoscalingv2.AverageValueMetricType},
 			}}),
 			setup: threeReplicas(podsMetricValues("qps", 1000, 1000, 1000)),

@@ -50,12 +50,18 @@ func slotKey(key hpaKey, obj any) string {
 	if id == nil {
 		return key.String()
 	}
-	return "external/" + key.namespace + "/" + id.Name + "/" + metav1.FormatLabelSelector(id.Selector)
+	slot := "external/" + key.namespace + "/" + id.Name + "/" + metav1.FormatLabelSelector(id.Selector)
+	if group := id.SourceGroup(); group != "" {
+		// The same name from another source is another metric, fetched
+		// on its own: it earns no shared slot.
+		slot += "@" + group
+	}
+	return slot
 }
 
 // firstExternalMetric returns the metric of the HPA's first External
 // source, or nil.
-func firstExternalMetric(obj any) *autoscalingv2.MetricIdentifier {
+func firstExternalMetric(obj any) *v2.MetricIdentifier {
 	switch hpa := obj.(type) {
 	case *v2.HorizontalPodAutoscaler:
 		for _, m := range hpa.Spec.Metrics {
@@ -66,7 +72,8 @@ func firstExternalMetric(obj any) *autoscalingv2.MetricIdentifier {
 	case *autoscalingv2.HorizontalPodAutoscaler:
 		for _, m := range hpa.Spec.Metrics {
 			if m.External != nil {
-				return &m.External.Metric
+				id := v2.IdentifierFromNative(m.External.Metric)
+				return &id
 			}
 		}
 	}

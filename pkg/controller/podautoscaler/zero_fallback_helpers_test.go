@@ -73,9 +73,9 @@ var describedQueue = autoscalingv2.CrossVersionObjectReference{APIVersion: "apps
 func objectValue(name, value string) v2.MetricSpec {
 	return v2.MetricSpec{
 		Type: autoscalingv2.ObjectMetricSourceType,
-		Object: &autoscalingv2.ObjectMetricSource{
+		Object: &v2.ObjectMetricSource{
 			DescribedObject: describedQueue,
-			Metric:          autoscalingv2.MetricIdentifier{Name: name},
+			Metric:          v2.MetricIdentifier{Name: name},
 			Target:          autoscalingv2.MetricTarget{Type: autoscalingv2.ValueMetricType, Value: ptr.To(resource.MustParse(value))},
 		},
 	}
@@ -84,9 +84,9 @@ func objectValue(name, value string) v2.MetricSpec {
 func objectAverage(name, averageValue string) v2.MetricSpec {
 	return v2.MetricSpec{
 		Type: autoscalingv2.ObjectMetricSourceType,
-		Object: &autoscalingv2.ObjectMetricSource{
+		Object: &v2.ObjectMetricSource{
 			DescribedObject: describedQueue,
-			Metric:          autoscalingv2.MetricIdentifier{Name: name},
+			Metric:          v2.MetricIdentifier{Name: name},
 			Target: autoscalingv2.MetricTarget{Type: autoscalingv2.AverageValueMetricType,
 				AverageValue: ptr.To(resource.MustParse(averageValue))},
 		},

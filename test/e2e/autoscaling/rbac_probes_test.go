@@ -489,9 +489,9 @@ func objectHPA(name, target, metric string) *v2.HorizontalPodAutoscaler {
 	hpa := framework.ExternalHPA(name, target, "unused", autoscalingv2.ValueMetricType, "1", 1, 2)
 	hpa.Spec.Metrics = []v2.MetricSpec{{
 		Type: autoscalingv2.ObjectMetricSourceType,
-		Object: &autoscalingv2.ObjectMetricSource{
+		Object: &v2.ObjectMetricSource{
 			DescribedObject: autoscalingv2.CrossVersionObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Name: target},
-			Metric:          autoscalingv2.MetricIdentifier{Name: metric},
+			Metric:          v2.MetricIdentifier{Name: metric},
 			Target:          autoscalingv2.MetricTarget{Type: autoscalingv2.ValueMetricType, Value: ptr.To(resource.MustParse("10"))},
 		},
 	}}

@@ -17,7 +17,7 @@ func AverageValueExternalMetric(metric, averageValue string, fallback *v2.Extern
 	return v2.MetricSpec{
 		Type: autoscalingv2.ExternalMetricSourceType,
 		External: &v2.ExternalMetricSource{
-			Metric:   autoscalingv2.MetricIdentifier{Name: metric},
+			Metric:   v2.MetricIdentifier{Name: metric},
 			Target:   autoscalingv2.MetricTarget{Type: autoscalingv2.AverageValueMetricType, AverageValue: &q},
 			Fallback: fallback,
 		},

@@ -55,7 +55,7 @@ func ExternalHPA(name, target, metric string, targetType autoscalingv2.MetricTar
 			Metrics: []v2.MetricSpec{{
 				Type: autoscalingv2.ExternalMetricSourceType,
 				External: &v2.ExternalMetricSource{
-					Metric: autoscalingv2.MetricIdentifier{Name: metric},
+					Metric: v2.MetricIdentifier{Name: metric},
 					Target: mt,
 				},
 			}},

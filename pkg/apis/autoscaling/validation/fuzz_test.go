@@ -223,8 +223,8 @@ func (r *fuzzReader) target() autoscalingv2.MetricTarget {
 	}
 }
 
-func (r *fuzzReader) identifier() autoscalingv2.MetricIdentifier {
-	id := autoscalingv2.MetricIdentifier{Name: pick(r, fuzzMetricNames...)}
+func (r *fuzzReader) identifier() v2.MetricIdentifier {
+	id := v2.MetricIdentifier{Name: pick(r, fuzzMetricNames...)}
 	if r.sometimes() {
 		id.Selector = &metav1.LabelSelector{MatchLabels: map[string]string{"queue": "jobs"}}
 	}
@@ -241,10 +241,10 @@ func (r *fuzzReader) metric() v2.MetricSpec {
 		return r.sometimes() && r.sometimes()
 	}
 	if own(autoscalingv2.ObjectMetricSourceType) {
-		m.Object = &autoscalingv2.ObjectMetricSource{DescribedObject: r.ref(), Metric: r.identifier(), Target: r.target()}
+		m.Object = &v2.ObjectMetricSource{DescribedObject: r.ref(), Metric: r.identifier(), Target: r.target()}
 	}
 	if own(autoscalingv2.PodsMetricSourceType) {
-		m.Pods = &autoscalingv2.PodsMetricSource{Metric: r.identifier(), Target: r.target()}
+		m.Pods = &v2.PodsMetricSource{Metric: r.identifier(), Target: r.target()}
 	}
 	if own(autoscalingv2.ResourceMetricSourceType) {
 		m.Resource = &autoscalingv2.ResourceMetricSource{Name: pick(r, fuzzResources...), Target: r.target()}

@@ -289,16 +289,16 @@ func containerMetric(name corev1.ResourceName, container string, t autoscalingv2
 func podsMetric(name string, t autoscalingv2.MetricTarget) v2.MetricSpec {
 	return v2.MetricSpec{
 		Type: autoscalingv2.PodsMetricSourceType,
-		Pods: &autoscalingv2.PodsMetricSource{Metric: autoscalingv2.MetricIdentifier{Name: name}, Target: t},
+		Pods: &v2.PodsMetricSource{Metric: v2.MetricIdentifier{Name: name}, Target: t},
 	}
 }
 
 func objectMetric(kind, name, apiVersion, metric string, t autoscalingv2.MetricTarget) v2.MetricSpec {
 	return v2.MetricSpec{
 		Type: autoscalingv2.ObjectMetricSourceType,
-		Object: &autoscalingv2.ObjectMetricSource{
+		Object: &v2.ObjectMetricSource{
 			DescribedObject: autoscalingv2.CrossVersionObjectReference{Kind: kind, Name: name, APIVersion: apiVersion},
-			Metric:          autoscalingv2.MetricIdentifier{Name: metric},
+			Metric:          v2.MetricIdentifier{Name: metric},
 			Target:          t,
 		},
 	}
@@ -313,7 +313,7 @@ func externalMetric(name string, t autoscalingv2.MetricTarget) v2.MetricSpec {
 	return v2.MetricSpec{
 		Type: autoscalingv2.ExternalMetricSourceType,
 		External: &v2.ExternalMetricSource{
-			Metric: autoscalingv2.MetricIdentifier{
+			Metric: v2.MetricIdentifier{
 				Name:     name,
 				Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"queue": "jobs"}},
 			},

@@ -125,7 +125,7 @@ func hasSource(sources []populatedSource, name string) bool {
 	return false
 }
 
-func validateObjectSource(src *autoscalingv2.ObjectMetricSource, fldPath *field.Path, opts options) field.ErrorList {
+func validateObjectSource(src *v2.ObjectMetricSource, fldPath *field.Path, opts options) field.ErrorList {
 	ref := src.DescribedObject
 	allErrs := validateCrossVersionObjectReference(ref.Kind, ref.Name, ref.APIVersion, fldPath.Child("describedObject"), opts.describedObject)
 	allErrs = append(allErrs, validateMetricIdentifier(src.Metric, fldPath.Child("metric"))...)
@@ -206,7 +206,7 @@ func validateFailureDuration(d int64, fldPath *field.Path, opts options) field.E
 	return nil
 }
 
-func validatePodsSource(src *autoscalingv2.PodsMetricSource, fldPath *field.Path) field.ErrorList {
+func validatePodsSource(src *v2.PodsMetricSource, fldPath *field.Path) field.ErrorList {
 	allErrs := validateMetricIdentifier(src.Metric, fldPath.Child("metric"))
 	allErrs = append(allErrs, validateMetricTarget(src.Target, fldPath.Child("target"))...)
 	if src.Target.AverageValue == nil {
@@ -358,6 +358,6 @@ func validateMetricTarget(mt autoscalingv2.MetricTarget, fldPath *field.Path) fi
 	return allErrs
 }
 
-func validateMetricIdentifier(id autoscalingv2.MetricIdentifier, fldPath *field.Path) field.ErrorList {
+func validateMetricIdentifier(id v2.MetricIdentifier, fldPath *field.Path) field.ErrorList {
 	return validatePathSegment(id.Name, fldPath.Child("name"), "must specify a metric name")
 }

@@ -18,7 +18,7 @@ func TestValidateStatus(t *testing.T) {
 		return v2.MetricStatus{
 			Type: autoscalingv2.ExternalMetricSourceType,
 			External: &v2.ExternalMetricStatus{
-				Metric:         autoscalingv2.MetricIdentifier{Name: "queue"},
+				Metric:         v2.MetricIdentifier{Name: "queue"},
 				FallbackStatus: fs,
 			},
 		}

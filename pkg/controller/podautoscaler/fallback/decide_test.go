@@ -22,13 +22,13 @@ var start = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 
 func queueDepth(seconds int64, replicas int32) *v2.ExternalMetricSource {
 	return &v2.ExternalMetricSource{
-		Metric:   autoscalingv2.MetricIdentifier{Name: "queue_depth"},
+		Metric:   v2.MetricIdentifier{Name: "queue_depth"},
 		Fallback: &v2.ExternalMetricFallback{FailureDurationSeconds: ptr.To(seconds), Replicas: replicas},
 	}
 }
 
 func stored(status v2.FallbackStatus, firstFailure *time.Time) *v2.ExternalMetricStatus {
-	s := &v2.ExternalMetricStatus{Metric: autoscalingv2.MetricIdentifier{Name: "queue_depth"}, FallbackStatus: status}
+	s := &v2.ExternalMetricStatus{Metric: v2.MetricIdentifier{Name: "queue_depth"}, FallbackStatus: status}
 	if firstFailure != nil {
 		t := metav1.NewTime(*firstFailure)
 		s.FirstFailureTime = &t
@@ -51,7 +51,7 @@ func providerErr() error {
 
 func TestDecide(t *testing.T) {
 	computed := v2.MetricStatus{Type: autoscalingv2.ExternalMetricSourceType, External: &v2.ExternalMetricStatus{
-		Metric: autoscalingv2.MetricIdentifier{Name: "queue_depth"}}}
+		Metric: v2.MetricIdentifier{Name: "queue_depth"}}}
 	badSelector := queueDepth(180, 7)
 	badSelector.Metric.Selector = &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "k", Operator: "bogus"}}}
 

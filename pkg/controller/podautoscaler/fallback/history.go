@@ -105,7 +105,7 @@ func Transitions(specs []v2.MetricSpec, before, after []v2.MetricStatus, tgt Tar
 	return events
 }
 
-func externalSpec(specs []v2.MetricSpec, id autoscalingv2.MetricIdentifier) *v2.ExternalMetricSource {
+func externalSpec(specs []v2.MetricSpec, id v2.MetricIdentifier) *v2.ExternalMetricSource {
 	for i := range specs {
 		if src := specs[i].External; src != nil && sameMetric(src.Metric, id) {
 			return src
@@ -136,7 +136,7 @@ func Count(statuses []v2.MetricStatus) int {
 	return n
 }
 
-func inFallback(statuses []v2.MetricStatus, id autoscalingv2.MetricIdentifier) bool {
+func inFallback(statuses []v2.MetricStatus, id v2.MetricIdentifier) bool {
 	ext := Find(statuses, id)
 	return ext != nil && ext.FallbackStatus == v2.FallbackStatusFallback
 }
@@ -144,7 +144,7 @@ func inFallback(statuses []v2.MetricStatus, id autoscalingv2.MetricIdentifier) b
 // Find returns the status entry of the External metric id. Entries are
 // matched by metric name and selector, not by position, so that editing the
 // metric list does not hand one metric's failure history to another.
-func Find(statuses []v2.MetricStatus, id autoscalingv2.MetricIdentifier) *v2.ExternalMetricStatus {
+func Find(statuses []v2.MetricStatus, id v2.MetricIdentifier) *v2.ExternalMetricStatus {
 	for i := range statuses {
 		if ext := statuses[i].External; ext != nil && sameMetric(ext.Metric, id) {
 			return ext
@@ -153,7 +153,7 @@ func Find(statuses []v2.MetricStatus, id autoscalingv2.MetricIdentifier) *v2.Ext
 	return nil
 }
 
-func sameMetric(a, b autoscalingv2.MetricIdentifier) bool {
+func sameMetric(a, b v2.MetricIdentifier) bool {
 	return a.Name == b.Name && equality.Semantic.DeepEqual(a.Selector, b.Selector)
 }
 

@@ -111,7 +111,7 @@ func TestCondition(t *testing.T) {
 
 func TestTransitions(t *testing.T) {
 	specs := []v2.MetricSpec{externalMetric(queueDepth(300, 7))}
-	unconfigured := []v2.MetricSpec{externalMetric(&v2.ExternalMetricSource{Metric: autoscalingv2.MetricIdentifier{Name: "queue_depth"}})}
+	unconfigured := []v2.MetricSpec{externalMetric(&v2.ExternalMetricSource{Metric: v2.MetricIdentifier{Name: "queue_depth"}})}
 	inFallback := []v2.MetricStatus{entry("queue_depth", v2.FallbackStatusFallback, at(0))}
 	failing := []v2.MetricStatus{entry("queue_depth", v2.FallbackStatusNormal, at(0))}
 	recovered := []v2.MetricStatus{entry("queue_depth", v2.FallbackStatusNormal, nil)}

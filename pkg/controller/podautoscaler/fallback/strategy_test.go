@@ -66,7 +66,7 @@ func TestStrategyOnlyShapesAnActiveFallback(t *testing.T) {
 		t.Errorf("before the deadline: %+v, want Failing with no proposal", failing)
 	}
 	computed := v2.MetricStatus{Type: autoscalingv2.ExternalMetricSourceType, External: &v2.ExternalMetricStatus{
-		Metric: autoscalingv2.MetricIdentifier{Name: "queue_depth"}}}
+		Metric: v2.MetricIdentifier{Name: "queue_depth"}}}
 	normal := Decide(stored(v2.FallbackStatusFallback, at(0)), src, start.Add(time.Hour), Computed{Status: computed}, tgt)
 	if normal.Outcome != Normal || normal.Replicas != 0 {
 		t.Errorf("computed: %+v, want Normal with no fallback proposal", normal)
