@@ -39,6 +39,12 @@ const (
 	// unknown gate), and --feature-gates warns that it is deprecated.
 	HPAStatusDecisionTrace featuregate.Feature = "HPAStatusDecisionTrace"
 
+	// HPAMetricSource enables metric.source.apiGroup on Pods, Object and
+	// External metrics: the metric is fetched from the APIService of that
+	// API group instead of the default one of its type.
+	// KEP-6382: https://kep.k8s.io/6382
+	HPAMetricSource featuregate.Feature = "HPAMetricSource"
+
 	// HPAScaleToZero allows minReplicas: 0 with Object or External metrics.
 	// KEP-2021: https://kep.k8s.io/2021
 	HPAScaleToZero featuregate.Feature = "HPAScaleToZero"
@@ -84,6 +90,7 @@ func Specs() map[featuregate.Feature]featuregate.FeatureSpec {
 		HPAConfigurableSyncPeriod:         {Default: false, PreRelease: featuregate.Alpha},
 		KubeHPADecisionTrace:              {Default: false, PreRelease: featuregate.Alpha},
 		HPAStatusDecisionTrace:            {Default: false, PreRelease: featuregate.Deprecated},
+		HPAMetricSource:                   {Default: false, PreRelease: featuregate.Alpha},
 		HPAScaleToZero:                    {Default: true, PreRelease: featuregate.Beta},
 		HPAConfigurableTolerance:          {Default: true, PreRelease: featuregate.GA, LockToDefault: true},
 		HPAGeneration:                     {Default: true, PreRelease: featuregate.Beta},

@@ -447,13 +447,14 @@ func TestValidateTolerance(t *testing.T) {
 // one another: each gate decides only its own field.
 func TestValidateGatesTogether(t *testing.T) {
 	everything := func() *v2.HorizontalPodAutoscaler {
-		return hpa(minReplicas(0), metrics(withFallback(queueMetric(), nil, 4)),
+		return hpa(minReplicas(0), metrics(withFallback(queueMetric(), nil, 4), withSource(podsMetric("queue_per_pod", averageValueTarget("5")), "metrics.example.com")),
 			behavior(withTolerance(rules(nil), "0.1"), nil), syncPeriod(3))
 	}
 	allOff := gateSetting{
 		features.HPAExternalMetricFallback: false,
 		features.HPAScaleToZero:            false,
 		features.HPAConfigurableSyncPeriod: false,
+		features.HPAMetricSource:           false,
 	}
 	runValidationCases(t, []validationCase{
 		{
@@ -462,6 +463,7 @@ func TestValidateGatesTogether(t *testing.T) {
 				features.HPAExternalMetricFallback: true,
 				features.HPAScaleToZero:            true,
 				features.HPAConfigurableSyncPeriod: true,
+				features.HPAMetricSource:           true,
 			},
 			hpa: everything(),
 		},
@@ -471,7 +473,7 @@ func TestValidateGatesTogether(t *testing.T) {
 			hpa:   everything(),
 			want: []wantErr{
 				invalid("spec.minReplicas"), forbidden("spec.metrics[0].external.fallback"),
-				forbidden("spec.syncPeriodSeconds"),
+				forbidden("spec.syncPeriodSeconds"), forbidden("spec.metrics[1].pods.metric.source"),
 			},
 		},
 		{
@@ -509,6 +511,12 @@ func TestGatedFieldErrorsNameTheirGate(t *testing.T) {
 			gate: features.HPAScaleToZero,
 			hpa:  hpa(minReplicas(0), metrics(queueMetric())),
 			path: "spec.minReplicas",
+		},
+		{
+			name: "metric source",
+			gate: features.HPAMetricSource,
+			hpa:  hpa(metrics(withSource(queueMetric(), "metrics.example.com"))),
+			path: "spec.metrics[0].external.metric.source",
 		},
 		{
 			name: "syncPeriodSeconds",

@@ -59,6 +59,7 @@ var gatedFeatures = []featuregate.Feature{
 	features.HPAExternalMetricFallbackStrategy,
 	features.HPAConfigurableSyncPeriod,
 	features.KubeHPADecisionTrace,
+	features.HPAMetricSource,
 }
 
 // allGateSettings lists every combination of the gates.

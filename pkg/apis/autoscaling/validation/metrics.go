@@ -58,7 +58,7 @@ func populatedSources(spec *v2.MetricSpec, opts options) []populatedSource {
 		out = append(out, populatedSource{"external", func(p *field.Path) field.ErrorList { return validateExternalSource(spec.External, p, opts) }})
 	}
 	if spec.Pods != nil {
-		out = append(out, populatedSource{"pods", func(p *field.Path) field.ErrorList { return validatePodsSource(spec.Pods, p) }})
+		out = append(out, populatedSource{"pods", func(p *field.Path) field.ErrorList { return validatePodsSource(spec.Pods, p, opts) }})
 	}
 	if spec.Resource != nil {
 		out = append(out, populatedSource{"resource", func(p *field.Path) field.ErrorList { return validateResourceSource(spec.Resource, p) }})
@@ -128,7 +128,7 @@ func hasSource(sources []populatedSource, name string) bool {
 func validateObjectSource(src *v2.ObjectMetricSource, fldPath *field.Path, opts options) field.ErrorList {
 	ref := src.DescribedObject
 	allErrs := validateCrossVersionObjectReference(ref.Kind, ref.Name, ref.APIVersion, fldPath.Child("describedObject"), opts.describedObject)
-	allErrs = append(allErrs, validateMetricIdentifier(src.Metric, fldPath.Child("metric"))...)
+	allErrs = append(allErrs, validateMetricIdentifier(src.Metric, fldPath.Child("metric"), opts)...)
 	allErrs = append(allErrs, validateMetricTarget(src.Target, fldPath.Child("target"))...)
 	if src.Target.Value == nil && src.Target.AverageValue == nil {
 		allErrs = append(allErrs, field.Required(fldPath.Child("target", "averageValue"), "must set either a target value or averageValue"))
@@ -137,7 +137,7 @@ func validateObjectSource(src *v2.ObjectMetricSource, fldPath *field.Path, opts 
 }
 
 func validateExternalSource(src *v2.ExternalMetricSource, fldPath *field.Path, opts options) field.ErrorList {
-	allErrs := validateMetricIdentifier(src.Metric, fldPath.Child("metric"))
+	allErrs := validateMetricIdentifier(src.Metric, fldPath.Child("metric"), opts)
 	allErrs = append(allErrs, validateMetricTarget(src.Target, fldPath.Child("target"))...)
 	targetPath := fldPath.Child("target")
 	if src.Target.Value == nil && src.Target.AverageValue == nil {
@@ -206,8 +206,8 @@ func validateFailureDuration(d int64, fldPath *field.Path, opts options) field.E
 	return nil
 }
 
-func validatePodsSource(src *v2.PodsMetricSource, fldPath *field.Path) field.ErrorList {
-	allErrs := validateMetricIdentifier(src.Metric, fldPath.Child("metric"))
+func validatePodsSource(src *v2.PodsMetricSource, fldPath *field.Path, opts options) field.ErrorList {
+	allErrs := validateMetricIdentifier(src.Metric, fldPath.Child("metric"), opts)
 	allErrs = append(allErrs, validateMetricTarget(src.Target, fldPath.Child("target"))...)
 	if src.Target.AverageValue == nil {
 		allErrs = append(allErrs, field.Required(fldPath.Child("target", "averageValue"), "must specify a positive target averageValue"))
@@ -358,6 +358,7 @@ func validateMetricTarget(mt autoscalingv2.MetricTarget, fldPath *field.Path) fi
 	return allErrs
 }
 
-func validateMetricIdentifier(id v2.MetricIdentifier, fldPath *field.Path) field.ErrorList {
-	return validatePathSegment(id.Name, fldPath.Child("name"), "must specify a metric name")
+func validateMetricIdentifier(id v2.MetricIdentifier, fldPath *field.Path, opts options) field.ErrorList {
+	allErrs := validatePathSegment(id.Name, fldPath.Child("name"), "must specify a metric name")
+	return append(allErrs, validateMetricSource(id.Source, fldPath.Child("source"), opts)...)
 }

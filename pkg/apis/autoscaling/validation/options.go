@@ -15,6 +15,7 @@ type options struct {
 	allowFallback         bool
 	allowFallbackStrategy bool
 	allowSyncPeriod       bool
+	allowMetricSource     bool
 	// storedBehaviorSyncPeriod is the deprecated behavior.syncPeriodSeconds
 	// of the old object, which an update may keep unchanged.
 	storedBehaviorSyncPeriod *int32
@@ -39,6 +40,7 @@ func optionsFor(newHPA, oldHPA *v2.HorizontalPodAutoscaler, gates featuregate.Fe
 		allowFallback:              gates.Enabled(features.HPAExternalMetricFallback) || usesFallback(oldHPA),
 		allowFallbackStrategy:      gates.Enabled(features.HPAExternalMetricFallbackStrategy) || usesFallbackStrategy(oldHPA),
 		allowSyncPeriod:            gates.Enabled(features.HPAConfigurableSyncPeriod) || usesSyncPeriod(oldHPA),
+		allowMetricSource:          gates.Enabled(features.HPAMetricSource) || usesMetricSource(oldHPA),
 		storedLongFailureDurations: longFailureDurations(oldHPA),
 		storedBehaviorSyncPeriod:   behaviorSyncPeriod(oldHPA),
 		describedObject:            referenceOptions{allowEmptyAPIGroup: true},

@@ -1,0 +1,64 @@
+package validation
+
+import (
+	"slices"
+
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	v2 "github.com/kube-hpa/kube-hpa/api/autoscaling/v2"
+)
+
+// defaultMetricsGroups are the API groups a metric is fetched from without
+// a source. Naming one as a source is refused: for its own type it is a
+// no-op that hides the default, for another type it is the wrong wire
+// format, and metrics.k8s.io serves neither format.
+var defaultMetricsGroups = []string{"custom.metrics.k8s.io", "external.metrics.k8s.io", "metrics.k8s.io"}
+
+// validateMetricSource checks KEP-6382's metric.source.
+func validateMetricSource(src *v2.MetricSourceReference, fldPath *field.Path, opts options) field.ErrorList {
+	if src == nil {
+		return nil
+	}
+	if !opts.allowMetricSource {
+		return field.ErrorList{field.Forbidden(fldPath, "requires the HPAMetricSource feature gate to be enabled")}
+	}
+	groupPath := fldPath.Child("apiGroup")
+	if src.APIGroup == "" {
+		return field.ErrorList{field.Required(groupPath, "must name the API group that serves the metric")}
+	}
+	var allErrs field.ErrorList
+	for _, msg := range validation.IsDNS1123Subdomain(src.APIGroup) {
+		allErrs = append(allErrs, field.Invalid(groupPath, src.APIGroup, msg))
+	}
+	if slices.Contains(defaultMetricsGroups, src.APIGroup) {
+		allErrs = append(allErrs, field.Invalid(groupPath, src.APIGroup, "must not be a default metrics API group: omit source to use it"))
+	}
+	return allErrs
+}
+
+// usesMetricSource reports whether some metric of hpa names a source, which
+// an update may keep with the gate off.
+func usesMetricSource(hpa *v2.HorizontalPodAutoscaler) bool {
+	if hpa == nil {
+		return false
+	}
+	for _, m := range hpa.Spec.Metrics {
+		if metricSourceGroup(m) != "" {
+			return true
+		}
+	}
+	return false
+}
+
+func metricSourceGroup(m v2.MetricSpec) string {
+	switch {
+	case m.Pods != nil:
+		return m.Pods.Metric.SourceGroup()
+	case m.Object != nil:
+		return m.Object.Metric.SourceGroup()
+	case m.External != nil:
+		return m.External.Metric.SourceGroup()
+	}
+	return ""
+}
