@@ -200,14 +200,14 @@ func (steadyMetrics) GetResourceMetric(context.Context, corev1.ResourceName, str
 	return nil, time.Time{}, fmt.Errorf("not in the workload")
 }
 
-func (steadyMetrics) GetRawMetric(context.Context, string, string, labels.Selector, labels.Selector) (metrics.PodMetricsInfo, time.Time, error) {
+func (steadyMetrics) GetRawMetric(context.Context, string, string, labels.Selector, labels.Selector, string) (metrics.PodMetricsInfo, time.Time, error) {
 	return nil, time.Time{}, fmt.Errorf("not in the workload")
 }
 
-func (steadyMetrics) GetObjectMetric(context.Context, string, string, *autoscalingv2.CrossVersionObjectReference, labels.Selector) (int64, time.Time, error) {
+func (steadyMetrics) GetObjectMetric(context.Context, string, string, *autoscalingv2.CrossVersionObjectReference, labels.Selector, string) (int64, time.Time, error) {
 	return 0, time.Time{}, fmt.Errorf("not in the workload")
 }
 
-func (steadyMetrics) GetExternalMetric(context.Context, string, string, labels.Selector) ([]int64, time.Time, error) {
+func (steadyMetrics) GetExternalMetric(context.Context, string, string, labels.Selector, string) ([]int64, time.Time, error) {
 	return []int64{steadyValue * 1000}, time.Now(), nil
 }

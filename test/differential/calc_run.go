@@ -109,15 +109,15 @@ func (s calcScenario) runOurs(ctx context.Context) calcResult {
 	case methodRawResource:
 		res, err = c.GetRawResourceReplicas(ctx, s.Current, s.Target, resourceName(s.Resource), tol, namespace, podSelector, s.Container)
 	case methodPods:
-		res, err = c.GetMetricReplicas(ctx, s.Current, s.Target, metricName, tol, namespace, podSelector, labels.Everything())
+		res, err = c.GetMetricReplicas(ctx, s.Current, s.Target, metricName, tol, namespace, podSelector, labels.Everything(), "")
 	case methodObject:
-		res, err = c.GetObjectMetricReplicas(ctx, s.Current, s.Target, metricName, tol, namespace, objectRef, podSelector, labels.Everything())
+		res, err = c.GetObjectMetricReplicas(ctx, s.Current, s.Target, metricName, tol, namespace, objectRef, podSelector, labels.Everything(), "")
 	case methodObjectPerPod:
-		res, err = c.GetObjectPerPodMetricReplicas(ctx, s.Current, s.Target, metricName, tol, namespace, objectRef, labels.Everything())
+		res, err = c.GetObjectPerPodMetricReplicas(ctx, s.Current, s.Target, metricName, tol, namespace, objectRef, labels.Everything(), "")
 	case methodExternal:
-		res, err = c.GetExternalMetricReplicas(ctx, s.Current, s.Target, metricName, tol, namespace, externalSelector, podSelector)
+		res, err = c.GetExternalMetricReplicas(ctx, s.Current, s.Target, metricName, tol, namespace, externalSelector, podSelector, "")
 	case methodExternalPerPod:
-		res, err = c.GetExternalPerPodMetricReplicas(ctx, s.Current, s.Target, metricName, tol, namespace, externalSelector)
+		res, err = c.GetExternalPerPodMetricReplicas(ctx, s.Current, s.Target, metricName, tol, namespace, externalSelector, "")
 	}
 	if err != nil {
 		return calcResult{Err: err.Error()}

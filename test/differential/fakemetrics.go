@@ -216,17 +216,17 @@ func (c ourClient) GetResourceMetric(ctx context.Context, resource corev1.Resour
 	return toOurs(r), ts, c.f.wait(ctx, err)
 }
 
-func (c ourClient) GetRawMetric(ctx context.Context, name, _ string, selector, _ labels.Selector) (ourmetrics.PodMetricsInfo, time.Time, error) {
+func (c ourClient) GetRawMetric(ctx context.Context, name, _ string, selector, _ labels.Selector, _ string) (ourmetrics.PodMetricsInfo, time.Time, error) {
 	r, ts, err := c.f.rawMetric(name, selector)
 	return toOurs(r), ts, c.f.wait(ctx, err)
 }
 
-func (c ourClient) GetObjectMetric(ctx context.Context, name, _ string, _ *autoscalingv2.CrossVersionObjectReference, _ labels.Selector) (int64, time.Time, error) {
+func (c ourClient) GetObjectMetric(ctx context.Context, name, _ string, _ *autoscalingv2.CrossVersionObjectReference, _ labels.Selector, _ string) (int64, time.Time, error) {
 	v, ts, err := c.f.objectMetric(name)
 	return v, ts, c.f.wait(ctx, err)
 }
 
-func (c ourClient) GetExternalMetric(ctx context.Context, name, _ string, _ labels.Selector) ([]int64, time.Time, error) {
+func (c ourClient) GetExternalMetric(ctx context.Context, name, _ string, _ labels.Selector, _ string) ([]int64, time.Time, error) {
 	v, ts, err := c.f.externalMetric(name)
 	return v, ts, c.f.wait(ctx, err)
 }

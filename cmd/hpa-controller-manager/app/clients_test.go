@@ -110,7 +110,7 @@ func TestMetricsClientReadsExternalMetricsInTheConfiguredContentType(t *testing.
 			if err != nil {
 				t.Fatalf("newMetricsClient: %v", err)
 			}
-			values, _, err := client.GetExternalMetric(context.Background(), "queue", "default", labels.Everything())
+			values, _, err := client.GetExternalMetric(context.Background(), "queue", "default", labels.Everything(), "")
 			if err != nil {
 				t.Fatalf("GetExternalMetric: %v", err)
 			}

@@ -31,6 +31,20 @@ type evaluator struct {
 	specReplicas, statusReplicas int32
 	// selector selects the target's pods.
 	selector labels.Selector
+	// routeSources is the HPAMetricSource gate: with it off, a metric's
+	// source is ignored and the metric read from the default API.
+	routeSources bool
+}
+
+// identity returns the identifier the metric is fetched under and reported
+// with in status: id itself, or, with the gate off, id without its source,
+// which status must not claim was used.
+func (e *evaluator) identity(id v2.MetricIdentifier) v2.MetricIdentifier {
+	out := v2.MetricIdentifier{Name: id.Name, Selector: id.Selector}
+	if e.routeSources && id.Source != nil {
+		out.Source = &v2.MetricSourceReference{APIGroup: id.Source.APIGroup}
+	}
+	return out
 }
 
 // evaluate computes the proposal of spec, fallback aside.
@@ -94,13 +108,14 @@ func (e *evaluator) object(src *v2.ObjectMetricSource) proposal {
 		Type: autoscalingv2.ObjectMetricSourceType,
 		Object: &v2.ObjectMetricStatus{
 			DescribedObject: src.DescribedObject,
-			Metric:          v2.MetricIdentifier{Name: src.Metric.Name, Selector: src.Metric.Selector},
+			Metric:          e.identity(src.Metric),
 		},
 	}
+	group := status.Object.Metric.SourceGroup()
 	switch {
 	case src.Target.Type == autoscalingv2.ValueMetricType && src.Target.Value != nil:
 		r, err := e.calc.GetObjectMetricReplicas(e.ctx, e.specReplicas, metrics.MilliValue(*src.Target.Value),
-			src.Metric.Name, e.tolerances, e.namespace, &src.DescribedObject, e.selector, metricSelector)
+			src.Metric.Name, e.tolerances, e.namespace, &src.DescribedObject, e.selector, metricSelector, group)
 		if err != nil {
 			return failed(reason, err, wrap)
 		}
@@ -109,7 +124,7 @@ func (e *evaluator) object(src *v2.ObjectMetricSource) proposal {
 			name: fmt.Sprintf("%s metric %s", src.DescribedObject.Kind, src.Metric.Name)}
 	case src.Target.Type == autoscalingv2.AverageValueMetricType && src.Target.AverageValue != nil:
 		r, err := e.calc.GetObjectPerPodMetricReplicas(e.ctx, e.statusReplicas, metrics.MilliValue(*src.Target.AverageValue),
-			src.Metric.Name, e.tolerances, e.namespace, &src.DescribedObject, metricSelector)
+			src.Metric.Name, e.tolerances, e.namespace, &src.DescribedObject, metricSelector, group)
 		if err != nil {
 			return failed(reason, err, func(cause error) error {
 				return wrap(fmt.Errorf("failed to get %s object metric: %w", src.Metric.Name, cause))
@@ -132,8 +147,9 @@ func (e *evaluator) pods(src *v2.PodsMetricSource) proposal {
 	if src.Target.AverageValue == nil {
 		return failed(reason, errors.New("invalid pods metric source: no average value target was set"), wrap)
 	}
+	id := e.identity(src.Metric)
 	r, err := e.calc.GetMetricReplicas(e.ctx, e.specReplicas, metrics.MilliValue(*src.Target.AverageValue),
-		src.Metric.Name, e.tolerances, e.namespace, e.selector, metricSelector)
+		src.Metric.Name, e.tolerances, e.namespace, e.selector, metricSelector, id.SourceGroup())
 	if err != nil {
 		return failed(reason, err, wrap)
 	}
@@ -144,7 +160,7 @@ func (e *evaluator) pods(src *v2.PodsMetricSource) proposal {
 		status: v2.MetricStatus{
 			Type: autoscalingv2.PodsMetricSourceType,
 			Pods: &v2.PodsMetricStatus{
-				Metric:  v2.MetricIdentifier{Name: src.Metric.Name, Selector: src.Metric.Selector},
+				Metric:  id,
 				Current: autoscalingv2.MetricValueStatus{AverageValue: milliQuantity(r.RawUsage)},
 			},
 		},
@@ -207,15 +223,16 @@ func (e *evaluator) external(src *v2.ExternalMetricSource) proposal {
 	status := v2.MetricStatus{
 		Type: autoscalingv2.ExternalMetricSourceType,
 		External: &v2.ExternalMetricStatus{
-			Metric: v2.MetricIdentifier{Name: src.Metric.Name, Selector: src.Metric.Selector},
+			Metric: e.identity(src.Metric),
 		},
 	}
+	group := status.External.Metric.SourceGroup()
 	name := fmt.Sprintf("external metric %s(%+v)", src.Metric.Name, src.Metric.Selector)
 	wrap := wrapf("failed to get %s external metric value", src.Metric.Name)
 	switch {
 	case src.Target.AverageValue != nil:
 		r, err := e.calc.GetExternalPerPodMetricReplicas(e.ctx, e.statusReplicas, metrics.MilliValue(*src.Target.AverageValue),
-			src.Metric.Name, e.tolerances, e.namespace, src.Metric.Selector)
+			src.Metric.Name, e.tolerances, e.namespace, src.Metric.Selector, group)
 		if err != nil {
 			return failed(reason, err, func(cause error) error {
 				return wrap(fmt.Errorf("failed to get %s external metric: %w", src.Metric.Name, cause))
@@ -225,7 +242,7 @@ func (e *evaluator) external(src *v2.ExternalMetricSource) proposal {
 		return proposal{replicas: r.Replicas, timestamp: r.Timestamp, status: status, name: name}
 	case src.Target.Value != nil:
 		r, err := e.calc.GetExternalMetricReplicas(e.ctx, e.specReplicas, metrics.MilliValue(*src.Target.Value),
-			src.Metric.Name, e.tolerances, e.namespace, src.Metric.Selector, e.selector)
+			src.Metric.Name, e.tolerances, e.namespace, src.Metric.Selector, e.selector, group)
 		if err != nil {
 			return failed(reason, err, func(cause error) error {
 				return wrap(fmt.Errorf("failed to get external metric %s: %w", src.Metric.Name, cause))

@@ -29,7 +29,7 @@ type providerStub struct {
 
 var errNotConcurrent = errors.New("the other fetches of the pass never started: fetches run one after the other")
 
-func (s providerStub) GetExternalMetric(ctx context.Context, name, namespace string, selector labels.Selector) ([]int64, time.Time, error) {
+func (s providerStub) GetExternalMetric(ctx context.Context, name, namespace string, selector labels.Selector, apiGroup string) ([]int64, time.Time, error) {
 	if s.meet != nil {
 		s.meet.Done()
 		met := make(chan struct{})
@@ -47,7 +47,7 @@ func (s providerStub) GetExternalMetric(ctx context.Context, name, namespace str
 		<-ctx.Done()
 		return nil, time.Time{}, ctx.Err()
 	}
-	return s.Client.GetExternalMetric(ctx, name, namespace, selector)
+	return s.Client.GetExternalMetric(ctx, name, namespace, selector, apiGroup)
 }
 
 // TestSlowProviderHoldsOnePassOnly pins the fourth safety rule inside a

@@ -39,7 +39,7 @@ func BenchmarkGetExternalMetricReplicas(b *testing.B) {
 
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := calc.GetExternalMetricReplicas(ctx, 100, 4400, "queue_depth", defaultTolerances, testNamespace, queueSelector, podSelector); err != nil {
+		if _, err := calc.GetExternalMetricReplicas(ctx, 100, 4400, "queue_depth", defaultTolerances, testNamespace, queueSelector, podSelector, ""); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -92,7 +92,7 @@ func TestMetricsClientArguments(t *testing.T) {
 		{
 			name: "pods metric passes the metric selector",
 			call: func(c *Calculator) error {
-				_, err := c.GetMetricReplicas(testContext(t), 1, 50, "qps", defaultTolerances, testNamespace, podSelector, metricSelector)
+				_, err := c.GetMetricReplicas(testContext(t), 1, 50, "qps", defaultTolerances, testNamespace, podSelector, metricSelector, "")
 				return err
 			},
 			want: metricstest.Request{Kind: metricstest.Pods, Name: "qps", Namespace: testNamespace, Selector: podSelector, MetricSelector: metricSelector},
@@ -100,7 +100,7 @@ func TestMetricsClientArguments(t *testing.T) {
 		{
 			name: "object metric passes the described object and metric selector",
 			call: func(c *Calculator) error {
-				_, err := c.GetObjectMetricReplicas(testContext(t), 1, 50, "qps", defaultTolerances, testNamespace, deployment, podSelector, metricSelector)
+				_, err := c.GetObjectMetricReplicas(testContext(t), 1, 50, "qps", defaultTolerances, testNamespace, deployment, podSelector, metricSelector, "")
 				return err
 			},
 			want: metricstest.Request{Kind: metricstest.Object, Name: "qps", Namespace: testNamespace, MetricSelector: metricSelector, ObjectRef: deployment},
@@ -108,7 +108,7 @@ func TestMetricsClientArguments(t *testing.T) {
 		{
 			name: "object average value passes the described object and metric selector",
 			call: func(c *Calculator) error {
-				_, err := c.GetObjectPerPodMetricReplicas(testContext(t), 1, 50, "qps", defaultTolerances, testNamespace, deployment, metricSelector)
+				_, err := c.GetObjectPerPodMetricReplicas(testContext(t), 1, 50, "qps", defaultTolerances, testNamespace, deployment, metricSelector, "")
 				return err
 			},
 			want: metricstest.Request{Kind: metricstest.Object, Name: "qps", Namespace: testNamespace, MetricSelector: metricSelector, ObjectRef: deployment},
@@ -116,7 +116,7 @@ func TestMetricsClientArguments(t *testing.T) {
 		{
 			name: "external metric converts the metric selector",
 			call: func(c *Calculator) error {
-				_, err := c.GetExternalMetricReplicas(testContext(t), 1, 50, "queue_depth", defaultTolerances, testNamespace, queueSelector, podSelector)
+				_, err := c.GetExternalMetricReplicas(testContext(t), 1, 50, "queue_depth", defaultTolerances, testNamespace, queueSelector, podSelector, "")
 				return err
 			},
 			want: metricstest.Request{Kind: metricstest.External, Name: "queue_depth", Namespace: testNamespace, Selector: labels.SelectorFromSet(labels.Set{"queue": "jobs"})},
@@ -124,7 +124,7 @@ func TestMetricsClientArguments(t *testing.T) {
 		{
 			name: "per-pod external metric converts the metric selector",
 			call: func(c *Calculator) error {
-				_, err := c.GetExternalPerPodMetricReplicas(testContext(t), 1, 50, "queue_depth", defaultTolerances, testNamespace, queueSelector)
+				_, err := c.GetExternalPerPodMetricReplicas(testContext(t), 1, 50, "queue_depth", defaultTolerances, testNamespace, queueSelector, "")
 				return err
 			},
 			want: metricstest.Request{Kind: metricstest.External, Name: "queue_depth", Namespace: testNamespace, Selector: labels.SelectorFromSet(labels.Set{"queue": "jobs"})},

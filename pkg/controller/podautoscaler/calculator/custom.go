@@ -8,10 +8,11 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 )
 
-// GetMetricReplicas proposes a replica count for a Pods metric:
+// GetMetricReplicas proposes a replica count for a Pods metric served by
+// apiGroup (empty: the default API), as every method here takes it:
 // targetUsage (a milli-value) per pod on average.
-func (c *Calculator) GetMetricReplicas(ctx context.Context, currentReplicas int32, targetUsage int64, metricName string, tolerances Tolerances, namespace string, selector, metricSelector labels.Selector) (Result, error) {
-	readings, timestamp, err := c.metrics.GetRawMetric(ctx, metricName, namespace, selector, metricSelector)
+func (c *Calculator) GetMetricReplicas(ctx context.Context, currentReplicas int32, targetUsage int64, metricName string, tolerances Tolerances, namespace string, selector, metricSelector labels.Selector, apiGroup string) (Result, error) {
+	readings, timestamp, err := c.metrics.GetRawMetric(ctx, metricName, namespace, selector, metricSelector, apiGroup)
 	if err != nil {
 		return Result{}, fmt.Errorf("unable to get metric %s: %w", metricName, err)
 	}
@@ -25,8 +26,8 @@ func (c *Calculator) GetMetricReplicas(ctx context.Context, currentReplicas int3
 // GetObjectMetricReplicas proposes a replica count for an Object metric with
 // a Value target: the metric of objectRef over targetUsage, shared among the
 // ready pods selector matches.
-func (c *Calculator) GetObjectMetricReplicas(ctx context.Context, currentReplicas int32, targetUsage int64, metricName string, tolerances Tolerances, namespace string, objectRef *autoscalingv2.CrossVersionObjectReference, selector, metricSelector labels.Selector) (Result, error) {
-	usage, timestamp, err := c.metrics.GetObjectMetric(ctx, metricName, namespace, objectRef, metricSelector)
+func (c *Calculator) GetObjectMetricReplicas(ctx context.Context, currentReplicas int32, targetUsage int64, metricName string, tolerances Tolerances, namespace string, objectRef *autoscalingv2.CrossVersionObjectReference, selector, metricSelector labels.Selector, apiGroup string) (Result, error) {
+	usage, timestamp, err := c.metrics.GetObjectMetric(ctx, metricName, namespace, objectRef, metricSelector, apiGroup)
 	if err != nil {
 		return Result{}, objectMetricError(metricName, namespace, objectRef, err)
 	}
@@ -40,8 +41,8 @@ func (c *Calculator) GetObjectMetricReplicas(ctx context.Context, currentReplica
 // GetObjectPerPodMetricReplicas proposes a replica count for an Object
 // metric with an AverageValue target: targetAverageUsage per replica.
 // statusReplicas is the workload's current replica count.
-func (c *Calculator) GetObjectPerPodMetricReplicas(ctx context.Context, statusReplicas int32, targetAverageUsage int64, metricName string, tolerances Tolerances, namespace string, objectRef *autoscalingv2.CrossVersionObjectReference, metricSelector labels.Selector) (Result, error) {
-	usage, timestamp, err := c.metrics.GetObjectMetric(ctx, metricName, namespace, objectRef, metricSelector)
+func (c *Calculator) GetObjectPerPodMetricReplicas(ctx context.Context, statusReplicas int32, targetAverageUsage int64, metricName string, tolerances Tolerances, namespace string, objectRef *autoscalingv2.CrossVersionObjectReference, metricSelector labels.Selector, apiGroup string) (Result, error) {
+	usage, timestamp, err := c.metrics.GetObjectMetric(ctx, metricName, namespace, objectRef, metricSelector, apiGroup)
 	if err != nil {
 		return Result{}, objectMetricError(metricName, namespace, objectRef, err)
 	}

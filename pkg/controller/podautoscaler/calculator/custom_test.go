@@ -120,7 +120,7 @@ func TestGetMetricReplicas(t *testing.T) {
 				fake.SetPods("qps", metricstest.PodsAnswer{Metrics: tc.readings, Timestamp: metricTime, Err: tc.fetchErr})
 			}
 			calc := newTestCalculator(t, tc.pods, fake)
-			got, err := calc.GetMetricReplicas(testContext(t), tc.current, tc.target, "qps", defaultTolerances, testNamespace, podSelector, nil)
+			got, err := calc.GetMetricReplicas(testContext(t), tc.current, tc.target, "qps", defaultTolerances, testNamespace, podSelector, nil, "")
 			check(t, got, err, tc.want, tc.wantErr, tc.wantErrIs)
 		})
 	}
@@ -223,7 +223,7 @@ func TestGetObjectMetricReplicas(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			fake := metricstest.NewClient().SetObject("qps", metricstest.ObjectAnswer{Value: tc.usage, Timestamp: metricTime, Err: tc.fetchErr})
 			calc := newTestCalculator(t, tc.pods, fake)
-			got, err := calc.GetObjectMetricReplicas(testContext(t), tc.current, tc.target, "qps", defaultTolerances, testNamespace, deployment, podSelector, nil)
+			got, err := calc.GetObjectMetricReplicas(testContext(t), tc.current, tc.target, "qps", defaultTolerances, testNamespace, deployment, podSelector, nil, "")
 			check(t, got, err, tc.want, tc.wantErr, tc.wantErrIs)
 		})
 	}
@@ -283,7 +283,7 @@ func TestGetObjectPerPodMetricReplicas(t *testing.T) {
 			fake := metricstest.NewClient().SetObject("qps", metricstest.ObjectAnswer{Value: tc.usage, Timestamp: metricTime, Err: tc.fetchErr})
 			// No pods: per-pod targets go by the workload's replica count.
 			calc := newTestCalculator(t, nil, fake)
-			got, err := calc.GetObjectPerPodMetricReplicas(testContext(t), tc.statusReplicas, tc.target, "qps", defaultTolerances, testNamespace, deployment, nil)
+			got, err := calc.GetObjectPerPodMetricReplicas(testContext(t), tc.statusReplicas, tc.target, "qps", defaultTolerances, testNamespace, deployment, nil, "")
 			check(t, got, err, tc.want, tc.wantErr, tc.wantErrIs)
 		})
 	}

@@ -12,8 +12,8 @@ import (
 // GetExternalMetricReplicas proposes a replica count for an External metric
 // with a Value target: the sum of the metric's series over targetUsage,
 // shared among the ready pods podSelector matches.
-func (c *Calculator) GetExternalMetricReplicas(ctx context.Context, currentReplicas int32, targetUsage int64, metricName string, tolerances Tolerances, namespace string, metricSelector *metav1.LabelSelector, podSelector labels.Selector) (Result, error) {
-	values, timestamp, err := c.externalValues(ctx, metricName, namespace, metricSelector)
+func (c *Calculator) GetExternalMetricReplicas(ctx context.Context, currentReplicas int32, targetUsage int64, metricName string, tolerances Tolerances, namespace string, metricSelector *metav1.LabelSelector, podSelector labels.Selector, apiGroup string) (Result, error) {
+	values, timestamp, err := c.externalValues(ctx, metricName, namespace, metricSelector, apiGroup)
 	if err != nil {
 		return Result{}, err
 	}
@@ -28,8 +28,8 @@ func (c *Calculator) GetExternalMetricReplicas(ctx context.Context, currentRepli
 // GetExternalPerPodMetricReplicas proposes a replica count for an External
 // metric with an AverageValue target: targetUsagePerPod per replica.
 // statusReplicas is the workload's current replica count.
-func (c *Calculator) GetExternalPerPodMetricReplicas(ctx context.Context, statusReplicas int32, targetUsagePerPod int64, metricName string, tolerances Tolerances, namespace string, metricSelector *metav1.LabelSelector) (Result, error) {
-	values, timestamp, err := c.externalValues(ctx, metricName, namespace, metricSelector)
+func (c *Calculator) GetExternalPerPodMetricReplicas(ctx context.Context, statusReplicas int32, targetUsagePerPod int64, metricName string, tolerances Tolerances, namespace string, metricSelector *metav1.LabelSelector, apiGroup string) (Result, error) {
+	values, timestamp, err := c.externalValues(ctx, metricName, namespace, metricSelector, apiGroup)
 	if err != nil {
 		return Result{}, err
 	}
@@ -38,12 +38,12 @@ func (c *Calculator) GetExternalPerPodMetricReplicas(ctx context.Context, status
 }
 
 // externalValues fetches the series of the external metric.
-func (c *Calculator) externalValues(ctx context.Context, metricName, namespace string, metricSelector *metav1.LabelSelector) ([]int64, time.Time, error) {
+func (c *Calculator) externalValues(ctx context.Context, metricName, namespace string, metricSelector *metav1.LabelSelector, apiGroup string) ([]int64, time.Time, error) {
 	selector, err := metav1.LabelSelectorAsSelector(metricSelector)
 	if err != nil {
 		return nil, time.Time{}, fmt.Errorf("invalid selector for external metric %s: %w", metricName, err)
 	}
-	values, timestamp, err := c.metrics.GetExternalMetric(ctx, metricName, namespace, selector)
+	values, timestamp, err := c.metrics.GetExternalMetric(ctx, metricName, namespace, selector, apiGroup)
 	if err != nil {
 		return nil, time.Time{}, fmt.Errorf("unable to get external metric %s/%s/%+v: %w", namespace, metricName, metricSelector, err)
 	}

@@ -122,7 +122,7 @@ func TestGetExternalMetricReplicas(t *testing.T) {
 			}
 			fake := metricstest.NewClient().SetExternal("queue_depth", metricstest.ExternalAnswer{Values: tc.values, Timestamp: metricTime, Err: tc.fetchErr})
 			calc := newTestCalculator(t, tc.pods, fake)
-			got, err := calc.GetExternalMetricReplicas(testContext(t), tc.current, tc.target, "queue_depth", defaultTolerances, testNamespace, selector, podSelector)
+			got, err := calc.GetExternalMetricReplicas(testContext(t), tc.current, tc.target, "queue_depth", defaultTolerances, testNamespace, selector, podSelector, "")
 			check(t, got, err, tc.want, tc.wantErr, tc.wantErrIs)
 		})
 	}
@@ -227,7 +227,7 @@ func TestGetExternalPerPodMetricReplicas(t *testing.T) {
 			}
 			fake := metricstest.NewClient().SetExternal("queue_depth", metricstest.ExternalAnswer{Values: tc.values, Timestamp: metricTime, Err: tc.fetchErr})
 			calc := newTestCalculator(t, nil, fake)
-			got, err := calc.GetExternalPerPodMetricReplicas(testContext(t), tc.statusReplicas, tc.target, "queue_depth", defaultTolerances, testNamespace, selector)
+			got, err := calc.GetExternalPerPodMetricReplicas(testContext(t), tc.statusReplicas, tc.target, "queue_depth", defaultTolerances, testNamespace, selector, "")
 			check(t, got, err, tc.want, tc.wantErr, tc.wantErrIs)
 		})
 	}

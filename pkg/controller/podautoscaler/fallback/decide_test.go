@@ -45,7 +45,9 @@ func at(d time.Duration) *time.Time {
 // the way the calculator and the controller wrap it.
 func providerErr() error {
 	_, _, err := MarkProviderFailures(metricstest.NewClient().SetExternal("queue_depth",
-		metricstest.ExternalAnswer{Err: errors.New("boom")})).GetExternalMetric(context.Background(), "queue_depth", "ns", labels.Everything())
+		metricstest.ExternalAnswer{Err: errors.New("boom")})).GetExternalMetric(
+		context.Background(), "queue_depth", "ns", labels.Everything(), "")
+
 	return fmt.Errorf("failed to get queue_depth external metric: %w", err)
 }
 

@@ -39,8 +39,8 @@ type markProviderFailures struct {
 	metrics.Client
 }
 
-func (m markProviderFailures) GetExternalMetric(ctx context.Context, metricName, namespace string, selector labels.Selector) ([]int64, time.Time, error) {
-	values, timestamp, err := m.Client.GetExternalMetric(ctx, metricName, namespace, selector)
+func (m markProviderFailures) GetExternalMetric(ctx context.Context, metricName, namespace string, selector labels.Selector, apiGroup string) ([]int64, time.Time, error) {
+	values, timestamp, err := m.Client.GetExternalMetric(ctx, metricName, namespace, selector, apiGroup)
 	if err != nil {
 		err = providerFailure{err: err}
 	}

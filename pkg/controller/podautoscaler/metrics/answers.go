@@ -92,29 +92,29 @@ func (k keptAnswers) GetResourceMetric(ctx context.Context, resource corev1.Reso
 	return maps.Clone(info), ts, err
 }
 
-func (k keptAnswers) GetRawMetric(ctx context.Context, metricName, namespace string, selector, metricSelector labels.Selector) (PodMetricsInfo, time.Time, error) {
-	q := fmt.Sprintf("pods\x00%s\x00%s\x00%s\x00%s", metricName, namespace, selectorText(selector), selectorText(metricSelector))
+func (k keptAnswers) GetRawMetric(ctx context.Context, metricName, namespace string, selector, metricSelector labels.Selector, apiGroup string) (PodMetricsInfo, time.Time, error) {
+	q := fmt.Sprintf("pods\x00%s\x00%s\x00%s\x00%s\x00%s", apiGroup, metricName, namespace, selectorText(selector), selectorText(metricSelector))
 	info, ts, err := ask(ctx, q, func() (PodMetricsInfo, time.Time, error) {
-		return k.c.GetRawMetric(ctx, metricName, namespace, selector, metricSelector)
+		return k.c.GetRawMetric(ctx, metricName, namespace, selector, metricSelector, apiGroup)
 	})
 	return maps.Clone(info), ts, err
 }
 
-func (k keptAnswers) GetObjectMetric(ctx context.Context, metricName, namespace string, objectRef *autoscalingv2.CrossVersionObjectReference, metricSelector labels.Selector) (int64, time.Time, error) {
+func (k keptAnswers) GetObjectMetric(ctx context.Context, metricName, namespace string, objectRef *autoscalingv2.CrossVersionObjectReference, metricSelector labels.Selector, apiGroup string) (int64, time.Time, error) {
 	ref := "<nil>"
 	if objectRef != nil {
 		ref = objectRef.APIVersion + "\x00" + objectRef.Kind + "\x00" + objectRef.Name
 	}
-	q := fmt.Sprintf("object\x00%s\x00%s\x00%s\x00%s", metricName, namespace, ref, selectorText(metricSelector))
+	q := fmt.Sprintf("object\x00%s\x00%s\x00%s\x00%s\x00%s", apiGroup, metricName, namespace, ref, selectorText(metricSelector))
 	return ask(ctx, q, func() (int64, time.Time, error) {
-		return k.c.GetObjectMetric(ctx, metricName, namespace, objectRef, metricSelector)
+		return k.c.GetObjectMetric(ctx, metricName, namespace, objectRef, metricSelector, apiGroup)
 	})
 }
 
-func (k keptAnswers) GetExternalMetric(ctx context.Context, metricName, namespace string, selector labels.Selector) ([]int64, time.Time, error) {
-	q := fmt.Sprintf("external\x00%s\x00%s\x00%s", metricName, namespace, selectorText(selector))
+func (k keptAnswers) GetExternalMetric(ctx context.Context, metricName, namespace string, selector labels.Selector, apiGroup string) ([]int64, time.Time, error) {
+	q := fmt.Sprintf("external\x00%s\x00%s\x00%s\x00%s", apiGroup, metricName, namespace, selectorText(selector))
 	values, ts, err := ask(ctx, q, func() ([]int64, time.Time, error) {
-		return k.c.GetExternalMetric(ctx, metricName, namespace, selector)
+		return k.c.GetExternalMetric(ctx, metricName, namespace, selector, apiGroup)
 	})
 	return slices.Clone(values), ts, err
 }

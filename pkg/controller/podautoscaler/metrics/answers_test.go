@@ -25,12 +25,12 @@ func TestKeepAnswers(t *testing.T) {
 
 	pass := metrics.WithAnswers(context.Background())
 	for range 2 {
-		values, _, err := client.GetExternalMetric(pass, "queue", "ns", web)
+		values, _, err := client.GetExternalMetric(pass, "queue", "ns", web, "")
 		if err != nil || len(values) != 1 || values[0] != 7000 {
 			t.Fatalf("GetExternalMetric = %v, %v; want [7000]", values, err)
 		}
 		values[0] = 0 // the next asker's copy is its own
-		if _, _, err := client.GetExternalMetric(pass, "missing", "ns", web); err == nil {
+		if _, _, err := client.GetExternalMetric(pass, "missing", "ns", web, ""); err == nil {
 			t.Fatal("GetExternalMetric of an unset metric succeeded")
 		}
 		info, _, err := client.GetResourceMetric(pass, corev1.ResourceCPU, "ns", web, "")
@@ -46,10 +46,10 @@ func TestKeepAnswers(t *testing.T) {
 		t.Errorf("a failed fetch was asked %d times under one context, want once", got)
 	}
 
-	if _, _, err := client.GetExternalMetric(pass, "queue", "ns", other); err != nil {
+	if _, _, err := client.GetExternalMetric(pass, "queue", "ns", other, ""); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := client.GetExternalMetric(context.Background(), "queue", "ns", web); err != nil {
+	if _, _, err := client.GetExternalMetric(context.Background(), "queue", "ns", web, ""); err != nil {
 		t.Fatal(err)
 	}
 	if got := fake.Calls(metricstest.External, "queue"); got != 3 {

@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/go-logr/logr"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/restmapper"
+	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 
 	resourceclient "k8s.io/metrics/pkg/client/clientset/versioned/typed/metrics/v1beta1"
@@ -53,6 +55,16 @@ type Options struct {
 	// built and Run resets it periodically. Used only to build CustomClient.
 	RESTMapper meta.RESTMapper
 
+	// SourceClients gives the clients of metrics routed to another API
+	// group (KEP-6382). Built from Config when nil, holding at most
+	// MaxSourceClients groups; without Config, routed metrics fail.
+	SourceClients SourceClients
+	// MaxSourceClients bounds the groups SourceClients keeps;
+	// DefaultMaxSourceClients when 0.
+	MaxSourceClients int
+	// Logger receives the warning of a group evicted from SourceClients.
+	Logger logr.Logger
+
 	// FetchTimeout bounds every fetch; DefaultFetchTimeout when 0.
 	FetchTimeout time.Duration
 	// RefreshInterval is how often Run drops cached discovery results;
@@ -67,6 +79,7 @@ type RESTClient struct {
 	resource resourceclient.PodMetricsesGetter
 	custom   customclient.CustomMetricsClient
 	external externalclient.ExternalMetricsClient
+	sources  SourceClients
 
 	fetchTimeout    time.Duration
 	refreshInterval time.Duration
@@ -85,6 +98,7 @@ func NewRESTClient(opts Options) (*RESTClient, error) {
 		resource:        opts.ResourceClient,
 		custom:          opts.CustomClient,
 		external:        opts.ExternalClient,
+		sources:         opts.SourceClients,
 		fetchTimeout:    opts.FetchTimeout,
 		refreshInterval: opts.RefreshInterval,
 		clock:           opts.Clock,
@@ -98,7 +112,10 @@ func NewRESTClient(opts Options) (*RESTClient, error) {
 	if c.clock == nil {
 		c.clock = clock.RealClock{}
 	}
-	if c.resource != nil && c.custom != nil && c.external != nil {
+	if opts.Logger.GetSink() == nil {
+		opts.Logger = klog.Background()
+	}
+	if c.resource != nil && c.custom != nil && c.external != nil && (c.sources != nil || opts.Config == nil) {
 		return c, nil
 	}
 	if opts.Config == nil {
@@ -132,14 +149,48 @@ func (c *RESTClient) buildMissingClients(opts Options) error {
 		}
 		c.external = client
 	}
+	mapper := opts.RESTMapper
+	if c.custom == nil || c.sources == nil {
+		var err error
+		if mapper, err = c.restMapper(cfg, opts.Discovery, mapper); err != nil {
+			return err
+		}
+	}
 	if c.custom == nil {
-		client, err := c.buildCustomClient(cfg, opts.Discovery, opts.RESTMapper)
+		client, err := c.buildCustomClient(cfg, opts.Discovery, mapper)
 		if err != nil {
 			return err
 		}
 		c.custom = client
 	}
+	if c.sources == nil {
+		builder, err := newRESTSourceBuilder(cfg, mapper)
+		if err != nil {
+			return err
+		}
+		cache := newSourceCache(builder, opts.MaxSourceClients, opts.Logger)
+		c.refreshers = append(c.refreshers, cache.forgetVersions)
+		c.sources = cache
+	}
 	return nil
+}
+
+// restMapper returns mapper, or, when nil, a discovery-backed one that Run
+// resets, shared by the default custom metrics client and the sources'.
+func (c *RESTClient) restMapper(cfg *rest.Config, disc discovery.DiscoveryInterface, mapper meta.RESTMapper) (meta.RESTMapper, error) {
+	if mapper != nil {
+		return mapper, nil
+	}
+	if disc == nil {
+		client, err := discovery.NewDiscoveryClientForConfig(cfg)
+		if err != nil {
+			return nil, fmt.Errorf("building the discovery client for custom metrics: %w", err)
+		}
+		disc = client
+	}
+	deferred := restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(disc))
+	c.refreshers = append(c.refreshers, deferred.Reset)
+	return deferred, nil
 }
 
 // buildCustomClient returns a custom metrics client that talks whichever
@@ -151,11 +202,6 @@ func (c *RESTClient) buildCustomClient(cfg *rest.Config, disc discovery.Discover
 			return nil, fmt.Errorf("building the discovery client for custom metrics: %w", err)
 		}
 		disc = client
-	}
-	if mapper == nil {
-		deferred := restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(disc))
-		c.refreshers = append(c.refreshers, deferred.Reset)
-		mapper = deferred
 	}
 	versions := customclient.NewAvailableAPIsGetter(disc)
 	c.refreshers = append(c.refreshers, versions.Invalidate)

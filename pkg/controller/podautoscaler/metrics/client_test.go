@@ -376,7 +376,7 @@ func TestGetRawMetric(t *testing.T) {
 			} else {
 				f.custom.AddReactor("get", "*", answer(&customapi.MetricValueList{Items: tc.items}, tc.err))
 			}
-			got, ts, err := f.client(t, 50*time.Millisecond).GetRawMetric(testContext(t), "qps", testNamespace, podSelector, metricSelector)
+			got, ts, err := f.client(t, 50*time.Millisecond).GetRawMetric(testContext(t), "qps", testNamespace, podSelector, metricSelector, "")
 			if checkErr(t, err, tc.wantErr, tc.wantErrIs) {
 				return
 			}
@@ -466,7 +466,7 @@ func TestGetObjectMetric(t *testing.T) {
 			} else {
 				f.custom.AddReactor("get", "*", answer(&customapi.MetricValueList{Items: tc.items}, tc.err))
 			}
-			got, ts, err := f.client(t, 50*time.Millisecond).GetObjectMetric(testContext(t), "qps", testNamespace, tc.objectRef, labels.Everything())
+			got, ts, err := f.client(t, 50*time.Millisecond).GetObjectMetric(testContext(t), "qps", testNamespace, tc.objectRef, labels.Everything(), "")
 			if checkErr(t, err, tc.wantErr, tc.wantErrIs) {
 				return
 			}

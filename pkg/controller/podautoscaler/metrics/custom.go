@@ -20,15 +20,19 @@ const defaultCustomMetricWindow = time.Minute
 var podGroupKind = schema.GroupKind{Kind: "Pod"}
 
 // GetRawMetric implements Client on the custom metrics API.
-func (c *RESTClient) GetRawMetric(ctx context.Context, metricName, namespace string, selector, metricSelector labels.Selector) (PodMetricsInfo, time.Time, error) {
-	list, err := withTimeout(ctx, c.fetchTimeout, func(context.Context) (*customapi.MetricValueList, error) {
-		return c.custom.NamespacedMetrics(namespace).GetForObjects(podGroupKind, selector, metricName, metricSelector)
+func (c *RESTClient) GetRawMetric(ctx context.Context, metricName, namespace string, selector, metricSelector labels.Selector, apiGroup string) (PodMetricsInfo, time.Time, error) {
+	list, err := withTimeout(ctx, c.fetchTimeout, func(ctx context.Context) (*customapi.MetricValueList, error) {
+		custom, err := c.customClient(ctx, apiGroup)
+		if err != nil {
+			return nil, err
+		}
+		return custom.NamespacedMetrics(namespace).GetForObjects(podGroupKind, selector, metricName, metricSelector)
 	})
 	if err != nil {
-		return nil, time.Time{}, fmt.Errorf("unable to fetch metrics from custom metrics API: %w", err)
+		return nil, time.Time{}, fetchError(customAPI, apiGroup, err)
 	}
 	if list == nil || len(list.Items) == 0 {
-		return nil, time.Time{}, fmt.Errorf("%w from custom metrics API", ErrNoMetrics)
+		return nil, time.Time{}, fmt.Errorf("%w from %s", ErrNoMetrics, customAPI.named(apiGroup))
 	}
 
 	readings := make(PodMetricsInfo, len(list.Items))
@@ -55,22 +59,26 @@ func customMetricWindow(m *customapi.MetricValue) time.Duration {
 }
 
 // GetObjectMetric implements Client on the custom metrics API.
-func (c *RESTClient) GetObjectMetric(ctx context.Context, metricName, namespace string, objectRef *autoscalingv2.CrossVersionObjectReference, metricSelector labels.Selector) (int64, time.Time, error) {
+func (c *RESTClient) GetObjectMetric(ctx context.Context, metricName, namespace string, objectRef *autoscalingv2.CrossVersionObjectReference, metricSelector labels.Selector, apiGroup string) (int64, time.Time, error) {
 	gvk := schema.FromAPIVersionAndKind(objectRef.APIVersion, objectRef.Kind)
-	value, err := withTimeout(ctx, c.fetchTimeout, func(context.Context) (*customapi.MetricValue, error) {
+	value, err := withTimeout(ctx, c.fetchTimeout, func(ctx context.Context) (*customapi.MetricValue, error) {
+		custom, err := c.customClient(ctx, apiGroup)
+		if err != nil {
+			return nil, err
+		}
 		if gvk.Group == "" && gvk.Kind == "Namespace" {
 			// A namespace is described at the root of the API. Its name
 			// is the HPA's own namespace whatever objectRef.Name says, so
 			// that an HPA cannot read another namespace's metrics.
-			return c.custom.RootScopedMetrics().GetForObject(gvk.GroupKind(), namespace, metricName, metricSelector)
+			return custom.RootScopedMetrics().GetForObject(gvk.GroupKind(), namespace, metricName, metricSelector)
 		}
-		return c.custom.NamespacedMetrics(namespace).GetForObject(gvk.GroupKind(), objectRef.Name, metricName, metricSelector)
+		return custom.NamespacedMetrics(namespace).GetForObject(gvk.GroupKind(), objectRef.Name, metricName, metricSelector)
 	})
 	if err != nil {
-		return 0, time.Time{}, fmt.Errorf("unable to fetch metrics from custom metrics API: %w", err)
+		return 0, time.Time{}, fetchError(customAPI, apiGroup, err)
 	}
 	if value == nil {
-		return 0, time.Time{}, fmt.Errorf("%w from custom metrics API", ErrNoMetrics)
+		return 0, time.Time{}, fmt.Errorf("%w from %s", ErrNoMetrics, customAPI.named(apiGroup))
 	}
 	return MilliValue(value.Value), value.Timestamp.Time, nil
 }

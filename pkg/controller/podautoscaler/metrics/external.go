@@ -10,15 +10,19 @@ import (
 )
 
 // GetExternalMetric implements Client on the external metrics API.
-func (c *RESTClient) GetExternalMetric(ctx context.Context, metricName, namespace string, selector labels.Selector) ([]int64, time.Time, error) {
-	list, err := withTimeout(ctx, c.fetchTimeout, func(context.Context) (*externalapi.ExternalMetricValueList, error) {
-		return c.external.NamespacedMetrics(namespace).List(metricName, selector)
+func (c *RESTClient) GetExternalMetric(ctx context.Context, metricName, namespace string, selector labels.Selector, apiGroup string) ([]int64, time.Time, error) {
+	list, err := withTimeout(ctx, c.fetchTimeout, func(ctx context.Context) (*externalapi.ExternalMetricValueList, error) {
+		external, err := c.externalClient(ctx, apiGroup)
+		if err != nil {
+			return nil, err
+		}
+		return external.NamespacedMetrics(namespace).List(metricName, selector)
 	})
 	if err != nil {
-		return nil, time.Time{}, fmt.Errorf("unable to fetch metrics from external metrics API: %w", err)
+		return nil, time.Time{}, fetchError(externalAPI, apiGroup, err)
 	}
 	if list == nil || len(list.Items) == 0 {
-		return nil, time.Time{}, fmt.Errorf("%w from external metrics API", ErrNoMetrics)
+		return nil, time.Time{}, fmt.Errorf("%w from %s", ErrNoMetrics, externalAPI.named(apiGroup))
 	}
 
 	values := make([]int64, len(list.Items))

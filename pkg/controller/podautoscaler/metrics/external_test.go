@@ -85,7 +85,7 @@ func TestGetExternalMetric(t *testing.T) {
 				f.external.AddReactor("list", "*", answer(&externalapi.ExternalMetricValueList{Items: tc.items}, tc.err))
 			}
 			start := time.Now()
-			got, ts, err := f.client(t, 50*time.Millisecond).GetExternalMetric(testContext(t), "queue_depth", testNamespace, selector)
+			got, ts, err := f.client(t, 50*time.Millisecond).GetExternalMetric(testContext(t), "queue_depth", testNamespace, selector, "")
 			if tc.hang && time.Since(start) > 5*time.Second {
 				t.Errorf("a hanging adapter held the caller for %v", time.Since(start))
 			}
@@ -111,7 +111,7 @@ func TestFetchIsAbandonedWhenTheCallerGivesUp(t *testing.T) {
 	f.external.AddReactor("list", "*", hang(t))
 	ctx, cancel := context.WithCancel(testContext(t))
 	cancel()
-	_, _, err := f.client(t, time.Hour).GetExternalMetric(ctx, "queue_depth", testNamespace, labels.Everything())
+	_, _, err := f.client(t, time.Hour).GetExternalMetric(ctx, "queue_depth", testNamespace, labels.Everything(), "")
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("got %v, want an error wrapping context.Canceled", err)
 	}

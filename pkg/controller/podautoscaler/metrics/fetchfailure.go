@@ -43,17 +43,17 @@ func (m markFetchFailures) GetResourceMetric(ctx context.Context, resource corev
 	return info, t, mark(err)
 }
 
-func (m markFetchFailures) GetRawMetric(ctx context.Context, metricName, namespace string, selector, metricSelector labels.Selector) (PodMetricsInfo, time.Time, error) {
-	info, t, err := m.c.GetRawMetric(ctx, metricName, namespace, selector, metricSelector)
+func (m markFetchFailures) GetRawMetric(ctx context.Context, metricName, namespace string, selector, metricSelector labels.Selector, apiGroup string) (PodMetricsInfo, time.Time, error) {
+	info, t, err := m.c.GetRawMetric(ctx, metricName, namespace, selector, metricSelector, apiGroup)
 	return info, t, mark(err)
 }
 
-func (m markFetchFailures) GetObjectMetric(ctx context.Context, metricName, namespace string, objectRef *autoscalingv2.CrossVersionObjectReference, metricSelector labels.Selector) (int64, time.Time, error) {
-	v, t, err := m.c.GetObjectMetric(ctx, metricName, namespace, objectRef, metricSelector)
+func (m markFetchFailures) GetObjectMetric(ctx context.Context, metricName, namespace string, objectRef *autoscalingv2.CrossVersionObjectReference, metricSelector labels.Selector, apiGroup string) (int64, time.Time, error) {
+	v, t, err := m.c.GetObjectMetric(ctx, metricName, namespace, objectRef, metricSelector, apiGroup)
 	return v, t, mark(err)
 }
 
-func (m markFetchFailures) GetExternalMetric(ctx context.Context, metricName, namespace string, selector labels.Selector) ([]int64, time.Time, error) {
-	v, t, err := m.c.GetExternalMetric(ctx, metricName, namespace, selector)
+func (m markFetchFailures) GetExternalMetric(ctx context.Context, metricName, namespace string, selector labels.Selector, apiGroup string) ([]int64, time.Time, error) {
+	v, t, err := m.c.GetExternalMetric(ctx, metricName, namespace, selector, apiGroup)
 	return v, t, mark(err)
 }

@@ -39,15 +39,19 @@ type Client interface {
 	GetResourceMetric(ctx context.Context, resource corev1.ResourceName, namespace string, selector labels.Selector, container string) (PodMetricsInfo, time.Time, error)
 
 	// GetRawMetric returns the custom metric metricName of the pods matching
-	// selector in namespace, restricted by metricSelector.
-	GetRawMetric(ctx context.Context, metricName, namespace string, selector, metricSelector labels.Selector) (PodMetricsInfo, time.Time, error)
+	// selector in namespace, restricted by metricSelector. apiGroup names
+	// the API group that serves it (KEP-6382); empty means
+	// custom.metrics.k8s.io.
+	GetRawMetric(ctx context.Context, metricName, namespace string, selector, metricSelector labels.Selector, apiGroup string) (PodMetricsInfo, time.Time, error)
 
 	// GetObjectMetric returns the custom metric metricName describing the
-	// object objectRef in namespace, restricted by metricSelector.
-	GetObjectMetric(ctx context.Context, metricName, namespace string, objectRef *autoscalingv2.CrossVersionObjectReference, metricSelector labels.Selector) (int64, time.Time, error)
+	// object objectRef in namespace, restricted by metricSelector, from
+	// apiGroup (empty: custom.metrics.k8s.io).
+	GetObjectMetric(ctx context.Context, metricName, namespace string, objectRef *autoscalingv2.CrossVersionObjectReference, metricSelector labels.Selector, apiGroup string) (int64, time.Time, error)
 
 	// GetExternalMetric returns every value of the external metric
-	// metricName in namespace that matches selector. An empty list is an
-	// error wrapping ErrNoMetrics.
-	GetExternalMetric(ctx context.Context, metricName, namespace string, selector labels.Selector) ([]int64, time.Time, error)
+	// metricName in namespace that matches selector, from apiGroup (empty:
+	// external.metrics.k8s.io). An empty list is an error wrapping
+	// ErrNoMetrics.
+	GetExternalMetric(ctx context.Context, metricName, namespace string, selector labels.Selector, apiGroup string) ([]int64, time.Time, error)
 }

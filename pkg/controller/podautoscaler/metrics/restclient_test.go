@@ -13,6 +13,7 @@ import (
 
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
+	"github.com/go-logr/logr"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -131,7 +132,7 @@ func TestNewRESTClientFromConfig(t *testing.T) {
 		{
 			name: "pods metrics are read from the preferred custom metrics version",
 			fetch: func() (string, error) {
-				m, _, err := c.GetRawMetric(ctx, "qps", testNamespace, podSelector, labels.Everything())
+				m, _, err := c.GetRawMetric(ctx, "qps", testNamespace, podSelector, labels.Everything(), "")
 				return fmt.Sprint(m["web-0"].Value), err
 			},
 			want: "1500",
@@ -139,7 +140,7 @@ func TestNewRESTClientFromConfig(t *testing.T) {
 		{
 			name: "object metrics name the described object by its resource",
 			fetch: func() (string, error) {
-				v, _, err := c.GetObjectMetric(ctx, "qps", testNamespace, deployment, labels.Everything())
+				v, _, err := c.GetObjectMetric(ctx, "qps", testNamespace, deployment, labels.Everything(), "")
 				return fmt.Sprint(v), err
 			},
 			want: "4200",
@@ -147,7 +148,7 @@ func TestNewRESTClientFromConfig(t *testing.T) {
 		{
 			name: "external metrics are read from external.metrics.k8s.io",
 			fetch: func() (string, error) {
-				v, _, err := c.GetExternalMetric(ctx, "queue_depth", testNamespace, labels.Everything())
+				v, _, err := c.GetExternalMetric(ctx, "queue_depth", testNamespace, labels.Everything(), "")
 				return fmt.Sprint(v), err
 			},
 			want: "[8600]",
@@ -173,7 +174,7 @@ func TestHangingAdapterOverHTTPTimesOut(t *testing.T) {
 		t.Fatal(err)
 	}
 	start := time.Now()
-	_, _, err = c.GetExternalMetric(testContext(t), "slow", testNamespace, labels.Everything())
+	_, _, err = c.GetExternalMetric(testContext(t), "slow", testNamespace, labels.Everything(), "")
 	if err == nil {
 		t.Fatal("got no error from an adapter that never answers")
 	}
@@ -191,7 +192,7 @@ func TestRefreshRediscoversTheCustomMetricsAPI(t *testing.T) {
 	ctx := testContext(t)
 	fetch := func() {
 		t.Helper()
-		if _, _, err := c.GetRawMetric(ctx, "qps", testNamespace, podSelector, labels.Everything()); err != nil {
+		if _, _, err := c.GetRawMetric(ctx, "qps", testNamespace, podSelector, labels.Everything(), ""); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -298,15 +299,22 @@ func TestNewRESTClientOptions(t *testing.T) {
 			wantErr: "Options.Config is required",
 		},
 		{
-			name:           "a custom metrics client built here is refreshed for its API version and REST mapper",
+			name:           "clients built here are refreshed for their API versions (default and sources) and REST mapper",
 			opts:           Options{Config: &rest.Config{Host: "https://127.0.0.1:1"}},
+			wantTimeout:    DefaultFetchTimeout,
+			wantInterval:   DefaultRefreshInterval,
+			wantRefreshers: 3,
+		},
+		{
+			name:           "a REST mapper given is left to its owner to refresh",
+			opts:           Options{Config: &rest.Config{Host: "https://127.0.0.1:1"}, RESTMapper: newStaticMapper()},
 			wantTimeout:    DefaultFetchTimeout,
 			wantInterval:   DefaultRefreshInterval,
 			wantRefreshers: 2,
 		},
 		{
-			name:           "a REST mapper given is left to its owner to refresh",
-			opts:           Options{Config: &rest.Config{Host: "https://127.0.0.1:1"}, RESTMapper: newStaticMapper()},
+			name:           "source clients given are left to their owner to refresh",
+			opts:           Options{Config: &rest.Config{Host: "https://127.0.0.1:1"}, RESTMapper: newStaticMapper(), SourceClients: newSourceCache(nil, 0, logr.Discard())},
 			wantTimeout:    DefaultFetchTimeout,
 			wantInterval:   DefaultRefreshInterval,
 			wantRefreshers: 1,

@@ -51,11 +51,13 @@ func NewSharedExternal(client Client, window time.Duration, clk clock.PassiveClo
 
 // GetExternalMetric answers from a fetch made within the window (or the
 // shorter age ctx allows), waits for one under way, or fetches.
-func (s *SharedExternal) GetExternalMetric(ctx context.Context, metricName, namespace string, selector labels.Selector) ([]int64, time.Time, error) {
-	key := namespace + "\x00" + metricName + "\x00" + selector.String()
+func (s *SharedExternal) GetExternalMetric(ctx context.Context, metricName, namespace string, selector labels.Selector, apiGroup string) ([]int64, time.Time, error) {
+	// The group is part of the metric: the same name served by two
+	// sources is two metrics, never one fetch.
+	key := apiGroup + "\x00" + namespace + "\x00" + metricName + "\x00" + selector.String()
 	fetch, owner := s.claim(key, maxAge(ctx, s.window))
 	if owner {
-		s.fetch(ctx, key, fetch, metricName, namespace, selector)
+		s.fetch(ctx, key, fetch, metricName, namespace, selector, apiGroup)
 	} else {
 		select {
 		case <-fetch.done:
@@ -83,8 +85,8 @@ func (s *SharedExternal) claim(key string, age time.Duration) (*sharedFetch, boo
 	return f, true
 }
 
-func (s *SharedExternal) fetch(ctx context.Context, key string, f *sharedFetch, metricName, namespace string, selector labels.Selector) {
-	values, timestamp, err := s.Client.GetExternalMetric(ctx, metricName, namespace, selector)
+func (s *SharedExternal) fetch(ctx context.Context, key string, f *sharedFetch, metricName, namespace string, selector labels.Selector, apiGroup string) {
+	values, timestamp, err := s.Client.GetExternalMetric(ctx, metricName, namespace, selector, apiGroup)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	f.values, f.timestamp, f.err, f.fetchedAt = values, timestamp, err, s.clock.Now()

@@ -57,7 +57,7 @@ func TestSharedExternal(t *testing.T) {
 			client := metrics.NewSharedExternal(fake, tc.window, clk)
 			for _, a := range tc.asks {
 				clk.Step(a.after)
-				if _, _, err := client.GetExternalMetric(context.Background(), a.metric, a.namespace, a.selector); err != nil {
+				if _, _, err := client.GetExternalMetric(context.Background(), a.metric, a.namespace, a.selector, ""); err != nil {
 					t.Fatalf("GetExternalMetric: %v", err)
 				}
 			}
@@ -77,7 +77,7 @@ func TestSharedExternalSharesErrorsButNotCancellations(t *testing.T) {
 	sel := labels.Everything()
 
 	for range 2 {
-		if _, _, err := client.GetExternalMetric(context.Background(), "q", "ns", sel); !errors.Is(err, boom) {
+		if _, _, err := client.GetExternalMetric(context.Background(), "q", "ns", sel, ""); !errors.Is(err, boom) {
 			t.Fatalf("err = %v, want the adapter's error", err)
 		}
 	}
@@ -87,7 +87,7 @@ func TestSharedExternalSharesErrorsButNotCancellations(t *testing.T) {
 
 	fake.SetExternal("r", metricstest.ExternalAnswer{Err: context.Canceled})
 	for range 2 {
-		_, _, _ = client.GetExternalMetric(context.Background(), "r", "ns", sel)
+		_, _, _ = client.GetExternalMetric(context.Background(), "r", "ns", sel, "")
 	}
 	if n := fake.Calls(metricstest.External, "r"); n != 2 {
 		t.Errorf("a cancelled fetch was shared: %d fetches, want 2", n)
@@ -106,7 +106,7 @@ func TestSharedExternalConcurrentAsksWaitForOneFetch(t *testing.T) {
 	var wg sync.WaitGroup
 	for range 10 {
 		wg.Go(func() {
-			values, _, err := client.GetExternalMetric(context.Background(), "q", "ns", labels.Everything())
+			values, _, err := client.GetExternalMetric(context.Background(), "q", "ns", labels.Everything(), "")
 			if err != nil || len(values) != 1 || values[0] != 1 {
 				t.Errorf("GetExternalMetric = %v, %v", values, err)
 			}
@@ -129,13 +129,13 @@ func TestSharedExternalWaiterGivesUpWithItsContext(t *testing.T) {
 	fake.SetHook(func(context.Context, metricstest.Request) error { <-release; return nil })
 	client := metrics.NewSharedExternal(fake, time.Minute, clk)
 
-	go func() { _, _, _ = client.GetExternalMetric(context.Background(), "q", "ns", labels.Everything()) }()
+	go func() { _, _, _ = client.GetExternalMetric(context.Background(), "q", "ns", labels.Everything(), "") }()
 	for fake.Calls(metricstest.External, "q") == 0 {
 		time.Sleep(time.Millisecond)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, _, err := client.GetExternalMetric(ctx, "q", "ns", labels.Everything()); !errors.Is(err, context.Canceled) {
+	if _, _, err := client.GetExternalMetric(ctx, "q", "ns", labels.Everything(), ""); !errors.Is(err, context.Canceled) {
 		t.Errorf("err = %v, want the waiter's own cancellation", err)
 	}
 }
@@ -176,7 +176,7 @@ func TestSharedExternalMaxAge(t *testing.T) {
 				if a.maxAge != 0 {
 					ctx = metrics.WithMaxAge(ctx, a.maxAge)
 				}
-				if _, _, err := client.GetExternalMetric(ctx, "q", "ns", labels.Everything()); err != nil {
+				if _, _, err := client.GetExternalMetric(ctx, "q", "ns", labels.Everything(), ""); err != nil {
 					t.Fatalf("GetExternalMetric: %v", err)
 				}
 			}

@@ -46,6 +46,9 @@ type Request struct {
 	Container string
 	// ObjectRef is the described object (Object).
 	ObjectRef *autoscalingv2.CrossVersionObjectReference
+	// APIGroup is the source the metric was routed to (Pods, Object,
+	// External); empty for the default API.
+	APIGroup string
 }
 
 // PodsAnswer is what the fake returns for a resource or pods metric.
@@ -138,6 +141,33 @@ func (c *Client) SetExternal(metricName string, a ExternalAnswer) *Client {
 	return c
 }
 
+// SetPodsFrom, SetObjectFrom and SetExternalFrom set the answer for a
+// metric routed to apiGroup (KEP-6382). The answers of the default API and
+// of each group are apart: a call routed to a group that has no answer
+// fails as an unknown metric, whatever the default API has.
+func (c *Client) SetPodsFrom(apiGroup, metricName string, a PodsAnswer) *Client {
+	return c.SetPods(sourceKey(apiGroup, metricName), a)
+}
+
+// SetObjectFrom is SetObject for a metric routed to apiGroup.
+func (c *Client) SetObjectFrom(apiGroup, metricName string, a ObjectAnswer) *Client {
+	return c.SetObject(sourceKey(apiGroup, metricName), a)
+}
+
+// SetExternalFrom is SetExternal for a metric routed to apiGroup.
+func (c *Client) SetExternalFrom(apiGroup, metricName string, a ExternalAnswer) *Client {
+	return c.SetExternal(sourceKey(apiGroup, metricName), a)
+}
+
+// sourceKey is the answer key of a metric: its name for the default API,
+// and group/name for a routed one (a metric name has no slash).
+func sourceKey(apiGroup, metricName string) string {
+	if apiGroup == "" {
+		return metricName
+	}
+	return apiGroup + "/" + metricName
+}
+
 // SetHook sets the hook every call runs first; nil removes it.
 func (c *Client) SetHook(h Hook) *Client {
 	c.mu.Lock()
@@ -204,13 +234,13 @@ func (c *Client) GetResourceMetric(ctx context.Context, resource corev1.Resource
 }
 
 // GetRawMetric implements metrics.Client.
-func (c *Client) GetRawMetric(ctx context.Context, metricName, namespace string, selector, metricSelector labels.Selector) (metrics.PodMetricsInfo, time.Time, error) {
-	req := Request{Kind: Pods, Name: metricName, Namespace: namespace, Selector: selector, MetricSelector: metricSelector}
+func (c *Client) GetRawMetric(ctx context.Context, metricName, namespace string, selector, metricSelector labels.Selector, apiGroup string) (metrics.PodMetricsInfo, time.Time, error) {
+	req := Request{Kind: Pods, Name: metricName, Namespace: namespace, Selector: selector, MetricSelector: metricSelector, APIGroup: apiGroup}
 	if err := c.record(ctx, req); err != nil {
 		return nil, time.Time{}, err
 	}
 	c.mu.Lock()
-	a, found := c.pods[metricName]
+	a, found := c.pods[sourceKey(apiGroup, metricName)]
 	c.mu.Unlock()
 	return podsAnswer(a, found, req)
 }
@@ -228,13 +258,13 @@ func podsAnswer(a PodsAnswer, found bool, req Request) (metrics.PodMetricsInfo, 
 }
 
 // GetObjectMetric implements metrics.Client.
-func (c *Client) GetObjectMetric(ctx context.Context, metricName, namespace string, objectRef *autoscalingv2.CrossVersionObjectReference, metricSelector labels.Selector) (int64, time.Time, error) {
-	req := Request{Kind: Object, Name: metricName, Namespace: namespace, MetricSelector: metricSelector, ObjectRef: objectRef}
+func (c *Client) GetObjectMetric(ctx context.Context, metricName, namespace string, objectRef *autoscalingv2.CrossVersionObjectReference, metricSelector labels.Selector, apiGroup string) (int64, time.Time, error) {
+	req := Request{Kind: Object, Name: metricName, Namespace: namespace, MetricSelector: metricSelector, ObjectRef: objectRef, APIGroup: apiGroup}
 	if err := c.record(ctx, req); err != nil {
 		return 0, time.Time{}, err
 	}
 	c.mu.Lock()
-	a, found := c.object[metricName]
+	a, found := c.object[sourceKey(apiGroup, metricName)]
 	c.mu.Unlock()
 	if !found {
 		return 0, time.Time{}, notSet(Object, metricName)
@@ -246,13 +276,13 @@ func (c *Client) GetObjectMetric(ctx context.Context, metricName, namespace stri
 }
 
 // GetExternalMetric implements metrics.Client.
-func (c *Client) GetExternalMetric(ctx context.Context, metricName, namespace string, selector labels.Selector) ([]int64, time.Time, error) {
-	req := Request{Kind: External, Name: metricName, Namespace: namespace, Selector: selector}
+func (c *Client) GetExternalMetric(ctx context.Context, metricName, namespace string, selector labels.Selector, apiGroup string) ([]int64, time.Time, error) {
+	req := Request{Kind: External, Name: metricName, Namespace: namespace, Selector: selector, APIGroup: apiGroup}
 	if err := c.record(ctx, req); err != nil {
 		return nil, time.Time{}, err
 	}
 	c.mu.Lock()
-	a, found := c.external[metricName]
+	a, found := c.external[sourceKey(apiGroup, metricName)]
 	c.mu.Unlock()
 	if !found {
 		return nil, time.Time{}, notSet(External, metricName)

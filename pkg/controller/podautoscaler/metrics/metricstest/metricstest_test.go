@@ -28,15 +28,15 @@ func resourceCall(ctx context.Context, c *Client) (any, time.Time, error) {
 }
 
 func podsCall(ctx context.Context, c *Client) (any, time.Time, error) {
-	return c.GetRawMetric(ctx, "qps", "ns", labels.Everything(), labels.Everything())
+	return c.GetRawMetric(ctx, "qps", "ns", labels.Everything(), labels.Everything(), "")
 }
 
 func objectCall(ctx context.Context, c *Client) (any, time.Time, error) {
-	return c.GetObjectMetric(ctx, "qps", "ns", ref, labels.Everything())
+	return c.GetObjectMetric(ctx, "qps", "ns", ref, labels.Everything(), "")
 }
 
 func externalCall(ctx context.Context, c *Client) (any, time.Time, error) {
-	return c.GetExternalMetric(ctx, "queue", "ns", labels.Everything())
+	return c.GetExternalMetric(ctx, "queue", "ns", labels.Everything(), "")
 }
 
 func TestClient(t *testing.T) {
@@ -187,12 +187,12 @@ func TestAnswersAreCopies(t *testing.T) {
 	c := NewClient().
 		SetPods("qps", PodsAnswer{Metrics: metrics.PodMetricsInfo{"web-0": {Value: 1}}}).
 		SetExternal("queue", ExternalAnswer{Values: []int64{1}})
-	m, _, _ := c.GetRawMetric(t.Context(), "qps", "ns", labels.Everything(), labels.Everything())
+	m, _, _ := c.GetRawMetric(t.Context(), "qps", "ns", labels.Everything(), labels.Everything(), "")
 	delete(m, "web-0")
-	v, _, _ := c.GetExternalMetric(t.Context(), "queue", "ns", labels.Everything())
+	v, _, _ := c.GetExternalMetric(t.Context(), "queue", "ns", labels.Everything(), "")
 	v[0] = 99
-	m, _, _ = c.GetRawMetric(t.Context(), "qps", "ns", labels.Everything(), labels.Everything())
-	v, _, _ = c.GetExternalMetric(t.Context(), "queue", "ns", labels.Everything())
+	m, _, _ = c.GetRawMetric(t.Context(), "qps", "ns", labels.Everything(), labels.Everything(), "")
+	v, _, _ = c.GetExternalMetric(t.Context(), "queue", "ns", labels.Everything(), "")
 	if len(m) != 1 || v[0] != 1 {
 		t.Errorf("a caller's change leaked into the next answer: %v, %v", m, v)
 	}
@@ -201,9 +201,9 @@ func TestAnswersAreCopies(t *testing.T) {
 func TestCallsAreRecorded(t *testing.T) {
 	c := NewClient()
 	ctx := t.Context()
-	_, _, _ = c.GetExternalMetric(ctx, "queue", "ns", labels.Everything())
-	_, _, _ = c.GetExternalMetric(ctx, "queue", "ns", labels.Everything())
-	_, _, _ = c.GetObjectMetric(ctx, "queue", "ns", ref, labels.Everything())
+	_, _, _ = c.GetExternalMetric(ctx, "queue", "ns", labels.Everything(), "")
+	_, _, _ = c.GetExternalMetric(ctx, "queue", "ns", labels.Everything(), "")
+	_, _, _ = c.GetObjectMetric(ctx, "queue", "ns", ref, labels.Everything(), "")
 	if got := c.Calls(External, "queue"); got != 2 {
 		t.Errorf("got %d external calls, want 2", got)
 	}
@@ -224,7 +224,7 @@ func TestBlockUntilDone(t *testing.T) {
 	c := NewClient().SetExternal("queue", ExternalAnswer{Values: []int64{1}}).SetHook(BlockUntilDone)
 	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Millisecond)
 	defer cancel()
-	_, _, err := c.GetExternalMetric(ctx, "queue", "ns", labels.Everything())
+	_, _, err := c.GetExternalMetric(ctx, "queue", "ns", labels.Everything(), "")
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("got %v, want the context's deadline error", err)
 	}

@@ -1,0 +1,247 @@
+package metrics
+
+import (
+	"container/list"
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+
+	"github.com/go-logr/logr"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	customapi "k8s.io/metrics/pkg/apis/custom_metrics"
+	externalapi "k8s.io/metrics/pkg/apis/external_metrics/v1beta1"
+	customclient "k8s.io/metrics/pkg/client/custom_metrics"
+	customscheme "k8s.io/metrics/pkg/client/custom_metrics/scheme"
+	externalclient "k8s.io/metrics/pkg/client/external_metrics"
+)
+
+// DefaultMaxSourceClients is how many API groups' clients SourceClients
+// keeps: KEP-6382's bound, so that HPAs naming many groups cannot grow the
+// controller without limit.
+const DefaultMaxSourceClients = 20
+
+// SourceClients gives the clients of metrics APIs served under an API group
+// other than the default ones (KEP-6382). The wire format is the default
+// API's; only the group in the URL differs.
+type SourceClients interface {
+	// CustomClientForGroup returns a client that talks the custom metrics
+	// API (MetricValueList) under apiGroup.
+	CustomClientForGroup(ctx context.Context, apiGroup string) (customclient.CustomMetricsClient, error)
+	// ExternalClientForGroup returns a client that talks the external
+	// metrics API (ExternalMetricValueList) under apiGroup.
+	ExternalClientForGroup(ctx context.Context, apiGroup string) (externalclient.ExternalMetricsClient, error)
+}
+
+// customVersions are the custom metrics versions a source may serve, most
+// preferred first: the ones the client's decoder knows.
+var customVersions = []string{customapi.SchemeGroupVersion.Group + "/v1beta2", customapi.SchemeGroupVersion.Group + "/v1beta1"}
+
+// groupSource is what is kept of one API group: its external client, built
+// on first use, and its custom client for the version discovery found,
+// forgotten on refresh.
+type groupSource struct {
+	group    string
+	external externalclient.ExternalMetricsClient
+	custom   customclient.CustomMetricsClient
+}
+
+// sourceBuilder builds the clients of one group. Split from the cache so
+// that the cache's bound and eviction are tested without a server.
+type sourceBuilder interface {
+	external(group string) (externalclient.ExternalMetricsClient, error)
+	custom(ctx context.Context, group string) (customclient.CustomMetricsClient, error)
+}
+
+// sourceCache is the SourceClients of the controller: a least recently
+// used cache of groupSources, bounded, with a warning when a group is
+// evicted (the HPAs that name it still work: its clients are built again,
+// discovery included, which is the cost the warning is about).
+type sourceCache struct {
+	build sourceBuilder
+	max   int
+	log   logr.Logger
+
+	mu      sync.Mutex
+	order   *list.List // of *groupSource, most recently used first
+	byGroup map[string]*list.Element
+}
+
+var _ SourceClients = &sourceCache{}
+
+func newSourceCache(build sourceBuilder, maxGroups int, log logr.Logger) *sourceCache {
+	if maxGroups <= 0 {
+		maxGroups = DefaultMaxSourceClients
+	}
+	return &sourceCache{build: build, max: maxGroups, log: log, order: list.New(), byGroup: map[string]*list.Element{}}
+}
+
+// entry returns the group's entry, making it the most recently used,
+// creating it (and evicting the least recently used) when absent. The
+// caller holds mu.
+func (c *sourceCache) entry(group string) *groupSource {
+	if e, ok := c.byGroup[group]; ok {
+		c.order.MoveToFront(e)
+		return e.Value.(*groupSource)
+	}
+	src := &groupSource{group: group}
+	c.byGroup[group] = c.order.PushFront(src)
+	for c.order.Len() > c.max {
+		oldest := c.order.Back()
+		evicted := c.order.Remove(oldest).(*groupSource)
+		delete(c.byGroup, evicted.group)
+		c.log.Info("Warning: evicted the metrics client of an API group: more groups are named by metric sources than the cache holds, so their clients and discovery are rebuilt as they are used",
+			"apiGroup", evicted.group, "limit", c.max)
+	}
+	return src
+}
+
+// ExternalClientForGroup implements SourceClients.
+func (c *sourceCache) ExternalClientForGroup(_ context.Context, group string) (externalclient.ExternalMetricsClient, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	src := c.entry(group)
+	if src.external == nil {
+		client, err := c.build.external(group)
+		if err != nil {
+			return nil, err
+		}
+		src.external = client
+	}
+	return src.external, nil
+}
+
+// CustomClientForGroup implements SourceClients. Discovery runs outside the
+// lock, so that a slow group does not hold up the others; two callers that
+// find the group undiscovered both ask, and the last answer is kept.
+func (c *sourceCache) CustomClientForGroup(ctx context.Context, group string) (customclient.CustomMetricsClient, error) {
+	c.mu.Lock()
+	src := c.entry(group)
+	client := src.custom
+	c.mu.Unlock()
+	if client != nil {
+		return client, nil
+	}
+	client, err := c.build.custom(ctx, group)
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	if e, ok := c.byGroup[group]; ok {
+		e.Value.(*groupSource).custom = client
+	}
+	c.mu.Unlock()
+	return client, nil
+}
+
+// forgetVersions drops what discovery said about every group, so that a
+// provider that is upgraded to another version is followed.
+func (c *sourceCache) forgetVersions() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for e := c.order.Front(); e != nil; e = e.Next() {
+		e.Value.(*groupSource).custom = nil
+	}
+}
+
+// groups lists the cached groups, most recently used first.
+func (c *sourceCache) groups() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out []string
+	for e := c.order.Front(); e != nil; e = e.Next() {
+		out = append(out, e.Value.(*groupSource).group)
+	}
+	return out
+}
+
+// restSourceBuilder builds source clients from a rest.Config.
+type restSourceBuilder struct {
+	cfg    *rest.Config
+	mapper meta.RESTMapper
+	// discovery reads /apis/<group>.
+	discovery rest.Interface
+}
+
+func newRESTSourceBuilder(cfg *rest.Config, mapper meta.RESTMapper) (*restSourceBuilder, error) {
+	disc, err := discovery.NewDiscoveryClientForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("building the discovery client for metric sources: %w", err)
+	}
+	return &restSourceBuilder{cfg: cfg, mapper: mapper, discovery: disc.RESTClient()}, nil
+}
+
+// external builds an external metrics client for group. The external
+// metrics API has one version, so there is nothing to discover.
+func (b *restSourceBuilder) external(group string) (externalclient.ExternalMetricsClient, error) {
+	gv := schema.GroupVersion{Group: group, Version: externalapi.SchemeGroupVersion.Version}
+	client, err := b.restClient(gv, scheme.Codecs.WithoutConversion())
+	if err != nil {
+		return nil, fmt.Errorf("building the external metrics client of API group %q: %w", group, err)
+	}
+	return strictExternalClient{client: client}, nil
+}
+
+// custom discovers the custom metrics version group serves and builds a
+// client for it. The URL names group; the version the client converts
+// with names custom.metrics.k8s.io, since that is the group of the wire
+// format the provider must answer with.
+func (b *restSourceBuilder) custom(ctx context.Context, group string) (customclient.CustomMetricsClient, error) {
+	version, err := b.customVersion(ctx, group)
+	if err != nil {
+		return nil, err
+	}
+	client, err := b.restClient(schema.GroupVersion{Group: group, Version: version}, customscheme.Codecs.WithoutConversion())
+	if err != nil {
+		return nil, fmt.Errorf("building the custom metrics client of API group %q: %w", group, err)
+	}
+	wire := schema.GroupVersion{Group: customapi.SchemeGroupVersion.Group, Version: version}
+	return customclient.NewForVersion(client, b.mapper, wire), nil
+}
+
+// customVersion asks the API server for group and picks its preferred
+// version if it is one the custom metrics decoder knows, or else the first
+// known one it serves.
+func (b *restSourceBuilder) customVersion(ctx context.Context, group string) (string, error) {
+	var apiGroup metav1.APIGroup
+	if err := b.discovery.Get().AbsPath("/apis", group).Do(ctx).Into(&apiGroup); err != nil {
+		return "", fmt.Errorf("discovering API group %q: %w", group, err)
+	}
+	return chooseCustomVersion(&apiGroup)
+}
+
+// chooseCustomVersion picks the version of a custom metrics source from
+// its discovery document.
+func chooseCustomVersion(g *metav1.APIGroup) (string, error) {
+	known := func(version string) bool {
+		return slices.Contains(customVersions, customapi.SchemeGroupVersion.Group+"/"+version)
+	}
+	if known(g.PreferredVersion.Version) {
+		return g.PreferredVersion.Version, nil
+	}
+	var served []string
+	for _, v := range g.Versions {
+		if known(v.Version) {
+			return v.Version, nil
+		}
+		served = append(served, v.Version)
+	}
+	return "", fmt.Errorf("API group %q serves no custom metrics version (v1beta2 or v1beta1), only %v", g.Name, served)
+}
+
+func (b *restSourceBuilder) restClient(gv schema.GroupVersion, serializer runtime.NegotiatedSerializer) (*rest.RESTClient, error) {
+	cfg := rest.CopyConfig(b.cfg)
+	cfg.APIPath = "/apis"
+	cfg.GroupVersion = &gv
+	cfg.NegotiatedSerializer = serializer
+	if cfg.UserAgent == "" {
+		cfg.UserAgent = rest.DefaultKubernetesUserAgent()
+	}
+	return rest.RESTClientFor(cfg)
+}
