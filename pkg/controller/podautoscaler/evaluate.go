@@ -31,21 +31,8 @@ type evaluator struct {
 	specReplicas, statusReplicas int32
 	// selector selects the target's pods.
 	selector labels.Selector
-	// routeSources is the HPAMetricSource gate: with it off, a metric's
-	// source is ignored and the metric read from the default API.
-	routeSources bool
 }
 
-// identity returns the identifier the metric is fetched under and reported
-// with in status: id itself, or, with the gate off, id without its source,
-// which status must not claim was used.
-func (e *evaluator) identity(id v2.MetricIdentifier) v2.MetricIdentifier {
-	out := v2.MetricIdentifier{Name: id.Name, Selector: id.Selector}
-	if e.routeSources && id.Source != nil {
-		out.Source = &v2.MetricSourceReference{APIGroup: id.Source.APIGroup}
-	}
-	return out
-}
 
 // evaluate computes the proposal of spec, fallback aside.
 func (e *evaluator) evaluate(spec *v2.MetricSpec) proposal {
@@ -108,7 +95,7 @@ func (e *evaluator) object(src *v2.ObjectMetricSource) proposal {
 		Type: autoscalingv2.ObjectMetricSourceType,
 		Object: &v2.ObjectMetricStatus{
 			DescribedObject: src.DescribedObject,
-			Metric:          e.identity(src.Metric),
+			Metric:          *src.Metric.DeepCopy(),
 		},
 	}
 	group := status.Object.Metric.SourceGroup()
@@ -147,7 +134,7 @@ func (e *evaluator) pods(src *v2.PodsMetricSource) proposal {
 	if src.Target.AverageValue == nil {
 		return failed(reason, errors.New("invalid pods metric source: no average value target was set"), wrap)
 	}
-	id := e.identity(src.Metric)
+	id := *src.Metric.DeepCopy()
 	r, err := e.calc.GetMetricReplicas(e.ctx, e.specReplicas, metrics.MilliValue(*src.Target.AverageValue),
 		src.Metric.Name, e.tolerances, e.namespace, e.selector, metricSelector, id.SourceGroup())
 	if err != nil {
@@ -223,7 +210,7 @@ func (e *evaluator) external(src *v2.ExternalMetricSource) proposal {
 	status := v2.MetricStatus{
 		Type: autoscalingv2.ExternalMetricSourceType,
 		External: &v2.ExternalMetricStatus{
-			Metric: e.identity(src.Metric),
+			Metric: *src.Metric.DeepCopy(),
 		},
 	}
 	group := status.External.Metric.SourceGroup()

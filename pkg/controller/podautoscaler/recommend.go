@@ -129,7 +129,6 @@ func (p *pass) proposeAll(ctx context.Context, tgt target, selector labels.Selec
 		specReplicas:   tgt.scale.Spec.Replicas,
 		statusReplicas: tgt.scale.Status.Replicas,
 		selector:       selector,
-		routeSources:   p.c.opts.Gates.Enabled(features.HPAMetricSource),
 	}
 	var wakeAt time.Time
 	metrics := p.hpa.Spec.Metrics

@@ -13,6 +13,7 @@ import (
 	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/fallback"
 	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/metrics"
 	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/monitor"
+	"github.com/kube-hpa/kube-hpa/pkg/features"
 )
 
 // errSpec marks errors caused by the HPA's spec rather than by the cluster,
@@ -42,6 +43,9 @@ type pass struct {
 func (c *Controller) newPass(ctx context.Context, source HPASource, shared *v2.HorizontalPodAutoscaler, key hpaKey) *pass {
 	hpa := shared.DeepCopy()
 	v2.SetDefaults(hpa)
+	if !c.opts.Gates.Enabled(features.HPAMetricSource) {
+		ignoreSources(hpa)
+	}
 	period := c.syncPeriodOf(hpa)
 	switch {
 	case c.opts.SpreadReconciles:

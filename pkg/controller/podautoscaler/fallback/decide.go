@@ -104,12 +104,12 @@ func decideFailure(previous *v2.ExternalMetricStatus, src *v2.ExternalMetricSour
 }
 
 // failureStatus is the status entry of a failing External metric: its
-// identifier and fallback state, no value.
+// identifier (source included) and fallback state, no value.
 func failureStatus(id v2.MetricIdentifier, firstFailure *metav1.Time) v2.MetricStatus {
 	return v2.MetricStatus{
 		Type: autoscalingv2.ExternalMetricSourceType,
 		External: &v2.ExternalMetricStatus{
-			Metric:           v2.MetricIdentifier{Name: id.Name, Selector: id.Selector},
+			Metric:           *id.DeepCopy(),
 			FallbackStatus:   v2.FallbackStatusNormal,
 			FirstFailureTime: firstFailure,
 		},

@@ -153,8 +153,13 @@ func Find(statuses []v2.MetricStatus, id v2.MetricIdentifier) *v2.ExternalMetric
 	return nil
 }
 
+// sameMetric compares the source too: one name served by two sources is
+// two metrics, each with its own failure history. An entry written while
+// HPAMetricSource was on names a source the pass no longer sees with the
+// gate off, so turning the gate off starts the failure runs of routed
+// metrics anew: a fallback comes later, never sooner.
 func sameMetric(a, b v2.MetricIdentifier) bool {
-	return a.Name == b.Name && equality.Semantic.DeepEqual(a.Selector, b.Selector)
+	return a.Name == b.Name && a.SourceGroup() == b.SourceGroup() && equality.Semantic.DeepEqual(a.Selector, b.Selector)
 }
 
 // activationMessage keeps KEP-5679's text for a Static fallback; another

@@ -55,4 +55,16 @@ func TestKeepAnswers(t *testing.T) {
 	if got := fake.Calls(metricstest.External, "queue"); got != 3 {
 		t.Errorf("queue was fetched %d times, want 3: once more for another selector and once without answers", got)
 	}
+
+	// A source's metric is another question than the default API's.
+	fake.SetExternalFrom("a.example.com", "queue", metricstest.ExternalAnswer{Values: []int64{9000}})
+	for range 2 {
+		values, _, err := client.GetExternalMetric(pass, "queue", "ns", web, "a.example.com")
+		if err != nil || len(values) != 1 || values[0] != 9000 {
+			t.Fatalf("GetExternalMetric from a.example.com = %v, %v; want [9000], not the default API's answer", values, err)
+		}
+	}
+	if got := fake.Calls(metricstest.External, "queue"); got != 4 {
+		t.Errorf("queue was fetched %d times, want 4: once more from the source, once only", got)
+	}
 }

@@ -22,6 +22,7 @@ func TestSharedExternal(t *testing.T) {
 		metric    string
 		namespace string
 		selector  labels.Selector
+		group     string
 	}
 	cases := []struct {
 		name        string
@@ -30,22 +31,28 @@ func TestSharedExternal(t *testing.T) {
 		wantFetches int
 	}{
 		{name: "asks within the window share one fetch", window: 15 * time.Second,
-			asks:        []ask{{0, "q", "ns", queue}, {5 * time.Second, "q", "ns", queue}, {9 * time.Second, "q", "ns", queue}},
+			asks:        []ask{{0, "q", "ns", queue, ""}, {5 * time.Second, "q", "ns", queue, ""}, {9 * time.Second, "q", "ns", queue, ""}},
 			wantFetches: 1},
 		{name: "an ask after the window fetches again", window: 15 * time.Second,
-			asks:        []ask{{0, "q", "ns", queue}, {15 * time.Second, "q", "ns", queue}},
+			asks:        []ask{{0, "q", "ns", queue, ""}, {15 * time.Second, "q", "ns", queue, ""}},
 			wantFetches: 2},
 		{name: "another selector is another metric", window: 15 * time.Second,
-			asks:        []ask{{0, "q", "ns", queue}, {0, "q", "ns", other}},
+			asks:        []ask{{0, "q", "ns", queue, ""}, {0, "q", "ns", other, ""}},
 			wantFetches: 2},
 		{name: "another namespace is another metric", window: 15 * time.Second,
-			asks:        []ask{{0, "q", "a", queue}, {0, "q", "b", queue}},
+			asks:        []ask{{0, "q", "a", queue, ""}, {0, "q", "b", queue, ""}},
 			wantFetches: 2},
 		{name: "another name is another metric", window: 15 * time.Second,
-			asks:        []ask{{0, "q", "ns", queue}, {0, "r", "ns", queue}},
+			asks:        []ask{{0, "q", "ns", queue, ""}, {0, "r", "ns", queue, ""}},
 			wantFetches: 2},
+		{name: "asks from one source share one fetch", window: 15 * time.Second,
+			asks:        []ask{{0, "q", "ns", queue, "a.example.com"}, {5 * time.Second, "q", "ns", queue, "a.example.com"}},
+			wantFetches: 1},
+		{name: "the same metric from another source is another metric", window: 15 * time.Second,
+			asks:        []ask{{0, "q", "ns", queue, "a.example.com"}, {0, "q", "ns", queue, "b.example.com"}, {0, "q", "ns", queue, ""}},
+			wantFetches: 3},
 		{name: "a zero window turns sharing off", window: 0,
-			asks:        []ask{{0, "q", "ns", queue}, {0, "q", "ns", queue}},
+			asks:        []ask{{0, "q", "ns", queue, ""}, {0, "q", "ns", queue, ""}},
 			wantFetches: 2},
 	}
 	for _, tc := range cases {
@@ -53,11 +60,13 @@ func TestSharedExternal(t *testing.T) {
 			clk := clocktesting.NewFakeClock(time.Unix(1000, 0))
 			fake := metricstest.NewClient().
 				SetExternal("q", metricstest.ExternalAnswer{Values: []int64{7000}}).
-				SetExternal("r", metricstest.ExternalAnswer{Values: []int64{1000}})
+				SetExternal("r", metricstest.ExternalAnswer{Values: []int64{1000}}).
+				SetExternalFrom("a.example.com", "q", metricstest.ExternalAnswer{Values: []int64{2000}}).
+				SetExternalFrom("b.example.com", "q", metricstest.ExternalAnswer{Values: []int64{3000}})
 			client := metrics.NewSharedExternal(fake, tc.window, clk)
 			for _, a := range tc.asks {
 				clk.Step(a.after)
-				if _, _, err := client.GetExternalMetric(context.Background(), a.metric, a.namespace, a.selector, ""); err != nil {
+				if _, _, err := client.GetExternalMetric(context.Background(), a.metric, a.namespace, a.selector, a.group); err != nil {
 					t.Fatalf("GetExternalMetric: %v", err)
 				}
 			}

@@ -15,6 +15,7 @@ import (
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/util/flowcontrol"
 	customapi "k8s.io/metrics/pkg/apis/custom_metrics"
 	externalapi "k8s.io/metrics/pkg/apis/external_metrics/v1beta1"
 	customclient "k8s.io/metrics/pkg/client/custom_metrics"
@@ -181,7 +182,7 @@ func newRESTSourceBuilder(cfg *rest.Config, mapper meta.RESTMapper) (*restSource
 // metrics API has one version, so there is nothing to discover.
 func (b *restSourceBuilder) external(group string) (externalclient.ExternalMetricsClient, error) {
 	gv := schema.GroupVersion{Group: group, Version: externalapi.SchemeGroupVersion.Version}
-	client, err := b.restClient(gv, scheme.Codecs.WithoutConversion())
+	client, err := b.restClient(gv, externalapi.SchemeGroupVersion, scheme.Codecs.WithoutConversion())
 	if err != nil {
 		return nil, fmt.Errorf("building the external metrics client of API group %q: %w", group, err)
 	}
@@ -197,11 +198,11 @@ func (b *restSourceBuilder) custom(ctx context.Context, group string) (customcli
 	if err != nil {
 		return nil, err
 	}
-	client, err := b.restClient(schema.GroupVersion{Group: group, Version: version}, customscheme.Codecs.WithoutConversion())
+	wire := schema.GroupVersion{Group: customapi.SchemeGroupVersion.Group, Version: version}
+	client, err := b.restClient(schema.GroupVersion{Group: group, Version: version}, wire, customscheme.Codecs.WithoutConversion())
 	if err != nil {
 		return nil, fmt.Errorf("building the custom metrics client of API group %q: %w", group, err)
 	}
-	wire := schema.GroupVersion{Group: customapi.SchemeGroupVersion.Group, Version: version}
 	return customclient.NewForVersion(client, b.mapper, wire), nil
 }
 
@@ -235,13 +236,45 @@ func chooseCustomVersion(g *metav1.APIGroup) (string, error) {
 	return "", fmt.Errorf("API group %q serves no custom metrics version (v1beta2 or v1beta1), only %v", g.Name, served)
 }
 
-func (b *restSourceBuilder) restClient(gv schema.GroupVersion, serializer runtime.NegotiatedSerializer) (*rest.RESTClient, error) {
+// restClient returns a client whose requests go to the URL of urlGV while
+// it encodes parameters and decodes answers as wireGV, the default API's
+// version: a source serves another group's URL with the default API's
+// format, which a client made by rest.RESTClientFor (one group-version for
+// both) cannot do.
+func (b *restSourceBuilder) restClient(urlGV, wireGV schema.GroupVersion, serializer runtime.NegotiatedSerializer) (*rest.RESTClient, error) {
 	cfg := rest.CopyConfig(b.cfg)
 	cfg.APIPath = "/apis"
-	cfg.GroupVersion = &gv
+	cfg.GroupVersion = &urlGV
 	cfg.NegotiatedSerializer = serializer
 	if cfg.UserAgent == "" {
 		cfg.UserAgent = rest.DefaultKubernetesUserAgent()
 	}
-	return rest.RESTClientFor(cfg)
+	baseURL, versionedPath, err := rest.DefaultServerUrlFor(cfg)
+	if err != nil {
+		return nil, err
+	}
+	httpClient, err := rest.HTTPClientFor(cfg)
+	if err != nil {
+		return nil, err
+	}
+	limiter := cfg.RateLimiter
+	if limiter == nil {
+		qps, burst := cfg.QPS, cfg.Burst
+		if qps == 0 {
+			qps = rest.DefaultQPS
+		}
+		if burst == 0 {
+			burst = rest.DefaultBurst
+		}
+		if qps > 0 {
+			limiter = flowcontrol.NewTokenBucketRateLimiter(qps, burst)
+		}
+	}
+	content := rest.ClientContentConfig{
+		AcceptContentTypes: cfg.AcceptContentTypes,
+		ContentType:        cfg.ContentType,
+		GroupVersion:       wireGV,
+		Negotiator:         runtime.NewClientNegotiator(serializer, wireGV),
+	}
+	return rest.NewRESTClient(baseURL, versionedPath, content, limiter, httpClient)
 }
