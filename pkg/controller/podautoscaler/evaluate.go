@@ -33,7 +33,6 @@ type evaluator struct {
 	selector labels.Selector
 }
 
-
 // evaluate computes the proposal of spec, fallback aside.
 func (e *evaluator) evaluate(spec *v2.MetricSpec) proposal {
 	switch spec.Type {
