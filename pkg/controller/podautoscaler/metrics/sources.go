@@ -182,7 +182,9 @@ func newRESTSourceBuilder(cfg *rest.Config, mapper meta.RESTMapper) (*restSource
 // metrics API has one version, so there is nothing to discover.
 func (b *restSourceBuilder) external(group string) (externalclient.ExternalMetricsClient, error) {
 	gv := schema.GroupVersion{Group: group, Version: externalapi.SchemeGroupVersion.Version}
-	client, err := b.restClient(gv, externalapi.SchemeGroupVersion, scheme.Codecs.WithoutConversion())
+	// strictExternalClient reads the body itself, as JSON, whatever
+	// content type the base configuration asks the metrics APIs for.
+	client, err := b.restClient(gv, externalapi.SchemeGroupVersion, scheme.Codecs.WithoutConversion(), runtime.ContentTypeJSON)
 	if err != nil {
 		return nil, fmt.Errorf("building the external metrics client of API group %q: %w", group, err)
 	}
@@ -199,7 +201,7 @@ func (b *restSourceBuilder) custom(ctx context.Context, group string) (customcli
 		return nil, err
 	}
 	wire := schema.GroupVersion{Group: customapi.SchemeGroupVersion.Group, Version: version}
-	client, err := b.restClient(schema.GroupVersion{Group: group, Version: version}, wire, customscheme.Codecs.WithoutConversion())
+	client, err := b.restClient(schema.GroupVersion{Group: group, Version: version}, wire, customscheme.Codecs.WithoutConversion(), "")
 	if err != nil {
 		return nil, fmt.Errorf("building the custom metrics client of API group %q: %w", group, err)
 	}
@@ -240,14 +242,18 @@ func chooseCustomVersion(g *metav1.APIGroup) (string, error) {
 // it encodes parameters and decodes answers as wireGV, the default API's
 // version: a source serves another group's URL with the default API's
 // format, which a client made by rest.RESTClientFor (one group-version for
-// both) cannot do.
-func (b *restSourceBuilder) restClient(urlGV, wireGV schema.GroupVersion, serializer runtime.NegotiatedSerializer) (*rest.RESTClient, error) {
+// both) cannot do. A contentType, when given, replaces the base
+// configuration's, for both requests and answers.
+func (b *restSourceBuilder) restClient(urlGV, wireGV schema.GroupVersion, serializer runtime.NegotiatedSerializer, contentType string) (*rest.RESTClient, error) {
 	cfg := rest.CopyConfig(b.cfg)
 	cfg.APIPath = "/apis"
 	cfg.GroupVersion = &urlGV
 	cfg.NegotiatedSerializer = serializer
 	if cfg.UserAgent == "" {
 		cfg.UserAgent = rest.DefaultKubernetesUserAgent()
+	}
+	if contentType != "" {
+		cfg.ContentType, cfg.AcceptContentTypes = contentType, contentType
 	}
 	baseURL, versionedPath, err := rest.DefaultServerUrlFor(cfg)
 	if err != nil {

@@ -31,12 +31,13 @@ import (
 // values, so that a fetch sent to the wrong place shows in its value.
 type sourceServer struct {
 	*httptest.Server
-	mu    sync.Mutex
-	paths []string
+	mu     sync.Mutex
+	paths  []string
+	accept map[string]string
 }
 
 func newSourceServer(t *testing.T) *sourceServer {
-	s := &sourceServer{}
+	s := &sourceServer{accept: map[string]string{}}
 	customList := func(version string, milli int64) customapi.MetricValueList {
 		return customapi.MetricValueList{
 			TypeMeta: metav1.TypeMeta{Kind: "MetricValueList", APIVersion: "custom.metrics.k8s.io/" + version},
@@ -77,6 +78,7 @@ func newSourceServer(t *testing.T) *sourceServer {
 	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
 		s.paths = append(s.paths, r.URL.Path)
+		s.accept[r.URL.Path] = r.Header.Get("Accept")
 		s.mu.Unlock()
 		body, found := routes[r.URL.Path]
 		if !found {
@@ -306,6 +308,25 @@ func TestSourceFailuresNameTheGroup(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestRoutedExternalMetricsAreReadAsJSON pins that a source's external
+// metrics are asked for as JSON, which strictExternalClient decodes, even
+// when the metrics APIs are read in protobuf (--kube-api-content-type).
+func TestRoutedExternalMetricsAreReadAsJSON(t *testing.T) {
+	s := newSourceServer(t)
+	c, err := NewRESTClient(Options{Config: &rest.Config{Host: s.URL, ContentType: "application/vnd.kubernetes.protobuf",
+		AcceptContentTypes: "application/vnd.kubernetes.protobuf,application/json"}, RESTMapper: newStaticMapper()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := c.GetExternalMetric(context.Background(), "queue_depth", testNamespace, labels.Everything(), "adapter-a.example.com"); err != nil {
+		t.Fatal(err)
+	}
+	path := "/apis/adapter-a.example.com/v1beta1/namespaces/" + testNamespace + "/queue_depth"
+	if got := s.accept[path]; got != "application/json" {
+		t.Errorf("Accept = %q, want application/json", got)
 	}
 }
 
