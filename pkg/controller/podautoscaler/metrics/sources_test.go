@@ -316,8 +316,9 @@ func TestSourceFailuresNameTheGroup(t *testing.T) {
 // when the metrics APIs are read in protobuf (--kube-api-content-type).
 func TestRoutedExternalMetricsAreReadAsJSON(t *testing.T) {
 	s := newSourceServer(t)
-	c, err := NewRESTClient(Options{Config: &rest.Config{Host: s.URL, ContentType: "application/vnd.kubernetes.protobuf",
-		AcceptContentTypes: "application/vnd.kubernetes.protobuf,application/json"}, RESTMapper: newStaticMapper()})
+	cfg := &rest.Config{Host: s.URL, ContentConfig: rest.ContentConfig{ContentType: "application/vnd.kubernetes.protobuf",
+		AcceptContentTypes: "application/vnd.kubernetes.protobuf,application/json"}}
+	c, err := NewRESTClient(Options{Config: cfg, RESTMapper: newStaticMapper()})
 	if err != nil {
 		t.Fatal(err)
 	}
