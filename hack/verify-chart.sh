@@ -36,6 +36,7 @@ variants=(
   "--set serviceMonitor.enabled=true --set webhook.enabled=false"
   "--set webhook.enabled=false --set crds.install=false --set rbac.create=false --set serviceAccount.create=false --set serviceAccount.name=existing"
   "--set crds.keep=false --set featureGates.HPAExternalMetricFallback=false"
+  "--set featureGates.HPAMetricSource=true --set rbac.metricSources={keda.sh,metrics.vendor.example.com}"
   "--set podDisruptionBudget.enabled=false --set topologySpread.enabled=false --set priorityClassName=system-cluster-critical --set replicaCount=1"
   "--set prometheusRule.enabled=true --set prometheusRule.labels.release=prometheus --set prometheusRule.selector=job=\"kube-controller-manager\" --set prometheusRule.fallbackActive.for=1h --set grafanaDashboard.enabled=true --set grafanaDashboard.namespace=monitoring --set grafanaDashboard.annotations.grafana_folder=kube-hpa"
 )
@@ -80,6 +81,14 @@ fi
   >"${HELM_HOME}/out.yaml" 2>"${HELM_HOME}/template.log"
 if ! grep -q '^  isCA: true$' "${HELM_HOME}/out.yaml" || ! grep -q '^  ca:$' "${HELM_HOME}/out.yaml"; then
   echo "helm template with webhook.certManager.enabled: the serving certificate must come from a CA Issuer of its own" >&2
+  status=1
+fi
+
+# rbac.metricSources grants the controller the metrics of each source group.
+"${helm}" template kube-hpa "${chart}" --namespace kube-hpa-system --set 'rbac.metricSources={keda.sh,metrics.vendor.example.com}' \
+  >"${HELM_HOME}/out.yaml" 2>"${HELM_HOME}/template.log"
+if ! grep -q '^- apiGroups: \["keda.sh","metrics.vendor.example.com"\]$' "${HELM_HOME}/out.yaml"; then
+  echo "helm template with rbac.metricSources: the ClusterRole does not grant the source groups" >&2
   status=1
 fi
 
