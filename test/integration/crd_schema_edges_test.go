@@ -50,6 +50,9 @@ func TestCRDSchemaAgreesWithTheValidatorBeyondTheTable(t *testing.T) {
 	object := func(describedObject string) string {
 		return `metrics: [{type: Object, object: {describedObject: ` + describedObject + `, metric: {name: rps}, target: {type: Value, value: "10"}}}]`
 	}
+	source := func(group string) string {
+		return `metrics: [{type: External, external: {metric: {name: q, source: {apiGroup: "` + group + `"}}, target: {type: AverageValue, averageValue: "30"}}}]`
+	}
 	scaleUp := func(rules string) string { return `behavior: {scaleUp: ` + rules + `}` }
 	repeat := func(n int, metric string) string {
 		return "metrics: [" + strings.TrimSuffix(strings.Repeat(metric+",", n), ",") + "]"
@@ -103,6 +106,13 @@ func TestCRDSchemaAgreesWithTheValidatorBeyondTheTable(t *testing.T) {
 		{"minReplicas 0 with CPU and an External metric", "minReplicas: 0\nmetrics: [" + cpu + "," + queue + "]"},
 		{"ten metrics", repeat(10, queue)},
 		{"eleven metrics", repeat(11, queue)},
+		{"a source group of 253 characters", source(strings.Repeat("a.", 125) + "abc")},
+		{"a source group of 254 characters", source(strings.Repeat("a.", 126) + "ab")},
+		{"a single-label source group", source("adapter")},
+		{"a source group ending in a dot", source("example.com.")},
+		{"a source group with a label starting with a dash", source("-a.example.com")},
+		{"the resource metrics group as a source", source("metrics.k8s.io")},
+		{"ten metrics with a source each", repeat(10, `{type: External, external: {metric: {name: q, source: {apiGroup: `+strings.Repeat("a.", 125)+`abc}}, target: {type: AverageValue, averageValue: "30"}}}`)},
 	}
 
 	for i, tc := range cases {

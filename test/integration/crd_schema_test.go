@@ -38,6 +38,7 @@ var gateDependent = map[string]struct {
 	why  string
 }{
 	"accept-fallback.yaml":                  {features.HPAExternalMetricFallback, "a fallback needs HPAExternalMetricFallback (alpha)"},
+	"accept-metric-source.yaml":             {features.HPAMetricSource, "a metric source needs HPAMetricSource (alpha)"},
 	"accept-fallback-default-duration.yaml": {features.HPAExternalMetricFallback, "a fallback needs HPAExternalMetricFallback (alpha)"},
 	"accept-fallback-minimum-duration.yaml": {features.HPAExternalMetricFallback, "a fallback needs HPAExternalMetricFallback (alpha)"},
 	"accept-fallback-maximum-duration.yaml": {features.HPAExternalMetricFallback, "a fallback needs HPAExternalMetricFallback (alpha)"},
@@ -160,7 +161,7 @@ func TestGateDependentRowsAreExactlyThoseAGateDecides(t *testing.T) {
 		base := len(validation.ValidateHorizontalPodAutoscaler(hpa, tableGate(t, table, "", false))) == 0
 		// HPAConfigurableTolerance is GA and locked on since v1.37: it cannot
 		// be turned off, and no row depends on it.
-		for _, gate := range []featuregate.Feature{features.HPAExternalMetricFallback, features.HPAScaleToZero, features.HPAExternalMetricFallbackStrategy, features.HPAConfigurableSyncPeriod} {
+		for _, gate := range []featuregate.Feature{features.HPAExternalMetricFallback, features.HPAScaleToZero, features.HPAExternalMetricFallbackStrategy, features.HPAConfigurableSyncPeriod, features.HPAMetricSource} {
 			flipped := len(validation.ValidateHorizontalPodAutoscaler(hpa, tableGate(t, table, gate, false))) == 0
 			if flipped != base {
 				decidedBy[c.Manifest] = append(decidedBy[c.Manifest], gate)
@@ -193,29 +194,45 @@ func TestGateDependentRowsAreExactlyThoseAGateDecides(t *testing.T) {
 }
 
 // TestExplainShowsTheFallbackLimits is what a user types to learn the
-// fallback's limits.
+// fallback's limits, and where a metric's source (KEP-6382) is documented.
 func TestExplainShowsTheFallbackLimits(t *testing.T) {
 	cluster := sharedCluster(t)
+	for _, tc := range []struct {
+		field string
+		want  []string
+	}{
+		{"xhpa.spec.metrics.external.fallback", []string{"failureDurationSeconds", "180", "86400", "at least 1", "HPAExternalMetricFallback"}},
+		{"xhpa.spec.metrics.pods.metric.source", []string{"apiGroup", "custom.metrics.k8s.io", "HPAMetricSource", "DNS", "subdomain"}},
+		{"xhpa.spec.metrics.external.metric.source.apiGroup", []string{"API group", "external.metrics.k8s.io"}},
+		{"xhpa.status.currentMetrics.object.metric.source", []string{"apiGroup"}},
+	} {
+		out := explain(t, cluster, tc.field)
+		for _, want := range tc.want {
+			if !strings.Contains(out, want) {
+				t.Errorf("kubectl explain %s does not mention %q:\n%s", tc.field, want, out)
+			}
+		}
+	}
+}
+
+// explain runs kubectl explain field, waiting for the API server to publish
+// the CRD's OpenAPI, which it does a little after the CRD is Established.
+func explain(t *testing.T, cluster *localcluster.Cluster, field string) string {
+	t.Helper()
 	_, ctx := ktesting.NewTestContext(t)
 	var out string
-	// The API server publishes a new CRD's OpenAPI a little after the CRD
-	// is Established.
 	err := wait.PollUntilContextTimeout(ctx, time.Second, time.Minute, true, func(context.Context) (bool, error) {
 		var err error
-		out, err = cluster.Kubectl("explain", "xhpa.spec.metrics.external.fallback")
+		out, err = cluster.Kubectl("explain", field)
 		if err != nil {
 			out = err.Error()
 		}
 		return err == nil, nil
 	})
 	if err != nil {
-		t.Fatalf("kubectl explain: %v; last: %s", err, out)
+		t.Fatalf("kubectl explain %s: %v; last: %s", field, err, out)
 	}
-	for _, want := range []string{"failureDurationSeconds", "180", "86400", "at least 1", "HPAExternalMetricFallback"} {
-		if !strings.Contains(out, want) {
-			t.Errorf("kubectl explain xhpa.spec.metrics.external.fallback does not mention %q:\n%s", want, out)
-		}
-	}
+	return out
 }
 
 func loadAdmissionTable(t *testing.T) *webhookcases.Table {

@@ -43,6 +43,7 @@ func crdModeFeatureGates() map[string]bool {
 		"HPAExternalMetricFallbackStrategy": true,
 		"HPAConfigurableSyncPeriod":         true,
 		"KubeHPADecisionTrace":              true,
+		"HPAMetricSource":                   true,
 	}
 }
 

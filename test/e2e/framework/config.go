@@ -19,7 +19,7 @@ const (
 	// set the suite starts nothing. The cluster must have:
 	//   - the CRD of deploy/crd and the admission webhook of deploy/webhook.yaml,
 	//   - hpa-controller-manager running with
-	//     --feature-gates=HPAExternalMetricFallback=true,HPAExternalMetricFallbackStrategy=true,HPAConfigurableSyncPeriod=true,KubeHPADecisionTrace=true
+	//     --feature-gates=HPAExternalMetricFallback=true,HPAExternalMetricFallbackStrategy=true,HPAConfigurableSyncPeriod=true,KubeHPADecisionTrace=true,HPAMetricSource=true
 	//     (and, for the specs
 	//     on native HPAs, --manage-native-hpas),
 	//   - the test metrics adapter of test/metrics-adapter registered for
@@ -222,7 +222,7 @@ func ExternalConfig(repoRoot string) (Config, error) {
 		SyncPeriod:          Duration{upstreamSyncPeriod},
 		MetricSharingWindow: Duration{upstreamSyncPeriod},
 		LeaseDuration:       Duration{defaultLeaseDuration},
-		FeatureGates:        map[string]bool{"HPAExternalMetricFallback": true, "HPAExternalMetricFallbackStrategy": true, "HPAConfigurableSyncPeriod": true, "KubeHPADecisionTrace": true},
+		FeatureGates:        map[string]bool{"HPAExternalMetricFallback": true, "HPAExternalMetricFallbackStrategy": true, "HPAConfigurableSyncPeriod": true, "KubeHPADecisionTrace": true, "HPAMetricSource": true},
 	}
 	if mode == ModeInTree {
 		cfg.FeatureGates = map[string]bool{"HPAExternalMetricFallback": true}
