@@ -173,6 +173,11 @@ type Config struct {
 	// AdapterURL is the test metrics adapter's own HTTPS endpoint on
 	// loopback, where it serves its fetch counters (ExternalFetches).
 	AdapterURL string `json:"adapterURL,omitempty"`
+	// SourceMetricsConfigMap holds the values of the second adapter, which
+	// serves the metrics APIs under SourceCustomGroup and
+	// SourceExternalGroup (KEP-6382's metric sources); empty where the
+	// environment runs none.
+	SourceMetricsConfigMap string `json:"sourceMetricsConfigMap,omitempty"`
 	// ControllerManagerControlURL is process 1's control endpoint of
 	// kube-controller-manager (Environment.ControllerManager), in in-tree
 	// mode only.

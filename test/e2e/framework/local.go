@@ -94,10 +94,13 @@ type LocalOptions struct {
 
 // Local is the environment that process 1 runs for the whole suite.
 type Local struct {
-	logger      klog.Logger
-	cluster     *localcluster.Cluster
-	adapter     *Supervisor
-	controllers *Supervisor
+	logger  klog.Logger
+	cluster *localcluster.Cluster
+	adapter *Supervisor
+	// sourceAdapter is the second adapter, of the metric sources' specs
+	// (source_adapter.go).
+	sourceAdapter *Supervisor
+	controllers   *Supervisor
 	// exporter and prometheus run with LocalOptions.Prometheus.
 	exporter   *localcluster.Exporter
 	prometheus *localcluster.Prometheus
@@ -234,6 +237,11 @@ func (l *Local) start(ctx context.Context, opts LocalOptions) error {
 	if err := l.startAdapterControl(); err != nil {
 		return err
 	}
+	if !inTree && !opts.NoController {
+		if err := l.startSourceAdapter(ctx, kube, dir, binaries[adapterBinary]); err != nil {
+			return err
+		}
+	}
 	switch {
 	case inTree:
 		if err := l.startControllerManagerControl(); err != nil {
@@ -331,21 +339,49 @@ func (l *Local) startHPAControllerManager(ctx context.Context, opts LocalOptions
 // startAdapter runs the test metrics adapter on loopback and registers it
 // for both metrics APIs.
 func (l *Local) startAdapter(ctx context.Context, kube kubernetes.Interface, dir, binary string) error {
-	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: l.config.MetricsNamespace, Name: l.config.MetricsConfigMap}}
-	if _, err := kube.CoreV1().ConfigMaps(cm.Namespace).Create(ctx, cm, metav1.CreateOptions{}); err != nil {
-		return fmt.Errorf("creating the metrics ConfigMap: %w", err)
-	}
-	var hosts []string
-	for _, api := range adapterAPIs() {
-		hosts = append(hosts, localcluster.APIServiceServerName(api.group, api.version))
-	}
-	certFile, keyFile, err := l.writeServingCert(dir, "metrics-adapter", hosts...)
+	port, supervisor, err := l.startAdapterInstance(ctx, kube, dir, binary, adapterInstance{
+		name: adapterBinary, configMap: l.config.MetricsConfigMap, apis: adapterAPIs(), prometheusURL: l.config.PrometheusURL,
+	})
 	if err != nil {
 		return err
+	}
+	l.adapter = supervisor
+	l.config.AdapterURL = fmt.Sprintf("https://127.0.0.1:%d", port)
+	return nil
+}
+
+// adapterInstance is one test metrics adapter of the environment.
+type adapterInstance struct {
+	// name names its log, certificate and process.
+	name string
+	// configMap holds its values, in the metrics namespace.
+	configMap string
+	// apis are registered for it; a group other than the two metrics
+	// groups is served through --group-alias as aliases says.
+	apis          []groupVersion
+	aliases       map[string]string
+	prometheusURL string
+}
+
+// startAdapterInstance runs one adapter on loopback, with its ConfigMap,
+// and registers its APIs, waiting until the aggregator finds them
+// available.
+func (l *Local) startAdapterInstance(ctx context.Context, kube kubernetes.Interface, dir, binary string, a adapterInstance) (int, *Supervisor, error) {
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: l.config.MetricsNamespace, Name: a.configMap}}
+	if _, err := kube.CoreV1().ConfigMaps(cm.Namespace).Create(ctx, cm, metav1.CreateOptions{}); err != nil {
+		return 0, nil, fmt.Errorf("creating the metrics ConfigMap %s: %w", a.configMap, err)
+	}
+	var hosts []string
+	for _, api := range a.apis {
+		hosts = append(hosts, localcluster.APIServiceServerName(api.group, api.version))
+	}
+	certFile, keyFile, err := l.writeServingCert(dir, a.name, hosts...)
+	if err != nil {
+		return 0, nil, err
 	}
 	ports, err := localcluster.FreePorts(1)
 	if err != nil {
-		return err
+		return 0, nil, err
 	}
 	args := []string{
 		"--kubeconfig=" + l.cluster.Kubeconfig(),
@@ -354,30 +390,33 @@ func (l *Local) startAdapter(ctx context.Context, kube kubernetes.Interface, dir
 		"--tls-cert-file=" + certFile,
 		"--tls-private-key-file=" + keyFile,
 		"--configmap-namespace=" + l.config.MetricsNamespace,
-		"--configmap-name=" + l.config.MetricsConfigMap,
+		"--configmap-name=" + a.configMap,
 		"--v=2",
 	}
-	if l.config.PrometheusURL != "" {
-		args = append(args, "--prometheus-url="+l.config.PrometheusURL)
+	if a.prometheusURL != "" {
+		args = append(args, "--prometheus-url="+a.prometheusURL)
 	}
-	l.adapter = StartSupervisor(l.logger.WithName("adapter"), []ProcessSpec{{
-		Name:    adapterBinary,
+	for alias, group := range a.aliases {
+		args = append(args, "--group-alias="+alias+"="+group)
+	}
+	logPath := filepath.Join(l.cluster.LogDir(), a.name+".log")
+	supervisor := StartSupervisor(l.logger.WithName(a.name), []ProcessSpec{{
+		Name:    a.name,
 		Binary:  binary,
-		LogPath: filepath.Join(l.cluster.LogDir(), "metrics-adapter.log"),
+		LogPath: logPath,
 		Args:    args,
 	}})
-	l.config.AdapterURL = fmt.Sprintf("https://127.0.0.1:%d", ports[0])
-	for _, api := range adapterAPIs() {
+	for _, api := range a.apis {
 		if err := l.cluster.RegisterAPIService(ctx, api.group, api.version, ports[0], l.cluster.CABundle()); err != nil {
-			return err
+			return 0, supervisor, err
 		}
 	}
-	for _, api := range adapterAPIs() {
+	for _, api := range a.apis {
 		if err := l.cluster.WaitAPIServiceAvailable(ctx, api.group, api.version); err != nil {
-			return fmt.Errorf("%w (adapter log: %s)", err, filepath.Join(l.cluster.LogDir(), "metrics-adapter.log"))
+			return 0, supervisor, fmt.Errorf("%w (adapter log: %s)", err, logPath)
 		}
 	}
-	return nil
+	return ports[0], supervisor, nil
 }
 
 // writeServingCert writes a certificate of the cluster CA for hosts.
@@ -523,6 +562,9 @@ func (l *Local) Stop() error {
 	}
 	if l.adapter != nil {
 		l.adapter.Stop()
+	}
+	if l.sourceAdapter != nil {
+		l.sourceAdapter.Stop()
 	}
 	errs = append(errs, l.stopPrometheus())
 	if l.cluster != nil {

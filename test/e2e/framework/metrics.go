@@ -70,11 +70,41 @@ func (f *Framework) setMetric(ctx context.Context, key, value string) {
 // deletes the key). A JSON merge patch carries no resourceVersion, so
 // specs on different processes never conflict on the shared ConfigMap.
 func (e *Environment) patchMetrics(ctx context.Context, data map[string]*string) error {
+	return e.patchConfigMap(ctx, e.Config.MetricsConfigMap, data)
+}
+
+func (e *Environment) patchConfigMap(ctx context.Context, name string, data map[string]*string) error {
 	patch, err := json.Marshal(map[string]any{"data": data})
 	if err != nil {
 		return err
 	}
-	_, err = e.Kube.CoreV1().ConfigMaps(e.Config.MetricsNamespace).Patch(ctx, e.Config.MetricsConfigMap,
+	_, err = e.Kube.CoreV1().ConfigMaps(e.Config.MetricsNamespace).Patch(ctx, name,
 		types.MergePatchType, patch, metav1.PatchOptions{})
 	return err
+}
+
+// SetSourceExternalMetric makes the second adapter answer value for
+// external metric name under SourceExternalGroup; the key is removed
+// after the spec. The environment must run the second adapter
+// (Config.SourceMetricsConfigMap).
+func (f *Framework) SetSourceExternalMetric(ctx context.Context, name, value string) {
+	ginkgo.GinkgoHelper()
+	f.setSourceMetric(ctx, externalKey(name), value)
+}
+
+// SetSourcePodsMetric makes the second adapter answer value for the custom
+// metric name of every pod, under SourceCustomGroup.
+func (f *Framework) SetSourcePodsMetric(ctx context.Context, name, value string) {
+	ginkgo.GinkgoHelper()
+	f.setSourceMetric(ctx, "custom.pods."+name, value)
+}
+
+func (f *Framework) setSourceMetric(ctx context.Context, key, value string) {
+	ginkgo.GinkgoHelper()
+	name := f.Config.SourceMetricsConfigMap
+	gomega.Expect(name).NotTo(gomega.BeEmpty(), "the environment runs no second metrics adapter")
+	gomega.Expect(f.patchConfigMap(ctx, name, map[string]*string{key: &value})).To(gomega.Succeed(), "setting metric %s of the second adapter", key)
+	ginkgo.DeferCleanup(func(ctx context.Context) {
+		gomega.Expect(f.patchConfigMap(ctx, name, map[string]*string{key: nil})).To(gomega.Succeed())
+	})
 }

@@ -38,6 +38,7 @@ type options struct {
 	configMapName      string
 	prometheusURL      string
 	prometheusTimeout  time.Duration
+	groupAliases       map[string]string
 }
 
 // newOptions registers every flag on fs with its default.
@@ -72,6 +73,9 @@ func newOptions(fs *pflag.FlagSet) *options {
 	fs.StringVar(&o.prometheusURL, "prometheus-url", o.prometheusURL,
 		"Prometheus server that answers the external metrics whose ConfigMap value is a PromQL query "+
 			"(a value may name another server with prometheus:); empty: only such values answer")
+	fs.StringToStringVar(&o.groupAliases, "group-alias", o.groupAliases,
+		"API groups to serve as custom.metrics.k8s.io or external.metrics.k8s.io as well, alias=group, for "+
+			"an APIService of the alias (KEP-6382's metric sources): e.g. external.second.example.com=external.metrics.k8s.io")
 	fs.DurationVar(&o.prometheusTimeout, "prometheus-timeout", o.prometheusTimeout,
 		"bound of one PromQL query; a Prometheus slower than this answers a time-out status (0: no bound but the request's)")
 	return o

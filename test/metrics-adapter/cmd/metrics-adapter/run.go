@@ -3,7 +3,9 @@ package main
 import (
 	"context"
 	"fmt"
+	"net/http"
 
+	genericapiserver "k8s.io/apiserver/pkg/server"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/metadata"
 	"k8s.io/component-base/metrics/legacyregistry"
@@ -22,7 +24,11 @@ var sourceDigest = "unknown"
 func run(ctx context.Context, o *options) error {
 	logger := klog.FromContext(ctx)
 	logger.Info("Starting the test metrics adapter", "sourceDigest", sourceDigest,
-		"configMap", klog.KRef(o.configMapNamespace, o.configMapName), "prometheusURL", o.prometheusURL)
+		"configMap", klog.KRef(o.configMapNamespace, o.configMapName), "prometheusURL", o.prometheusURL, "groupAliases", o.groupAliases)
+	aliases := groupAliases(o.groupAliases)
+	if err := aliases.validate(); err != nil {
+		return err
+	}
 
 	restConfig, err := o.base.ClientConfig()
 	if err != nil {
@@ -73,6 +79,14 @@ func run(ctx context.Context, o *options) error {
 	}
 	legacyregistry.CustomMustRegister(counter.Collector())
 
+	config, err := o.base.Config()
+	if err != nil {
+		return err
+	}
+	buildChain := config.GenericConfig.BuildHandlerChainFunc
+	config.GenericConfig.BuildHandlerChainFunc = func(h http.Handler, c *genericapiserver.Config) http.Handler {
+		return aliases.handler(buildChain(h, c))
+	}
 	server, err := o.base.Server()
 	if err != nil {
 		return err
