@@ -45,12 +45,17 @@ type strictExternalMetrics struct {
 func (m strictExternalMetrics) List(metricName string, selector labels.Selector) (*externalapi.ExternalMetricValueList, error) {
 	// The caller bounds the call with its fetch time-out, as for the
 	// default client, which takes no context either.
-	raw, err := m.client.Get().
+	result := m.client.Get().
 		Namespace(m.namespace).
 		Resource(metricName).
 		VersionedParams(&metav1.ListOptions{LabelSelector: selector.String()}, metav1.ParameterCodec).
-		Do(context.Background()).
-		Raw()
+		Do(context.Background())
+	// Error, unlike Raw, reads a failure's Status: the 403 or 404 of the
+	// API server then says who may not read what, instead of "unknown".
+	if err := result.Error(); err != nil {
+		return nil, err
+	}
+	raw, err := result.Raw()
 	if err != nil {
 		return nil, err
 	}

@@ -248,14 +248,14 @@ func TestSourceFailuresNameTheGroup(t *testing.T) {
 			_, _, err := c.GetExternalMetric(context.Background(), "queue_depth", testNamespace, labels.Everything(), "forbidden.example.com")
 			return err
 		},
-		want: []string{`external metrics API of API group "forbidden.example.com"`, "forbidden"},
+		want: []string{`external metrics API of API group "forbidden.example.com"`, `cannot list resource "queue_depth" in API group "forbidden.example.com"`},
 	}, {
 		name: "a 403 of a Pods metric",
 		fetch: func(c *RESTClient) error {
 			_, _, err := c.GetRawMetric(context.Background(), "qps", testNamespace, labels.Everything(), labels.Everything(), "forbidden.example.com")
 			return err
 		},
-		want: []string{`custom metrics API of API group "forbidden.example.com"`, "forbidden"},
+		want: []string{`custom metrics API of API group "forbidden.example.com"`, `cannot list resource "queue_depth" in API group "forbidden.example.com"`},
 	}, {
 		name: "an External metric answered with a custom metrics list",
 		fetch: func(c *RESTClient) error {
