@@ -214,9 +214,9 @@ integration: upstream-binaries intree
 ## local environment (control plane, test metrics adapter, two hpa-controller-manager replicas); logs
 ## stay in _output/localcluster/<run>/logs, reports go to _output/e2e. E2E_PROCS parallel processes,
 ## E2E_TIMEOUT for the whole run, E2E_FLAGS for more ginkgo flags (--label-filter='!Disruptive', --focus=...).
-## One process per long spec (the 14 that wait through a real 180 s failure), so that they run in one
+## One process per long spec (the 15 that wait through a real 180 s failure), so that they run in one
 ## wave: with fewer, the last ones start after the first wave and the run takes three minutes more.
-E2E_PROCS ?= 14
+E2E_PROCS ?= 15
 E2E_TIMEOUT ?= 20m
 E2E_FLAGS ?=
 .PHONY: e2e
