@@ -532,13 +532,29 @@ for p in "${TEST_PACKAGES[@]}"; do
   esac
 done
 
+# series_gates prints, comma-separated as --feature-gates takes them, the
+# gates of the KEPs a series may carry that the patched tree declares:
+# HPAExternalMetricFallback (KEP-5679) and, where the series has it,
+# HPAMetricSource (KEP-6382).
+series_gates() {
+  local gate gates=()
+  for gate in HPAExternalMetricFallback HPAMetricSource; do
+    if grep -q "^[[:space:]]*${gate} featuregate.Feature = " "${SRC}/pkg/features/kube_features.go"; then
+      gates+=("${gate}=true")
+    fi
+  done
+  local IFS=,
+  echo "${gates[*]}"
+}
+
 # gate_on_overlay PACKAGES... writes a go build overlay that adds, to every
-# package of k8s.io/kubernetes among PACKAGES, a test file turning
-# HPAExternalMetricFallback on when the test binary starts, and prints its
-# path. The series is left as it is; tests that set the gate themselves
+# package of k8s.io/kubernetes among PACKAGES, a test file turning the
+# series' gates on (series_gates) when the test binary starts, and prints
+# its path. The series is left as it is; tests that set a gate themselves
 # (featuregatetesting) still do.
 gate_on_overlay() {
-  local dir="${OUT_DIR}/gate-on" pkgdir name path file
+  local dir="${OUT_DIR}/gate-on" pkgdir name path file gates
+  gates=$(series_gates)
   rm -rf "${dir}"
   mkdir -p "${dir}"
   local entries=()
@@ -558,7 +574,7 @@ gate_on_overlay() {
       fi
       echo
       echo 'func init() {'
-      echo '	if err := utilfeature.DefaultMutableFeatureGate.Set("HPAExternalMetricFallback=true"); err != nil {'
+      echo "	if err := utilfeature.DefaultMutableFeatureGate.Set(\"${gates}\"); err != nil {"
       echo '		panic(err)'
       echo '	}'
       echo '}'

@@ -62,7 +62,7 @@ func (s calcScenario) runUpstream(ctx context.Context) calcResult {
 	now := time.Now()
 	f := newFakeMetrics()
 	s.load(f, now)
-	c := upstream.NewReplicaCalculator(upstreamClient{f}, s.podLister(now), time.Duration(s.CPUInit)*time.Second, time.Duration(s.ReadinessDelay)*time.Second)
+	c := upstreamCalc{upstream.NewReplicaCalculator(upstreamClient{f}, s.podLister(now), time.Duration(s.CPUInit)*time.Second, time.Duration(s.ReadinessDelay)*time.Second)}
 	tol := upstreamTolerances(s.TolDown, s.TolUp)
 	var r calcResult
 	var err error

@@ -182,18 +182,9 @@ func (c upstreamClient) GetResourceMetric(_ context.Context, resource corev1.Res
 	return toUpstream(r), ts, err
 }
 
-func (c upstreamClient) GetRawMetric(name, _ string, selector, _ labels.Selector) (upstreammetrics.PodMetricsInfo, time.Time, error) {
-	r, ts, err := c.f.rawMetric(name, selector)
-	return toUpstream(r), ts, err
-}
-
-func (c upstreamClient) GetObjectMetric(name, _ string, _ *autoscalingv2.CrossVersionObjectReference, _ labels.Selector) (int64, time.Time, error) {
-	return c.f.objectMetric(name)
-}
-
-func (c upstreamClient) GetExternalMetric(name, _ string, _ labels.Selector) ([]int64, time.Time, error) {
-	return c.f.externalMetric(name)
-}
+// The custom and external metrics methods of upstreamClient are in
+// upstream_stock.go and upstream_native.go: the patched tree's take the
+// metric's source (KEP-6382).
 
 // ourClient is fakeMetrics as kube-hpa's metrics.Client.
 type ourClient struct{ f *fakeMetrics }

@@ -56,9 +56,20 @@ func podsAverageMetric(name, averageValue string) v2.MetricSpec {
 	}}
 }
 
-// grantSources lets the controllers' ServiceAccount read the metrics of
-// groups, as deploy/examples/metric-sources or the Helm value
-// rbac.metricSources does, until the spec ends.
+// controllerServiceAccount is who the HPA controller acts as: kube-hpa's
+// ServiceAccount, or in in-tree mode kube-controller-manager's
+// horizontal-pod-autoscaler (--use-service-account-credentials), which the
+// KEP's provider contract names.
+func controllerServiceAccount() rbacv1.Subject {
+	if suite.Config.Mode == framework.ModeInTree {
+		return rbacv1.Subject{Kind: rbacv1.ServiceAccountKind, Name: "horizontal-pod-autoscaler", Namespace: metav1.NamespaceSystem}
+	}
+	return rbacv1.Subject{Kind: rbacv1.ServiceAccountKind, Name: "hpa-controller-manager", Namespace: suite.Config.ControllerNamespace}
+}
+
+// grantSources lets the controller read the metrics of groups, as
+// deploy/examples/metric-sources or the Helm value rbac.metricSources does
+// (in-tree: as the provider's own ClusterRole would), until the spec ends.
 func grantSources(ctx context.Context, f *framework.Framework, groups ...string) {
 	ginkgo.GinkgoHelper()
 	name := "kube-hpa-e2e:" + f.Namespace
@@ -66,7 +77,7 @@ func grantSources(ctx context.Context, f *framework.Framework, groups ...string)
 		Rules: []rbacv1.PolicyRule{{APIGroups: groups, Resources: []string{"*"}, Verbs: []string{"get", "list"}}}}
 	binding := &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: name},
 		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: name},
-		Subjects: []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: "hpa-controller-manager", Namespace: suite.Config.ControllerNamespace}}}
+		Subjects: []rbacv1.Subject{controllerServiceAccount()}}
 	_, err := f.Kube.RbacV1().ClusterRoles().Create(ctx, role, metav1.CreateOptions{})
 	gomega.Expect(err).NotTo(gomega.HaveOccurred())
 	ginkgo.DeferCleanup(func(ctx context.Context) error {
@@ -93,7 +104,9 @@ func sourceOf(h *v2.HorizontalPodAutoscaler, t autoscalingv2.MetricSourceType, n
 	return "", false
 }
 
-var _ = sigDescribe([]string{featureHPA, featureMetricSource, featureFallback, crdMode}, "Horizontal pod autoscaling (per-metric source routing)", func() {
+// Both modes: kube-hpa on the extended kind, and in-tree the patched
+// kube-apiserver and kube-controller-manager on native autoscaling/v2.
+var _ = sigDescribe([]string{featureHPA, featureMetricSource, featureFallback}, "Horizontal pod autoscaling (per-metric source routing)", func() {
 	f := newFramework("metric-source")
 
 	// Long (three minutes of failures before the fallback), so it runs
@@ -116,13 +129,13 @@ var _ = sigDescribe([]string{featureHPA, featureMetricSource, featureFallback, c
 			f.CreateDeployment(ctx, d, 1)
 		}
 		routedQueue := fromSource(fallbackMetric(queue, fallbackReplicas), framework.SourceExternalGroup)
-		f.CreateHPA(ctx, framework.Extended, fallbackHPA(name, 1, 10,
+		f.CreateHPA(ctx, hpaKind(), fallbackHPA(name, 1, 10,
 			fallbackMetric(healthy, 0), routedQueue, fromSource(podsAverageMetric(queued, "10"), framework.SourceCustomGroup)))
-		f.CreateHPA(ctx, framework.Extended, fallbackHPA(routedOnly, 1, 10, fromSource(fallbackMetric(queue, 0), framework.SourceExternalGroup)))
-		f.CreateHPA(ctx, framework.Extended, fallbackHPA(missing, 1, 10, fromSource(fallbackMetric(queue, 0), missingSourceGroup)))
+		f.CreateHPA(ctx, hpaKind(), fallbackHPA(routedOnly, 1, 10, fromSource(fallbackMetric(queue, 0), framework.SourceExternalGroup)))
+		f.CreateHPA(ctx, hpaKind(), fallbackHPA(missing, 1, 10, fromSource(fallbackMetric(queue, 0), missingSourceGroup)))
 
 		ginkgo.By("refusing the sources until the controller may read their groups: a 403 that names the group")
-		cond := f.WaitForCondition(ctx, framework.Extended, routedOnly, autoscalingv2.ScalingActive, corev1.ConditionFalse, "FailedGetExternalMetric", tolerantReaction())
+		cond := f.WaitForCondition(ctx, hpaKind(), routedOnly, autoscalingv2.ScalingActive, corev1.ConditionFalse, "FailedGetExternalMetric", tolerantReaction())
 		gomega.Expect(cond.Message).To(gomega.And(
 			gomega.ContainSubstring(fmt.Sprintf("external metrics API of API group %q", framework.SourceExternalGroup)),
 			gomega.ContainSubstring("forbidden")))
@@ -131,7 +144,7 @@ var _ = sigDescribe([]string{featureHPA, featureMetricSource, featureFallback, c
 		ginkgo.By("granting the groups: each metric is read from its own adapter, and status says which")
 		grantSources(ctx, f, framework.SourceCustomGroup, framework.SourceExternalGroup, missingSourceGroup)
 		f.WaitForReplicas(ctx, name, 4, tolerantReaction())
-		h := f.WaitForHPA(ctx, framework.Extended, name, tolerantReaction(), "every metric's value in status", func(h *v2.HorizontalPodAutoscaler) bool {
+		h := f.WaitForHPA(ctx, hpaKind(), name, tolerantReaction(), "every metric's value in status", func(h *v2.HorizontalPodAutoscaler) bool {
 			return len(h.Status.CurrentMetrics) == 3 && h.Status.CurrentReplicas == 4 &&
 				framework.ConditionMatcher(autoscalingv2.ScalingActive, corev1.ConditionTrue, "ValidMetricFound")(h)
 		})
@@ -152,7 +165,7 @@ var _ = sigDescribe([]string{featureHPA, featureMetricSource, featureFallback, c
 			"40 from the second adapter over 4 replicas, not the first adapter's 90")
 
 		ginkgo.By("naming the group that no APIService serves")
-		cond = f.WaitForCondition(ctx, framework.Extended, missing, autoscalingv2.ScalingActive, corev1.ConditionFalse, "FailedGetExternalMetric", tolerantReaction())
+		cond = f.WaitForCondition(ctx, hpaKind(), missing, autoscalingv2.ScalingActive, corev1.ConditionFalse, "FailedGetExternalMetric", tolerantReaction())
 		gomega.Expect(cond.Message).To(gomega.ContainSubstring(fmt.Sprintf("external metrics API of API group %q", missingSourceGroup)))
 		gomega.Expect(strings.Contains(cond.Message, "forbidden")).To(gomega.BeFalse(), "the group is granted: %s", cond.Message)
 
@@ -165,7 +178,7 @@ var _ = sigDescribe([]string{featureHPA, featureMetricSource, featureFallback, c
 		expectActivationAtDeadline(cond, deadline)
 		f.WaitForEvent(ctx, name, "ExternalMetricFallbackActivated", activatedMessage(queue, fallbackReplicas), reaction())
 		f.WaitForReplicas(ctx, name, fallbackReplicas, tolerantReaction())
-		h, err := f.GetHPA(ctx, framework.Extended, name)
+		h, err := f.GetHPA(ctx, hpaKind(), name)
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())
 		st := framework.ExternalMetricStatus(h, queue)
 		gomega.Expect(st.FallbackStatus).To(gomega.Equal(v2.FallbackStatusFallback))

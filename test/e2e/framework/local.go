@@ -237,7 +237,7 @@ func (l *Local) start(ctx context.Context, opts LocalOptions) error {
 	if err := l.startAdapterControl(); err != nil {
 		return err
 	}
-	if !inTree && !opts.NoController {
+	if !opts.NoController {
 		if err := l.startSourceAdapter(ctx, kube, dir, binaries[adapterBinary]); err != nil {
 			return err
 		}
