@@ -27,3 +27,36 @@ func (s *HorizontalPodAutoscalerSpec) HasFallback() bool {
 	}
 	return false
 }
+
+// Identifiers returns the metric identifiers of the Pods, Object and
+// External members of m that are set: one in a valid spec, more in one
+// stored without validation. They point into m.
+func (m *MetricSpec) Identifiers() []*MetricIdentifier {
+	var ids []*MetricIdentifier
+	if m.Pods != nil {
+		ids = append(ids, &m.Pods.Metric)
+	}
+	if m.Object != nil {
+		ids = append(ids, &m.Object.Metric)
+	}
+	if m.External != nil {
+		ids = append(ids, &m.External.Metric)
+	}
+	return ids
+}
+
+// Identifiers returns the metric identifiers of the Pods, Object and
+// External members of m that are set, pointing into m.
+func (m *MetricStatus) Identifiers() []*MetricIdentifier {
+	var ids []*MetricIdentifier
+	if m.Pods != nil {
+		ids = append(ids, &m.Pods.Metric)
+	}
+	if m.Object != nil {
+		ids = append(ids, &m.Object.Metric)
+	}
+	if m.External != nil {
+		ids = append(ids, &m.External.Metric)
+	}
+	return ids
+}

@@ -39,3 +39,22 @@ func TestSpecPredicates(t *testing.T) {
 		})
 	}
 }
+
+func TestIdentifiers(t *testing.T) {
+	spec := MetricSpec{Pods: &PodsMetricSource{Metric: MetricIdentifier{Name: "p"}}, External: &ExternalMetricSource{Metric: MetricIdentifier{Name: "e"}}}
+	ids := spec.Identifiers()
+	if len(ids) != 2 || ids[0].Name != "p" || ids[1].Name != "e" {
+		t.Fatalf("spec identifiers = %v", ids)
+	}
+	ids[1].Source = &MetricSourceReference{APIGroup: "a.example.com"}
+	if spec.External.Metric.SourceGroup() != "a.example.com" {
+		t.Error("an identifier does not point into the spec")
+	}
+	status := MetricStatus{Object: &ObjectMetricStatus{Metric: MetricIdentifier{Name: "o"}}}
+	if ids := status.Identifiers(); len(ids) != 1 || ids[0] != &status.Object.Metric {
+		t.Errorf("status identifiers = %v", ids)
+	}
+	if ids := (&MetricSpec{}).Identifiers(); len(ids) != 0 {
+		t.Errorf("a Resource metric has identifiers: %v", ids)
+	}
+}

@@ -11,15 +11,8 @@ import (
 // can use or claim a source the controller does not route to.
 func ignoreSources(hpa *v2.HorizontalPodAutoscaler) {
 	for i := range hpa.Spec.Metrics {
-		m := &hpa.Spec.Metrics[i]
-		if m.Pods != nil {
-			m.Pods.Metric.Source = nil
-		}
-		if m.Object != nil {
-			m.Object.Metric.Source = nil
-		}
-		if m.External != nil {
-			m.External.Metric.Source = nil
+		for _, id := range hpa.Spec.Metrics[i].Identifiers() {
+			id.Source = nil
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package podautoscaler
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -16,14 +17,8 @@ const (
 
 // routed returns m with its metric routed to group (KEP-6382).
 func routed(m v2.MetricSpec, group string) v2.MetricSpec {
-	src := &v2.MetricSourceReference{APIGroup: group}
-	switch {
-	case m.Pods != nil:
-		m.Pods.Metric.Source = src
-	case m.Object != nil:
-		m.Object.Metric.Source = src
-	case m.External != nil:
-		m.External.Metric.Source = src
+	for _, id := range m.Identifiers() {
+		id.Source = &v2.MetricSourceReference{APIGroup: group}
 	}
 	return m
 }
@@ -32,14 +27,9 @@ func routed(m v2.MetricSpec, group string) v2.MetricSpec {
 // group status reports it was read from.
 func statusSources(hpa *v2.HorizontalPodAutoscaler) []string {
 	var out []string
-	for _, m := range hpa.Status.CurrentMetrics {
-		switch {
-		case m.Pods != nil:
-			out = append(out, m.Pods.Metric.Name+"@"+m.Pods.Metric.SourceGroup())
-		case m.Object != nil:
-			out = append(out, m.Object.Metric.Name+"@"+m.Object.Metric.SourceGroup())
-		case m.External != nil:
-			out = append(out, m.External.Metric.Name+"@"+m.External.Metric.SourceGroup())
+	for i := range hpa.Status.CurrentMetrics {
+		for _, id := range hpa.Status.CurrentMetrics[i].Identifiers() {
+			out = append(out, id.Name+"@"+id.SourceGroup())
 		}
 	}
 	return out
@@ -102,7 +92,7 @@ func TestMetricSourceRouting(t *testing.T) {
 			h.mustReconcile()
 
 			h.assertUpdates(tc.wantReplicas...)
-			if got := statusSources(h.hpa(testHPAName)); !equalStrings(got, tc.wantStatus) {
+			if got := statusSources(h.hpa(testHPAName)); !slices.Equal(got, tc.wantStatus) {
 				t.Errorf("status metrics = %q, want %q", got, tc.wantStatus)
 			}
 			if got := requestedGroups(h.metrics); !sameElements(got, tc.wantFetches) {
@@ -188,34 +178,19 @@ func TestIgnoreSources(t *testing.T) {
 	want.Spec.Metrics = append(want.Spec.Metrics, wantBoth)
 
 	ignoreSources(hpa)
-	if got, want := statusSourcesOfSpec(hpa), statusSourcesOfSpec(want); !equalStrings(got, want) {
+	if got, want := statusSourcesOfSpec(hpa), statusSourcesOfSpec(want); !slices.Equal(got, want) {
 		t.Errorf("sources after ignoreSources = %q, want %q", got, want)
 	}
 }
 
 func statusSourcesOfSpec(hpa *v2.HorizontalPodAutoscaler) []string {
 	var out []string
-	for _, m := range hpa.Spec.Metrics {
-		if m.Pods != nil {
-			out = append(out, m.Pods.Metric.Name+"@"+m.Pods.Metric.SourceGroup())
-		}
-		if m.External != nil {
-			out = append(out, m.External.Metric.Name+"@"+m.External.Metric.SourceGroup())
+	for i := range hpa.Spec.Metrics {
+		for _, id := range hpa.Spec.Metrics[i].Identifiers() {
+			out = append(out, id.Name+"@"+id.SourceGroup())
 		}
 	}
 	return out
-}
-
-func equalStrings(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // sameElements compares a and b as multisets: the fetches of a pass run

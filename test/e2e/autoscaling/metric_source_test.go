@@ -38,12 +38,8 @@ func requireMetricSources() {
 
 // fromSource routes m to group.
 func fromSource(m v2.MetricSpec, group string) v2.MetricSpec {
-	src := &v2.MetricSourceReference{APIGroup: group}
-	switch {
-	case m.Pods != nil:
-		m.Pods.Metric.Source = src
-	case m.External != nil:
-		m.External.Metric.Source = src
+	for _, id := range m.Identifiers() {
+		id.Source = &v2.MetricSourceReference{APIGroup: group}
 	}
 	return m
 }

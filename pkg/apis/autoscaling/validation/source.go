@@ -43,22 +43,12 @@ func usesMetricSource(hpa *v2.HorizontalPodAutoscaler) bool {
 	if hpa == nil {
 		return false
 	}
-	for _, m := range hpa.Spec.Metrics {
-		if metricSourceGroup(m) != "" {
-			return true
+	for i := range hpa.Spec.Metrics {
+		for _, id := range hpa.Spec.Metrics[i].Identifiers() {
+			if id.Source != nil {
+				return true
+			}
 		}
 	}
 	return false
-}
-
-func metricSourceGroup(m v2.MetricSpec) string {
-	switch {
-	case m.Pods != nil:
-		return m.Pods.Metric.SourceGroup()
-	case m.Object != nil:
-		return m.Object.Metric.SourceGroup()
-	case m.External != nil:
-		return m.External.Metric.SourceGroup()
-	}
-	return ""
 }

@@ -10,14 +10,8 @@ import (
 
 // withSource returns m (a Pods, Object or External metric) routed to group.
 func withSource(m v2.MetricSpec, group string) v2.MetricSpec {
-	src := &v2.MetricSourceReference{APIGroup: group}
-	switch {
-	case m.Pods != nil:
-		m.Pods.Metric.Source = src
-	case m.Object != nil:
-		m.Object.Metric.Source = src
-	case m.External != nil:
-		m.External.Metric.Source = src
+	for _, id := range m.Identifiers() {
+		id.Source = &v2.MetricSourceReference{APIGroup: group}
 	}
 	return m
 }
