@@ -11,6 +11,11 @@
 #             create; an HPA that already has it keeps it on update; new
 #             status fields are dropped.
 #
+# KEP-6382's metric.source and KEP-6003's spec.syncPeriodSeconds, whose
+# gates (HPAMetricSource, HPAConfigurableSyncPeriod) follow the fallback's
+# here, are checked the same way: kept and validated with the gates on,
+# dropped on create with them off.
+#
 # Usage: hack/intree/smoke-test.sh   (ETCD, KUBECTL and KUBE_APISERVER
 # override the binaries; by default _output/bin/{etcd,kubectl} of
 # hack/build-upstream.sh and _output/bin/intree/kube-apiserver.)
@@ -80,7 +85,7 @@ start_apiserver() {
     --token-auth-file "${WORK}/tokens.csv" --authorization-mode RBAC \
     --service-account-key-file "${WORK}/sa.pub" --service-account-signing-key-file "${WORK}/sa.key" \
     --service-account-issuer https://kubernetes.default.svc --service-cluster-ip-range 10.0.0.0/24 \
-    --endpoint-reconciler-type none --feature-gates "HPAExternalMetricFallback=${gate}" \
+    --endpoint-reconciler-type none --feature-gates "HPAExternalMetricFallback=${gate},HPAMetricSource=${gate},HPAConfigurableSyncPeriod=${gate}" \
     >"${WORK}/kube-apiserver-gate-${gate}.log" 2>&1 &
   APISERVER_PID=$!
   PIDS+=("${APISERVER_PID}")
@@ -117,6 +122,27 @@ EOF
 
 fallback_of() { k get hpa "$1" -o jsonpath='{.spec.metrics[0].external.fallback}'; }
 
+# sourced NAME GROUP SECONDS is an HPA whose External metric is read from
+# GROUP, reconciled every SECONDS.
+sourced() {
+  cat <<EOF
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata: {name: $1, namespace: default}
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: worker}
+  maxReplicas: 10
+  syncPeriodSeconds: $3
+  metrics:
+  - type: External
+    external:
+      metric: {name: queue_length, source: {apiGroup: "$2"}}
+      target: {type: AverageValue, averageValue: "30"}
+EOF
+}
+
+source_and_period_of() { k get hpa "$1" -o jsonpath='{.spec.metrics[0].external.metric.source.apiGroup} {.spec.syncPeriodSeconds}'; }
+
 status_patch() {
   echo '{"status":{"desiredReplicas":1,"currentMetrics":[{"type":"External","external":{"metric":{"name":"queue_length"},"current":{"averageValue":"1"},"fallbackStatus":"'"$1"'","firstFailureTime":"2026-01-02T03:04:05Z"}}]}}'
 }
@@ -149,12 +175,22 @@ check "/status writes fallbackStatus and firstFailureTime" \
 check "/status refuses an unknown fallbackStatus" \
   "$(k patch hpa ssa --subresource=status --type=merge -p "$(status_patch Bogus)" 2>&1 | grep -o 'Unsupported value: "Bogus"')" 'Unsupported value: "Bogus"'
 
+sourced routed metrics.example.com 30 | k apply -f - >/dev/null
+check "metric.source and syncPeriodSeconds are kept" "$(source_and_period_of routed)" 'metrics.example.com 30'
+check "a default metrics group as the source and a period below 3 s are refused with their paths" \
+  "$(sourced bad external.metrics.k8s.io 2 | k apply -f - 2>&1 | grep -o 'spec\.metrics\[0\]\.external\.metric\.source\.apiGroup\|spec\.syncPeriodSeconds' | sort -u | tr '\n' ' ')" \
+  'spec.metrics[0].external.metric.source.apiGroup spec.syncPeriodSeconds '
+
 echo "--- HPAExternalMetricFallback=false (same etcd)"
 kill "${APISERVER_PID}"
 wait "${APISERVER_PID}" 2>/dev/null || true
 start_apiserver false
 hpa gateoff 5 | k apply -f - >/dev/null
 check "create drops the fallback" "$(fallback_of gateoff)" ''
+sourced routed-off metrics.example.com 30 | k apply -f - >/dev/null
+check "create drops metric.source and syncPeriodSeconds" "$(source_and_period_of routed-off)" ' '
+sourced routed metrics.example.com 60 | k apply -f - >/dev/null
+check "update keeps metric.source and syncPeriodSeconds the HPA already has" "$(source_and_period_of routed)" 'metrics.example.com 60'
 hpa ssa 6 600 | k apply --server-side -f - >/dev/null
 check "update keeps a fallback the HPA already has" "$(fallback_of ssa)" '{"failureDurationSeconds":600,"replicas":6}'
 k patch hpa gateoff --subresource=status --type=merge -p "$(status_patch Fallback)" >/dev/null

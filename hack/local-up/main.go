@@ -80,12 +80,14 @@ func options(root string, mode framework.Mode, syncPeriod time.Duration, prometh
 			"HPAConfigurableSyncPeriod":         true,
 			"KubeHPADecisionTrace":              true,
 			"HPAScaleToZero":                    true,
+			"HPAMetricSource":                   true,
 		},
 	}
 	if mode == framework.ModeInTree {
-		// The in-tree patch carries KEP-5679 alone: kube-apiserver and
-		// kube-controller-manager would refuse the proposals' gates.
-		opts.FeatureGates = map[string]bool{"HPAExternalMetricFallback": true, "HPAScaleToZero": true}
+		// The in-tree series carry KEP-5679, KEP-6382 and KEP-6003:
+		// kube-apiserver and kube-controller-manager would refuse the gates
+		// of kube-hpa's own extensions.
+		opts.FeatureGates = map[string]bool{"HPAExternalMetricFallback": true, "HPAScaleToZero": true, "HPAMetricSource": true, "HPAConfigurableSyncPeriod": true}
 	}
 	return opts
 }

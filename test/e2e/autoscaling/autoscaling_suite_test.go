@@ -48,12 +48,12 @@ func crdModeFeatureGates() map[string]bool {
 }
 
 // inTreeFeatureGates are the gates of kube-apiserver and
-// kube-controller-manager in in-tree mode: the alpha gates of KEP-5679 and
-// KEP-6382, and KEP-2021's, named so that the suite does not depend on its
+// kube-controller-manager in in-tree mode: the alpha gates of KEP-5679,
+// KEP-6382 and KEP-6003, and KEP-2021's, named so that the suite does not depend on its
 // default. The in-tree patch has no fallback strategy, hence no gate for
 // it.
 func inTreeFeatureGates() map[string]bool {
-	return map[string]bool{"HPAExternalMetricFallback": true, "HPAScaleToZero": true, "HPAMetricSource": true}
+	return map[string]bool{"HPAExternalMetricFallback": true, "HPAScaleToZero": true, "HPAMetricSource": true, "HPAConfigurableSyncPeriod": true}
 }
 
 // inTreeOptions is the local environment of the in-tree mode: the control

@@ -154,3 +154,51 @@ func metricWithDistantSlot(namespace, base string, period, away time.Duration) *
 		}
 	}
 }
+
+// In-tree, the patched kube-controller-manager's queue requeues each HPA
+// after its own syncPeriodSeconds (KEP-6003's per-item rate limiter), and
+// the patched kube-apiserver serves the field in native autoscaling/v2.
+var _ = sigDescribe([]string{featureHPA, featureSyncPeriod, inTreeMode}, "Horizontal pod autoscaling (per-HPA sync period, in-tree)", func() {
+	f := newFramework("sync-period-intree")
+
+	ginkgo.It("should reconcile a native HPA at its own syncPeriodSeconds", func(ctx context.Context) {
+		requireLocal()
+		if suite.Config.Mode != framework.ModeInTree {
+			ginkgo.Skip("the in-tree mode's spec; CRD mode has its own")
+		}
+		requireGate(string(features.HPAConfigurableSyncPeriod))
+		const window = 24 * time.Second
+		global := suite.Config.SyncPeriod.Duration
+		periods := map[string]int32{"fast": 3, "default": 0, "slow": 60}
+		metric := map[string]string{}
+		for name, seconds := range periods {
+			metric[name] = f.UniqueName(name)
+			f.CreateDeployment(ctx, name, 1)
+			f.SetExternalMetric(ctx, metric[name], "10")
+			hpa := framework.ExternalHPA(name, name, metric[name], autoscalingv2.AverageValueMetricType, "10", 1, 5)
+			if seconds > 0 {
+				hpa = withSyncPeriod(hpa, seconds)
+			}
+			f.CreateHPA(ctx, framework.Native, hpa)
+		}
+		for name, seconds := range periods {
+			h := f.WaitForHPA(ctx, framework.Native, name, reaction(), "a first reconcile", func(h *v2.HorizontalPodAutoscaler) bool {
+				return len(h.Status.CurrentMetrics) > 0
+			})
+			if seconds > 0 {
+				gomega.Expect(h.Spec.SyncPeriodSeconds).To(gomega.HaveValue(gomega.Equal(seconds)), "kube-apiserver keeps syncPeriodSeconds of %s", name)
+			}
+		}
+
+		ginkgo.By(fmt.Sprintf("fetching each HPA's metric at its own pace for %v", window))
+		before := fetchCounts(ctx, f, metric)
+		gomega.Expect(sleepCtx(ctx, window)).To(gomega.Succeed())
+		after := fetchCounts(ctx, f, metric)
+		fast, def, slow := after["fast"]-before["fast"], after["default"]-before["default"], after["slow"]-before["slow"]
+		ginkgo.GinkgoWriter.Printf("fetches in %v: fast (3s) %d, default (%v) %d, slow (60s) %d\n", window, fast, global, def, slow)
+		gomega.Expect(fast).To(gomega.BeNumerically(">=", 6), "fetches of the 3s HPA's metric")
+		gomega.Expect(def).To(gomega.BeNumerically("<=", uint64(window/global)+1), "fetches of the default HPA's metric")
+		gomega.Expect(fast).To(gomega.BeNumerically(">", def), "the 3s HPA reconciles more often than the default one")
+		gomega.Expect(slow).To(gomega.BeNumerically("<=", 1), "fetches of the 60s HPA's metric within 24 s of its period")
+	})
+})

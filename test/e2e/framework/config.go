@@ -230,7 +230,7 @@ func ExternalConfig(repoRoot string) (Config, error) {
 		FeatureGates:        map[string]bool{"HPAExternalMetricFallback": true, "HPAExternalMetricFallbackStrategy": true, "HPAConfigurableSyncPeriod": true, "KubeHPADecisionTrace": true, "HPAMetricSource": true},
 	}
 	if mode == ModeInTree {
-		cfg.FeatureGates = map[string]bool{"HPAExternalMetricFallback": true, "HPAMetricSource": true}
+		cfg.FeatureGates = map[string]bool{"HPAExternalMetricFallback": true, "HPAMetricSource": true, "HPAConfigurableSyncPeriod": true}
 	}
 	for env, d := range map[string]*time.Duration{EnvSyncPeriod: &cfg.SyncPeriod.Duration, EnvMetricSharingWindow: &cfg.MetricSharingWindow.Duration} {
 		if v := os.Getenv(env); v != "" {
