@@ -534,11 +534,11 @@ done
 
 # series_gates prints, comma-separated as --feature-gates takes them, the
 # gates of the KEPs a series may carry that the patched tree declares:
-# HPAExternalMetricFallback (KEP-5679) and, where the series has it,
-# HPAMetricSource (KEP-6382).
+# HPAExternalMetricFallback (KEP-5679) and, where the series has them,
+# HPAMetricSource (KEP-6382) and HPAConfigurableSyncPeriod (KEP-6003).
 series_gates() {
   local gate gates=()
-  for gate in HPAExternalMetricFallback HPAMetricSource; do
+  for gate in HPAExternalMetricFallback HPAMetricSource HPAConfigurableSyncPeriod; do
     if grep -q "^[[:space:]]*${gate} featuregate.Feature = " "${SRC}/pkg/features/kube_features.go"; then
       gates+=("${gate}=true")
     fi
