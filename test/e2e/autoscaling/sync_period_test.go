@@ -88,18 +88,7 @@ var _ = sigDescribe([]string{featureHPA, featureSyncPeriod, crdMode}, "Horizonta
 			}
 		}).WithTimeout(reaction()).WithPolling(time.Second).Should(gomega.Succeed())
 
-		ginkgo.By(fmt.Sprintf("fetching each HPA's metric at its own pace for %v", window))
-		before := fetchCounts(ctx, f, metric)
-		gomega.Expect(sleepCtx(ctx, window)).To(gomega.Succeed())
-		after := fetchCounts(ctx, f, metric)
-		fast, def, slow := after["fast"]-before["fast"], after["default"]-before["default"], after["slow"]-before["slow"]
-		ginkgo.GinkgoWriter.Printf("fetches in %v: fast (3s) %d, default (%v) %d, slow (60s) %d\n", window, fast, global, def, slow)
-		// Nominally 8, 4 or 5 and 0; the bounds leave room for a loaded
-		// machine without letting one pace pass for another.
-		gomega.Expect(fast).To(gomega.BeNumerically(">=", 6), "fetches of the 3s HPA's metric")
-		gomega.Expect(def).To(gomega.BeNumerically("<=", uint64(window/global)+1), "fetches of the default HPA's metric")
-		gomega.Expect(fast).To(gomega.BeNumerically(">", def), "the 3s HPA reconciles more often than the default one")
-		gomega.Expect(slow).To(gomega.BeZero(), "fetches of the 60s HPA's metric within its period")
+		expectFetchPaces(ctx, f, metric, window, 0)
 
 		ginkgo.By("leaving the HPA of 60s alone within its period")
 		gomega.Expect(time.Since(firstPass)).To(gomega.BeNumerically("<", 45*time.Second), "the checks above took too long to tell")
@@ -112,6 +101,27 @@ var _ = sigDescribe([]string{featureHPA, featureSyncPeriod, crdMode}, "Horizonta
 			"the scale must come from the spec change, before the HPA's period")
 	})
 })
+
+// expectFetchPaces counts, over window, the fetches of the metrics of the
+// HPAs "fast" (3 s), "default" (the controller's period) and "slow" (60 s),
+// and checks each pace; slowAllowance is how many fetches the 60 s HPA may
+// make within the window.
+func expectFetchPaces(ctx context.Context, f *framework.Framework, metric map[string]string, window time.Duration, slowAllowance uint64) {
+	ginkgo.GinkgoHelper()
+	global := suite.Config.SyncPeriod.Duration
+	ginkgo.By(fmt.Sprintf("fetching each HPA's metric at its own pace for %v", window))
+	before := fetchCounts(ctx, f, metric)
+	gomega.Expect(sleepCtx(ctx, window)).To(gomega.Succeed())
+	after := fetchCounts(ctx, f, metric)
+	fast, def, slow := after["fast"]-before["fast"], after["default"]-before["default"], after["slow"]-before["slow"]
+	ginkgo.GinkgoWriter.Printf("fetches in %v: fast (3s) %d, default (%v) %d, slow (60s) %d\n", window, fast, global, def, slow)
+	// Nominally 8, 4 or 5 and 0; the bounds leave room for a loaded
+	// machine without letting one pace pass for another.
+	gomega.Expect(fast).To(gomega.BeNumerically(">=", 6), "fetches of the 3s HPA's metric")
+	gomega.Expect(def).To(gomega.BeNumerically("<=", uint64(window/global)+1), "fetches of the default HPA's metric")
+	gomega.Expect(fast).To(gomega.BeNumerically(">", def), "the 3s HPA reconciles more often than the default one")
+	gomega.Expect(slow).To(gomega.BeNumerically("<=", slowAllowance), "fetches of the 60s HPA's metric within its period")
+}
 
 // fetchCounts reads the adapter's fetch count of each HPA's metric.
 func fetchCounts(ctx context.Context, f *framework.Framework, metric map[string]string) map[string]uint64 {
@@ -168,7 +178,6 @@ var _ = sigDescribe([]string{featureHPA, featureSyncPeriod, inTreeMode}, "Horizo
 		}
 		requireGate(string(features.HPAConfigurableSyncPeriod))
 		const window = 24 * time.Second
-		global := suite.Config.SyncPeriod.Duration
 		periods := map[string]int32{"fast": 3, "default": 0, "slow": 60}
 		metric := map[string]string{}
 		for name, seconds := range periods {
@@ -190,15 +199,9 @@ var _ = sigDescribe([]string{featureHPA, featureSyncPeriod, inTreeMode}, "Horizo
 			}
 		}
 
-		ginkgo.By(fmt.Sprintf("fetching each HPA's metric at its own pace for %v", window))
-		before := fetchCounts(ctx, f, metric)
-		gomega.Expect(sleepCtx(ctx, window)).To(gomega.Succeed())
-		after := fetchCounts(ctx, f, metric)
-		fast, def, slow := after["fast"]-before["fast"], after["default"]-before["default"], after["slow"]-before["slow"]
-		ginkgo.GinkgoWriter.Printf("fetches in %v: fast (3s) %d, default (%v) %d, slow (60s) %d\n", window, fast, global, def, slow)
-		gomega.Expect(fast).To(gomega.BeNumerically(">=", 6), "fetches of the 3s HPA's metric")
-		gomega.Expect(def).To(gomega.BeNumerically("<=", uint64(window/global)+1), "fetches of the default HPA's metric")
-		gomega.Expect(fast).To(gomega.BeNumerically(">", def), "the 3s HPA reconciles more often than the default one")
-		gomega.Expect(slow).To(gomega.BeNumerically("<=", 1), "fetches of the 60s HPA's metric within 24 s of its period")
+		// The 60s HPA may be reconciled once in the window: its first
+		// requeue counts from when upstream's queue took it, not from the
+		// first reconcile the spec waited for.
+		expectFetchPaces(ctx, f, metric, window, 1)
 	})
 })
