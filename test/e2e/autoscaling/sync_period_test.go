@@ -191,17 +191,25 @@ var _ = sigDescribe([]string{featureHPA, featureSyncPeriod, inTreeMode}, "Horizo
 			f.CreateHPA(ctx, framework.Native, hpa)
 		}
 		for name, seconds := range periods {
-			h := f.WaitForHPA(ctx, framework.Native, name, reaction(), "a first reconcile", func(h *v2.HorizontalPodAutoscaler) bool {
-				return len(h.Status.CurrentMetrics) > 0
-			})
+			h, err := f.GetHPA(ctx, framework.Native, name)
+			gomega.Expect(err).NotTo(gomega.HaveOccurred())
 			if seconds > 0 {
 				gomega.Expect(h.Spec.SyncPeriodSeconds).To(gomega.HaveValue(gomega.Equal(seconds)), "kube-apiserver keeps syncPeriodSeconds of %s", name)
 			}
+			if name == "slow" {
+				// v1.36's queue takes a new HPA after its period (v1.37
+				// reconciles it at once): the 60s HPA may not have
+				// reconciled yet, and need not for what follows.
+				continue
+			}
+			f.WaitForHPA(ctx, framework.Native, name, reaction(), "a first reconcile", func(h *v2.HorizontalPodAutoscaler) bool {
+				return len(h.Status.CurrentMetrics) > 0
+			})
 		}
 
 		// The 60s HPA may be reconciled once in the window: its first
-		// requeue counts from when upstream's queue took it, not from the
-		// first reconcile the spec waited for.
+		// pass (at once in v1.37, after its period in v1.36) is not waited
+		// for.
 		expectFetchPaces(ctx, f, metric, window, 1)
 	})
 })
