@@ -4,21 +4,47 @@ import (
 	"context"
 	"strconv"
 	"sync"
+	"time"
 
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/informers"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/scale"
 )
 
+// Options configure a Cache.
+type Options struct {
+	// Client reads the scale of what the watches cannot answer, and
+	// carries every write.
+	Client scale.ScalesGetter
+	// Kube lists and watches the workload kinds.
+	Kube kubernetes.Interface
+	// Namespace limits the watches to one namespace; empty watches all.
+	Namespace string
+	// TweakListOptions, when set, changes the list and watch options of
+	// every watch.
+	TweakListOptions func(*metav1.ListOptions)
+	// Targeted returns the watched kinds that some HPA targets (see
+	// ResourceOf); the watch of any other kind is stopped at the next
+	// sweep. Nil keeps every watch that started.
+	Targeted func() sets.Set[schema.GroupResource]
+	// SweepPeriod is how often watches are swept; zero means
+	// DefaultSweepPeriod.
+	SweepPeriod time.Duration
+}
+
 // Cache is a scale.ScalesGetter that reads the scale of the four workload
-// kinds from their informers and everything else from client.
+// kinds from watches of them and everything else from the API. A kind is
+// watched from its first read while Run runs, and no longer once no HPA
+// targets it.
 type Cache struct {
-	client scale.ScalesGetter
-	kinds  map[schema.GroupResource]kind
+	client  scale.ScalesGetter
+	kinds   map[schema.GroupResource]kind
+	watches *watches
 
 	mu sync.Mutex
 	// written holds the scale each of the controller's own writes
@@ -37,27 +63,33 @@ type objectKey struct {
 
 var _ scale.ScalesGetter = (*Cache)(nil)
 
-// New returns a Cache reading through client, and registers the informers
-// of the workload kinds in factory, which the caller starts. factory
-// should strip its objects with Strip.
-func New(client scale.ScalesGetter, factory informers.SharedInformerFactory) *Cache {
+// New returns a Cache; until Run is called every read goes to the API.
+func New(opts Options) *Cache {
+	if opts.SweepPeriod <= 0 {
+		opts.SweepPeriod = DefaultSweepPeriod
+	}
+	kinds := watchedKinds()
 	return &Cache{
-		client:  client,
-		kinds:   kinds(factory),
+		client:  opts.Client,
+		kinds:   kinds,
+		watches: &watches{opts: opts, kinds: kinds, running: map[schema.GroupResource]*watch{}},
 		written: map[objectKey]*autoscalingv1.Scale{},
 		fresh:   map[objectKey]bool{},
 	}
 }
 
-// HasSynced reports whether every workload informer has synced.
-func (c *Cache) HasSynced() bool {
-	for _, k := range c.kinds {
-		if !k.informer.HasSynced() {
-			return false
-		}
-	}
-	return true
+// Run lets the watches start, and sweeps those no HPA needs, until ctx
+// ends; then it stops them all and returns.
+func (c *Cache) Run(ctx context.Context) { c.watches.run(ctx) }
+
+// Watching reports whether the watch of resource runs.
+func (c *Cache) Watching(resource schema.GroupResource) bool {
+	return c.watches.runningKinds().Has(resource)
 }
+
+// HasSynced reports whether every running watch has synced: the kinds not
+// watched yet are read from the API, which is never behind.
+func (c *Cache) HasSynced() bool { return c.watches.synced() }
 
 // Scales returns the scale interface of namespace.
 func (c *Cache) Scales(namespace string) scale.ScaleInterface {
@@ -116,7 +148,11 @@ func (c *Cache) afterWrite(key objectKey, result *autoscalingv1.Scale, err error
 // own newer write, and false when the read must go to the API.
 func (c *Cache) cached(key objectKey) (*autoscalingv1.Scale, bool) {
 	k, ok := c.kinds[key.resource]
-	if !ok || !k.informer.HasSynced() {
+	if !ok {
+		return nil, false
+	}
+	informer, ok := c.watches.informer(key.resource)
+	if !ok || !informer.HasSynced() {
 		return nil, false
 	}
 	c.mu.Lock()
@@ -125,7 +161,7 @@ func (c *Cache) cached(key objectKey) (*autoscalingv1.Scale, bool) {
 		delete(c.fresh, key)
 		return nil, false
 	}
-	obj, exists, err := k.informer.GetIndexer().GetByKey(key.namespace + "/" + key.name)
+	obj, exists, err := informer.GetIndexer().GetByKey(key.namespace + "/" + key.name)
 	if err != nil || !exists {
 		// Perhaps created after the last event: the API knows.
 		return nil, false

@@ -2,7 +2,9 @@ package scalecache
 
 import (
 	"context"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
@@ -12,7 +14,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/informers"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes/fake"
 	fakescale "k8s.io/client-go/scale/fake"
 	clienttesting "k8s.io/client-go/testing"
@@ -48,9 +51,8 @@ func apiScale(rv string, spec int32) *autoscalingv1.Scale {
 // fixture is a Cache over synced, empty informers whose stores a test
 // fills itself, and a fake scale API that counts its calls.
 type fixture struct {
-	cache   *Cache
-	factory informers.SharedInformerFactory
-	api     *fakescale.FakeScaleClient
+	cache *Cache
+	api   *fakescale.FakeScaleClient
 	// apiScale is what the API answers a GET with; updates answer with
 	// updateResult or updateErr.
 	apiScale     *autoscalingv1.Scale
@@ -73,23 +75,45 @@ func newFixture(t *testing.T, start bool) *fixture {
 		}
 		return true, f.updateResult.DeepCopy(), nil
 	})
-	f.factory = informers.NewSharedInformerFactoryWithOptions(fake.NewClientset(), 0, informers.WithTransform(Strip))
-	f.cache = New(f.api, f.factory)
+	f.cache = New(Options{Client: f.api, Kube: fake.NewClientset()})
 	if start {
-		ctx, cancel := context.WithCancel(context.Background())
-		t.Cleanup(func() { cancel(); f.factory.Shutdown() })
-		f.factory.Start(ctx.Done())
-		if !cache.WaitForCacheSync(ctx.Done(), f.cache.HasSynced) {
+		runCache(t, f.cache)
+		// Started as a first read of each kind would start them.
+		for _, resource := range []schema.GroupResource{deployments, rcs} {
+			f.cache.watches.informer(resource)
+		}
+		if !cache.WaitForCacheSync(t.Context().Done(), f.cache.HasSynced) {
 			t.Fatal("informers did not sync")
 		}
 	}
 	return f
 }
 
+// runCache runs c until the test ends, and waits for it to stop.
+func runCache(t *testing.T, c *Cache) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); c.Run(ctx) }()
+	t.Cleanup(func() { cancel(); <-done })
+	// Run has begun once a kind can start.
+	if err := wait.PollUntilContextTimeout(ctx, time.Millisecond, wait.ForeverTestTimeout, true, func(context.Context) (bool, error) {
+		c.watches.mu.Lock()
+		defer c.watches.mu.Unlock()
+		return c.watches.ctx != nil, nil
+	}); err != nil {
+		t.Fatal("the cache did not start running")
+	}
+}
+
 // store puts obj in the informer of resource, as a watch event would.
 func (f *fixture) store(t *testing.T, resource schema.GroupResource, obj any) {
 	t.Helper()
-	if err := f.cache.kinds[resource].informer.GetIndexer().Update(obj); err != nil {
+	informer, ok := f.cache.watches.informer(resource)
+	if !ok {
+		t.Fatalf("no informer of %s", resource)
+	}
+	if err := informer.GetIndexer().Update(obj); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -278,5 +302,137 @@ func TestStripKeepsWhatTheScaleNeeds(t *testing.T) {
 	tombstone := cache.DeletedFinalStateUnknown{Key: "ns/web", Obj: full}
 	if got, _ := Strip(tombstone); !cmp.Equal(got, tombstone) {
 		t.Error("a tombstone was changed")
+	}
+}
+
+// The watch of a kind costs a list of every object of it in the cluster:
+// it starts with the first read of the kind and stops once no HPA targets
+// it, and a stopped watch never answers a read.
+func TestWatchesFollowTheTargetedKinds(t *testing.T) {
+	type step struct {
+		// targeted is what the HPAs target from this step on; sweep runs
+		// a sweep first, read reads the Deployment's scale.
+		targeted sets.Set[schema.GroupResource]
+		sweep    bool
+		read     bool
+		// wantRunning is which kinds are watched after the step, and
+		// wantAPIGets how many GETs the API has seen in all.
+		wantRunning sets.Set[schema.GroupResource]
+		wantAPIGets int
+	}
+	cases := []struct {
+		name  string
+		steps []step
+	}{{
+		name: "no kind is watched before its first read or a sweep",
+		steps: []step{
+			{targeted: sets.New(deployments), wantRunning: sets.New[schema.GroupResource]()},
+		},
+	}, {
+		name: "a sweep starts the watch of a kind an HPA targets before its first read",
+		steps: []step{
+			{targeted: sets.New(deployments), sweep: true, wantRunning: sets.New(deployments)},
+			{read: true, wantRunning: sets.New(deployments)},
+		},
+	}, {
+		name: "the first read of a kind starts its watch and a later one is answered from it",
+		steps: []step{
+			{targeted: sets.New(deployments), read: true, wantRunning: sets.New(deployments), wantAPIGets: 1},
+			{read: true, wantRunning: sets.New(deployments), wantAPIGets: 1},
+		},
+	}, {
+		name: "a sweep keeps the watch of a kind an HPA still targets",
+		steps: []step{
+			{targeted: sets.New(deployments), read: true, wantRunning: sets.New(deployments), wantAPIGets: 1},
+			{sweep: true, read: true, wantRunning: sets.New(deployments), wantAPIGets: 1},
+		},
+	}, {
+		name: "a sweep stops the watch of a kind no HPA targets",
+		steps: []step{
+			{targeted: sets.New(deployments), read: true, wantRunning: sets.New(deployments), wantAPIGets: 1},
+			{targeted: sets.New(rcs), sweep: true, wantRunning: sets.New(rcs), wantAPIGets: 1},
+		},
+	}, {
+		name: "a read after the watch stopped goes to the API and starts a new watch",
+		steps: []step{
+			{targeted: sets.New(deployments), read: true, wantRunning: sets.New(deployments), wantAPIGets: 1},
+			{targeted: sets.New[schema.GroupResource](), sweep: true, wantRunning: sets.New[schema.GroupResource](), wantAPIGets: 1},
+			{targeted: sets.New(deployments), read: true, wantRunning: sets.New(deployments), wantAPIGets: 2},
+			{read: true, wantRunning: sets.New(deployments), wantAPIGets: 2},
+		},
+	}}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			kube := fake.NewClientset(deployment("10", 3, 3))
+			api := &fakescale.FakeScaleClient{}
+			api.AddReactor("get", "*", func(clienttesting.Action) (bool, runtime.Object, error) {
+				return true, apiScale("10", 3), nil
+			})
+			// Run sweeps once as it starts, on its own goroutine.
+			var targeted atomic.Pointer[sets.Set[schema.GroupResource]]
+			targeted.Store(&sets.Set[schema.GroupResource]{})
+			c := New(Options{Client: api, Kube: kube, Targeted: func() sets.Set[schema.GroupResource] { return *targeted.Load() },
+				SweepPeriod: time.Hour})
+			runCache(t, c)
+			gets := func() int {
+				n := 0
+				for _, a := range api.Actions() {
+					if a.GetVerb() == "get" {
+						n++
+					}
+				}
+				return n
+			}
+			for i, st := range tc.steps {
+				if st.targeted != nil {
+					targeted.Store(&st.targeted)
+				}
+				if st.sweep {
+					c.watches.sweep(t.Context())
+				}
+				if !cache.WaitForCacheSync(t.Context().Done(), c.HasSynced) {
+					t.Fatal("the watches did not sync")
+				}
+				if st.read {
+					if _, err := c.Scales("ns").Get(t.Context(), deployments, "web", metav1.GetOptions{}); err != nil {
+						t.Fatal(err)
+					}
+					// The next read may use the watch once it has synced.
+					if !cache.WaitForCacheSync(t.Context().Done(), c.HasSynced) {
+						t.Fatal("the watch did not sync")
+					}
+				}
+				if got := c.watches.runningKinds(); !got.Equal(st.wantRunning) {
+					t.Errorf("step %d: watching %v, want %v", i, got.UnsortedList(), st.wantRunning.UnsortedList())
+				}
+				if n := gets(); n != st.wantAPIGets {
+					t.Errorf("step %d: %d GETs of the API, want %d", i, n, st.wantAPIGets)
+				}
+			}
+		})
+	}
+}
+
+func TestResourceOfTheWatchedKinds(t *testing.T) {
+	cases := []struct {
+		name       string
+		apiVersion string
+		kind       string
+		want       schema.GroupResource
+		wantOK     bool
+	}{
+		{"a Deployment of apps/v1 is watched", "apps/v1", "Deployment", deployments, true},
+		{"a StatefulSet is watched", "apps/v1", "StatefulSet", schema.GroupResource{Group: "apps", Resource: "statefulsets"}, true},
+		{"a ReplicationController of the core group is watched", "v1", "ReplicationController", rcs, true},
+		{"a kind of another group is not", "example.com/v1", "Deployment", schema.GroupResource{}, false},
+		{"a malformed apiVersion is not", "apps/v1/extra", "Deployment", schema.GroupResource{}, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got, ok := ResourceOf(tc.apiVersion, tc.kind)
+			if got != tc.want || ok != tc.wantOK {
+				t.Errorf("ResourceOf(%q, %q) = %v, %v; want %v, %v", tc.apiVersion, tc.kind, got, ok, tc.want, tc.wantOK)
+			}
+		})
 	}
 }

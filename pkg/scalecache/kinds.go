@@ -7,42 +7,98 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/informers"
+	appsinformers "k8s.io/client-go/informers/apps/v1"
+	coreinformers "k8s.io/client-go/informers/core/v1"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/utils/ptr"
 )
 
-// kind is one kind whose scale is read from a watch.
+// kind is one workload kind whose scale can be read from a watch.
 type kind struct {
-	informer cache.SharedIndexInformer
+	groupKind schema.GroupKind
+	// newInformer builds the kind's informer, limited to namespace ("" for
+	// all) and with tweak applied to its list and watch options.
+	newInformer func(kube kubernetes.Interface, namespace string, tweak func(*metav1.ListOptions)) cache.SharedIndexInformer
 	// toScale builds the scale the API server's /scale would return for
 	// one of the informer's objects.
 	toScale func(obj any) (*autoscalingv1.Scale, error)
 }
 
-// kinds registers the informers of the four workload kinds in factory.
-func kinds(factory informers.SharedInformerFactory) map[schema.GroupResource]kind {
-	apps := factory.Apps().V1()
+var (
+	deploymentsResource  = schema.GroupResource{Group: "apps", Resource: "deployments"}
+	replicaSetsResource  = schema.GroupResource{Group: "apps", Resource: "replicasets"}
+	statefulSetsResource = schema.GroupResource{Group: "apps", Resource: "statefulsets"}
+	rcsResource          = schema.GroupResource{Group: "", Resource: "replicationcontrollers"}
+)
+
+// namespaceIndex lets a lister list one namespace without a scan.
+var namespaceIndex = cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}
+
+// watchedKinds returns the four workload kinds whose objects carry their
+// scale in their own fields.
+func watchedKinds() map[schema.GroupResource]kind {
 	return map[schema.GroupResource]kind{
-		{Group: "apps", Resource: "deployments"}: {informer: apps.Deployments().Informer(), toScale: func(obj any) (*autoscalingv1.Scale, error) {
-			d := obj.(*appsv1.Deployment)
-			return scaleOf(d.ObjectMeta, d.Spec.Replicas, d.Status.Replicas, d.Spec.Selector)
-		}},
-		{Group: "apps", Resource: "replicasets"}: {informer: apps.ReplicaSets().Informer(), toScale: func(obj any) (*autoscalingv1.Scale, error) {
-			rs := obj.(*appsv1.ReplicaSet)
-			return scaleOf(rs.ObjectMeta, rs.Spec.Replicas, rs.Status.Replicas, rs.Spec.Selector)
-		}},
-		{Group: "apps", Resource: "statefulsets"}: {informer: apps.StatefulSets().Informer(), toScale: func(obj any) (*autoscalingv1.Scale, error) {
-			s := obj.(*appsv1.StatefulSet)
-			return scaleOf(s.ObjectMeta, s.Spec.Replicas, s.Status.Replicas, s.Spec.Selector)
-		}},
-		{Group: "", Resource: "replicationcontrollers"}: {informer: factory.Core().V1().ReplicationControllers().Informer(), toScale: func(obj any) (*autoscalingv1.Scale, error) {
-			rc := obj.(*corev1.ReplicationController)
-			s := scaleWith(rc.ObjectMeta, rc.Spec.Replicas, rc.Status.Replicas)
-			s.Status.Selector = labels.SelectorFromSet(rc.Spec.Selector).String()
-			return s, nil
-		}},
+		deploymentsResource: {
+			groupKind: schema.GroupKind{Group: "apps", Kind: "Deployment"},
+			newInformer: func(kube kubernetes.Interface, ns string, tweak func(*metav1.ListOptions)) cache.SharedIndexInformer {
+				return appsinformers.NewFilteredDeploymentInformer(kube, ns, 0, namespaceIndex, tweak)
+			},
+			toScale: func(obj any) (*autoscalingv1.Scale, error) {
+				d := obj.(*appsv1.Deployment)
+				return scaleOf(d.ObjectMeta, d.Spec.Replicas, d.Status.Replicas, d.Spec.Selector)
+			},
+		},
+		replicaSetsResource: {
+			groupKind: schema.GroupKind{Group: "apps", Kind: "ReplicaSet"},
+			newInformer: func(kube kubernetes.Interface, ns string, tweak func(*metav1.ListOptions)) cache.SharedIndexInformer {
+				return appsinformers.NewFilteredReplicaSetInformer(kube, ns, 0, namespaceIndex, tweak)
+			},
+			toScale: func(obj any) (*autoscalingv1.Scale, error) {
+				rs := obj.(*appsv1.ReplicaSet)
+				return scaleOf(rs.ObjectMeta, rs.Spec.Replicas, rs.Status.Replicas, rs.Spec.Selector)
+			},
+		},
+		statefulSetsResource: {
+			groupKind: schema.GroupKind{Group: "apps", Kind: "StatefulSet"},
+			newInformer: func(kube kubernetes.Interface, ns string, tweak func(*metav1.ListOptions)) cache.SharedIndexInformer {
+				return appsinformers.NewFilteredStatefulSetInformer(kube, ns, 0, namespaceIndex, tweak)
+			},
+			toScale: func(obj any) (*autoscalingv1.Scale, error) {
+				s := obj.(*appsv1.StatefulSet)
+				return scaleOf(s.ObjectMeta, s.Spec.Replicas, s.Status.Replicas, s.Spec.Selector)
+			},
+		},
+		rcsResource: {
+			groupKind: schema.GroupKind{Group: "", Kind: "ReplicationController"},
+			newInformer: func(kube kubernetes.Interface, ns string, tweak func(*metav1.ListOptions)) cache.SharedIndexInformer {
+				return coreinformers.NewFilteredReplicationControllerInformer(kube, ns, 0, namespaceIndex, tweak)
+			},
+			toScale: func(obj any) (*autoscalingv1.Scale, error) {
+				rc := obj.(*corev1.ReplicationController)
+				s := scaleWith(rc.ObjectMeta, rc.Spec.Replicas, rc.Status.Replicas)
+				s.Status.Selector = labels.SelectorFromSet(rc.Spec.Selector).String()
+				return s, nil
+			},
+		},
 	}
+}
+
+// ResourceOf returns the resource of a scale target's kind when it is one
+// of the kinds the cache watches: how the caller tells the cache which
+// kinds its HPAs target without a discovery round trip.
+func ResourceOf(apiVersion, kindName string) (schema.GroupResource, bool) {
+	gv, err := schema.ParseGroupVersion(apiVersion)
+	if err != nil {
+		return schema.GroupResource{}, false
+	}
+	gk := schema.GroupKind{Group: gv.Group, Kind: kindName}
+	for resource, k := range watchedKinds() {
+		if k.groupKind == gk {
+			return resource, true
+		}
+	}
+	return schema.GroupResource{}, false
 }
 
 // scaleOf is the scale of an object with a label selector, as the API

@@ -14,6 +14,7 @@ import (
 	upstream "k8s.io/kubernetes/pkg/controller/podautoscaler"
 
 	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/calculator"
+	"github.com/kube-hpa/kube-hpa/pkg/podstrip"
 )
 
 // calcResult is what a replica calculator method returns.
@@ -39,15 +40,25 @@ func errText(err error) string {
 	return err.Error()
 }
 
-func (s calcScenario) podLister(now time.Time) corelisters.PodLister {
+// podLister lists the scenario's pods as they are at now, each passed
+// through transform: upstream's calculator reads whole pods, kube-hpa's
+// the stripped pods its informer holds.
+func (s calcScenario) podLister(now time.Time, transform cache.TransformFunc) corelisters.PodLister {
 	indexer := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
 	for _, p := range s.Pods {
-		if err := indexer.Add(p.object(now)); err != nil {
+		obj, err := transform(p.object(now))
+		if err != nil {
+			panic(err)
+		}
+		if err := indexer.Add(obj); err != nil {
 			panic(err)
 		}
 	}
 	return corelisters.NewPodLister(indexer)
 }
+
+// wholePods is the transform of an informer without one.
+func wholePods(obj any) (any, error) { return obj, nil }
 
 var (
 	podSelector = labels.SelectorFromSet(labels.Set{"app": appLabel})
@@ -62,7 +73,7 @@ func (s calcScenario) runUpstream(ctx context.Context) calcResult {
 	now := time.Now()
 	f := newFakeMetrics()
 	s.load(f, now)
-	c := upstreamCalc{upstream.NewReplicaCalculator(upstreamClient{f}, s.podLister(now), time.Duration(s.CPUInit)*time.Second, time.Duration(s.ReadinessDelay)*time.Second)}
+	c := upstreamCalc{upstream.NewReplicaCalculator(upstreamClient{f}, s.podLister(now, wholePods), time.Duration(s.CPUInit)*time.Second, time.Duration(s.ReadinessDelay)*time.Second)}
 	tol := upstreamTolerances(s.TolDown, s.TolUp)
 	var r calcResult
 	var err error
@@ -96,7 +107,7 @@ func (s calcScenario) runOurs(ctx context.Context) calcResult {
 	s.load(f, now)
 	c := calculator.New(calculator.Options{
 		MetricsClient:                 ourClient{f},
-		PodLister:                     s.podLister(now),
+		PodLister:                     s.podLister(now, podstrip.Strip),
 		CPUInitializationPeriod:       time.Duration(s.CPUInit) * time.Second,
 		DelayOfInitialReadinessStatus: time.Duration(s.ReadinessDelay) * time.Second,
 	})

@@ -79,11 +79,11 @@ func (s calcScenario) load(f *fakeMetrics, now time.Time) {
 	readings := map[string]podReading{}
 	for _, p := range s.Pods {
 		if p.HasMetric {
-			readings[p.Name] = podReading{value: p.Metric, timestamp: ago(p.MetricAgo), window: time.Duration(p.Window) * time.Second}
+			readings[p.Name] = podReading{app: appLabel, value: p.Metric, timestamp: ago(p.MetricAgo), window: time.Duration(p.Window) * time.Second}
 		}
 	}
 	for i, v := range s.Gone {
-		readings[fmt.Sprintf("gone%d", i)] = podReading{value: v, timestamp: ago(30), window: 30 * time.Second}
+		readings[fmt.Sprintf("gone%d", i)] = podReading{app: appLabel, value: v, timestamp: ago(30), window: 30 * time.Second}
 	}
 	var err error
 	if s.FetchErr {

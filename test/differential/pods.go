@@ -111,20 +111,27 @@ func (p pod) object(now time.Time) *corev1.Pod { return p.objectOf(appLabel, now
 // at now.
 func (p pod) objectOf(app string, now time.Time) *corev1.Pod {
 	ago := func(s int) time.Time { return now.Add(-time.Duration(s) * time.Second) }
+	// Besides what the calculators read, the pod carries what a real one
+	// does and kube-hpa's informer strips (podstrip): an annotation, an
+	// image and limits, a container status and a condition before Ready.
 	o := &corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: p.Name, Labels: map[string]string{"app": app}},
+		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: p.Name, Labels: map[string]string{"app": app},
+			Annotations: map[string]string{"example.com/note": "stripped"}},
 		Spec: corev1.PodSpec{Containers: []corev1.Container{
-			{Name: "app", Resources: corev1.ResourceRequirements{Requests: requests(p.CPU, p.Mem)}},
+			{Name: "app", Image: "registry.example/app:1", Resources: corev1.ResourceRequirements{
+				Requests: requests(p.CPU, p.Mem), Limits: requests(p.CPU+p.Mem+1, -1)}},
 		}},
-		Status: corev1.PodStatus{Phase: corev1.PodPhase(p.Phase)},
+		Status: corev1.PodStatus{Phase: corev1.PodPhase(p.Phase),
+			Conditions:        []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionTrue, LastTransitionTime: metav1.Time{Time: ago(p.ReadyAgo + 7)}}},
+			ContainerStatuses: []corev1.ContainerStatus{{Name: "app", Ready: p.Ready == string(corev1.ConditionTrue)}}},
 	}
 	if p.Deleted {
 		o.DeletionTimestamp = &metav1.Time{Time: ago(1)}
 	}
 	if p.Ready != "" {
-		o.Status.Conditions = []corev1.PodCondition{{
+		o.Status.Conditions = append(o.Status.Conditions, corev1.PodCondition{
 			Type: corev1.PodReady, Status: corev1.ConditionStatus(p.Ready), LastTransitionTime: metav1.Time{Time: ago(p.ReadyAgo)},
-		}}
+		})
 	}
 	if p.StartAgo >= 0 {
 		o.Status.StartTime = &metav1.Time{Time: ago(p.StartAgo)}

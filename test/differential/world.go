@@ -35,6 +35,7 @@ import (
 	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/monitor"
 	"github.com/kube-hpa/kube-hpa/pkg/features"
 	"github.com/kube-hpa/kube-hpa/pkg/hpaclient"
+	"github.com/kube-hpa/kube-hpa/pkg/podstrip"
 	"github.com/kube-hpa/kube-hpa/pkg/scalecache"
 )
 
@@ -220,11 +221,13 @@ func (s seqScenario) controller(ctx context.Context, kind controllerKind, client
 			hpaInformer, podInformer, syncPeriod, downscaleWindow+s.windowNudge, tolerance, cpuInitializationPeriod, initialReadinessDelay)
 		return func() { c.Run(ctx, workers) }, nil
 	}
+	// As shipped: pods stripped to what the controller reads.
+	if err := podInformer.Informer().SetTransform(podstrip.Strip); err != nil {
+		return nil, err
+	}
 	// As shipped: the scale read from a watch of the Deployment (the
 	// scale cache), written through the scale subresource.
-	workloads := informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithTransform(scalecache.Strip))
-	scaleCache := scalecache.New(scales, workloads)
-	workloads.Start(ctx.Done())
+	scaleCache := scalecache.New(scalecache.Options{Client: scales, Kube: client})
 	broadcaster := record.NewBroadcaster(record.WithContext(ctx))
 	broadcaster.StartStructuredLogging(eventLoggingLevel)
 	broadcaster.StartRecordingToSink(&v1core.EventSinkImpl{Interface: client.CoreV1().Events("")})
@@ -250,7 +253,10 @@ func (s seqScenario) controller(ctx context.Context, kind controllerKind, client
 		return nil, err
 	}
 	return func() {
-		defer workloads.Shutdown()
+		// Until the cache runs, its reads go to the API.
+		cacheDone := make(chan struct{})
+		go func() { defer close(cacheDone); scaleCache.Run(ctx) }()
+		defer func() { <-cacheDone }()
 		c.Run(ctx, workers)
 	}, nil
 }

@@ -5,20 +5,21 @@ import (
 	"strconv"
 	"sync"
 	"testing"
+	"time"
 
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/restmapper"
 	"k8s.io/client-go/scale"
-	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/retry"
 
 	"github.com/kube-hpa/kube-hpa/pkg/scalecache"
@@ -72,13 +73,18 @@ func scaleClientOf(t *testing.T, cluster *localcluster.Cluster) scale.ScalesGett
 // startScaleCache returns a synced scale cache of the namespace over inner.
 func startScaleCache(ctx context.Context, t *testing.T, kube kubernetes.Interface, ns string, inner scale.ScalesGetter) *scalecache.Cache {
 	t.Helper()
-	factory := informers.NewSharedInformerFactoryWithOptions(kube, 0, informers.WithNamespace(ns), informers.WithTransform(scalecache.Strip))
-	c := scalecache.New(inner, factory)
+	// The HPAs of the test target Deployments: the cache watches them
+	// from its start.
+	c := scalecache.New(scalecache.Options{Client: inner, Kube: kube, Namespace: ns,
+		Targeted: func() sets.Set[schema.GroupResource] { return sets.New(deploymentsGR) }})
 	ctx, cancel := context.WithCancel(ctx)
-	t.Cleanup(func() { cancel(); factory.Shutdown() })
-	factory.Start(ctx.Done())
-	if !cache.WaitForCacheSync(ctx.Done(), c.HasSynced) {
-		t.Fatal("the scale cache did not sync")
+	done := make(chan struct{})
+	go func() { defer close(done); c.Run(ctx) }()
+	t.Cleanup(func() { cancel(); <-done })
+	if err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, wait.ForeverTestTimeout, true, func(context.Context) (bool, error) {
+		return c.HasSynced() && c.Watching(deploymentsGR), nil
+	}); err != nil {
+		t.Fatalf("the scale cache did not sync: %v", err)
 	}
 	return c
 }

@@ -6,9 +6,12 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/scale"
+	"k8s.io/client-go/tools/cache"
 	componentmetrics "k8s.io/component-base/metrics"
 	"k8s.io/utils/clock"
 
@@ -17,6 +20,7 @@ import (
 	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/metrics"
 	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/monitor"
 	"github.com/kube-hpa/kube-hpa/pkg/hpaclient"
+	"github.com/kube-hpa/kube-hpa/pkg/podstrip"
 	"github.com/kube-hpa/kube-hpa/pkg/scalecache"
 )
 
@@ -46,14 +50,20 @@ func runControllers(ctx context.Context, cfg *config.Config, c *clients, registr
 	// on its own below, while factory.Start runs the native one.
 	crdInformer := hpaclient.NewInformer(c.hpa, metav1.NamespaceAll, 0)
 	sources := []podautoscaler.HPASource{hpaclient.NewSource(c.hpa, crdInformer)}
+	hpaStores := []cache.Store{crdInformer.GetStore()}
 	if cfg.ManageNativeHPAs {
 		native := factory.Autoscaling().V2().HorizontalPodAutoscalers()
 		sources = append(sources, hpaclient.NewNativeSource(c.kube.AutoscalingV2(), native.Informer()))
+		hpaStores = append(hpaStores, native.Informer().GetStore())
 	}
-	scales := newScaleSource(cfg, c)
+	pods := factory.Core().V1().Pods()
+	if err := pods.Informer().SetTransform(podstrip.Strip); err != nil {
+		return fmt.Errorf("stripping the pod informer's objects: %w", err)
+	}
+	scales := newScaleSource(cfg, c, targetedKinds(hpaStores...))
 	controller, err := podautoscaler.New(podautoscaler.Options{
 		Sources:                      sources,
-		PodInformer:                  factory.Core().V1().Pods(),
+		PodInformer:                  pods,
 		ScaleClient:                  scales,
 		Mapper:                       c.mapper,
 		MetricsClient:                metrics.NewSharedExternal(metricsClient, sharingWindow(cfg.HPA), realClock),
@@ -104,31 +114,33 @@ func newMetricsClient(cfg *config.Config, clk clock.WithTicker) (*metrics.RESTCl
 
 // scaleSource is where the controller reads scales: the API, or with
 // --horizontal-pod-autoscaler-scale-from-watch a cache fed by stripped
-// informers of its own, which start runs.
+// watches of its own of the kinds the HPAs target, which start runs.
 type scaleSource struct {
 	scale.ScalesGetter
-	// factory and cache are nil when every scale is read from the API.
-	factory informers.SharedInformerFactory
-	cache   *scalecache.Cache
+	// cache is nil when every scale is read from the API.
+	cache *scalecache.Cache
 }
 
-func newScaleSource(cfg *config.Config, c *clients) scaleSource {
+func newScaleSource(cfg *config.Config, c *clients, targeted func() sets.Set[schema.GroupResource]) scaleSource {
 	if !cfg.HPA.ScaleFromWatch {
 		return scaleSource{ScalesGetter: c.scale}
 	}
-	factory := informers.NewSharedInformerFactoryWithOptions(c.kube, 0, informers.WithTransform(scalecache.Strip))
-	cache := scalecache.New(c.scale, factory)
-	return scaleSource{ScalesGetter: cache, factory: factory, cache: cache}
+	watched := scalecache.New(scalecache.Options{Client: c.scale, Kube: c.kube, Targeted: targeted})
+	return scaleSource{ScalesGetter: watched, cache: watched}
 }
 
-// start runs the informers until ctx ends; the returned func waits for
-// them to stop.
+// start runs the cache until ctx ends; the returned func waits for its
+// watches to stop.
 func (s scaleSource) start(ctx context.Context) (stop func()) {
-	if s.factory == nil {
+	if s.cache == nil {
 		return func() {}
 	}
-	s.factory.Start(ctx.Done())
-	return s.factory.Shutdown
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		s.cache.Run(ctx)
+	}()
+	return func() { <-done }
 }
 
 // hasSynced reports whether the cache, if any, has synced: until then it

@@ -18,6 +18,7 @@ import (
 	testingclock "k8s.io/utils/clock/testing"
 
 	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/metrics"
+	"github.com/kube-hpa/kube-hpa/pkg/podstrip"
 )
 
 // The fixture: pods labelled app=web in testNamespace, started an hour
@@ -186,8 +187,13 @@ func tolerancesOr(t *Tolerances) Tolerances {
 func newTestCalculator(t testing.TB, podList []*corev1.Pod, fake metrics.Client, modify ...func(*Options)) *Calculator {
 	t.Helper()
 	indexer := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
+	// As the controller's informer holds them: stripped (podstrip).
 	for _, p := range podList {
-		if err := indexer.Add(p); err != nil {
+		stripped, err := podstrip.Strip(p.DeepCopy())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := indexer.Add(stripped); err != nil {
 			t.Fatalf("adding pod %s: %v", p.Name, err)
 		}
 	}
