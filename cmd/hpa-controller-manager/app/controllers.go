@@ -104,6 +104,8 @@ func newMetricsClient(cfg *config.Config, clk clock.WithTicker) (*metrics.RESTCl
 	client, err := metrics.NewRESTClient(metrics.Options{
 		Config:       cfg.RESTConfig,
 		FetchTimeout: cfg.HPA.MetricFetchTimeout,
+		QPS:          cfg.HPA.MetricsAPIQPS,
+		Burst:        cfg.HPA.MetricsAPIBurst,
 		Clock:        clk,
 	})
 	if err != nil {

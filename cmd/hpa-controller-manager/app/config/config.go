@@ -39,9 +39,13 @@ type HPA struct {
 	CPUInitializationPeriod      Duration
 	InitialReadinessDelay        Duration
 	MetricFetchTimeout           Duration
-	ExternalMetricSharingWindow  Duration
-	ScaleFromWatch               bool
-	SpreadReconciles             bool
+	// MetricsAPIQPS and MetricsAPIBurst limit the requests to every
+	// metrics API together.
+	MetricsAPIQPS               float32
+	MetricsAPIBurst             int
+	ExternalMetricSharingWindow Duration
+	ScaleFromWatch              bool
+	SpreadReconciles            bool
 }
 
 // Webhook configures the admission webhook server; empty CertFile disables

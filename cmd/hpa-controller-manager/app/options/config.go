@@ -72,6 +72,8 @@ func (o *Options) Config() (*config.Config, error) {
 			CPUInitializationPeriod:      o.HPA.CPUInitializationPeriod,
 			InitialReadinessDelay:        o.HPA.InitialReadinessDelay,
 			MetricFetchTimeout:           o.HPA.MetricFetchTimeout,
+			MetricsAPIQPS:                o.MetricsAPIQPS,
+			MetricsAPIBurst:              int(o.MetricsAPIBurst),
 			ExternalMetricSharingWindow:  o.HPA.ExternalMetricSharingWindow,
 			ScaleFromWatch:               o.HPA.ScaleFromWatch,
 			SpreadReconciles:             o.HPA.SpreadReconciles,

@@ -20,12 +20,26 @@ import (
 	"github.com/kube-hpa/kube-hpa/pkg/features"
 )
 
+// The defaults of the metrics APIs' client limit: 2,000 HPAs of distinct
+// metrics at a 15s period make 133 requests a second, and a burst of
+// one and a half times the rate absorbs a restart's first pass.
+const (
+	DefaultMetricsAPIQPS   = 200
+	DefaultMetricsAPIBurst = 300
+)
+
 // Options are the flags of hpa-controller-manager.
 type Options struct {
 	Kubeconfig   string
 	Master       string
 	KubeAPIQPS   float32
 	KubeAPIBurst int32
+	// MetricsAPIQPS and MetricsAPIBurst are the one client-side limit
+	// that the requests to every metrics API share, apart from
+	// KubeAPIQPS: a controller makes a metrics request per metric and
+	// pass, far more than it makes of any other.
+	MetricsAPIQPS   float32
+	MetricsAPIBurst int32
 	// KubeAPIContentType is the wire format of every client but the one
 	// of the HPA custom resource, which is always JSON.
 	KubeAPIContentType string
@@ -94,6 +108,8 @@ func NewOptions() (*Options, error) {
 	return &Options{
 		KubeAPIQPS:         20,
 		KubeAPIBurst:       30,
+		MetricsAPIQPS:      DefaultMetricsAPIQPS,
+		MetricsAPIBurst:    DefaultMetricsAPIBurst,
 		KubeAPIContentType: ContentTypeProtobuf,
 		LeaderElection: componentbaseconfig.LeaderElectionConfiguration{
 			LeaderElect:       true,
@@ -143,6 +159,8 @@ func (o *Options) addGenericFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.Master, "master", o.Master, "The address of the Kubernetes API server (overrides any value in kubeconfig).")
 	fs.Float32Var(&o.KubeAPIQPS, "kube-api-qps", o.KubeAPIQPS, "QPS to use while talking with kubernetes apiserver.")
 	fs.Int32Var(&o.KubeAPIBurst, "kube-api-burst", o.KubeAPIBurst, "Burst to use while talking with kubernetes apiserver.")
+	fs.Float32Var(&o.MetricsAPIQPS, "metrics-api-qps", o.MetricsAPIQPS, "QPS of the requests to the metrics APIs (metrics.k8s.io, custom.metrics.k8s.io, external.metrics.k8s.io and the groups metrics are routed to), all together and apart from --kube-api-qps. The default keeps up with 2,000 HPAs whose metrics are all distinct at the default 15s sync period (133 requests per second).")
+	fs.Int32Var(&o.MetricsAPIBurst, "metrics-api-burst", o.MetricsAPIBurst, "Burst of the requests to the metrics APIs, all together.")
 	fs.StringVar(&o.KubeAPIContentType, "kube-api-content-type", o.KubeAPIContentType, "Content type of requests sent to apiserver.")
 	fs.BoolVar(&o.ManageNativeHPAs, "manage-native-hpas", o.ManageNativeHPAs, "Also reconcile native autoscaling/v2 HorizontalPodAutoscalers. Start kube-controller-manager with --controllers=*,-horizontalpodautoscaling first, so that two controllers never act on one HPA.")
 	fs.StringVar(&o.BindAddress, "bind-address", o.BindAddress, "The IP address on which to serve --secure-port, --port and --webhook-port.")
@@ -177,6 +195,12 @@ func (o *Options) Validate() []error {
 	}
 	if o.KubeAPIBurst <= 0 {
 		add("--kube-api-burst must be greater than 0, got %d", o.KubeAPIBurst)
+	}
+	if o.MetricsAPIQPS <= 0 {
+		add("--metrics-api-qps must be greater than 0, got %v", o.MetricsAPIQPS)
+	}
+	if o.MetricsAPIBurst <= 0 {
+		add("--metrics-api-burst must be greater than 0, got %d", o.MetricsAPIBurst)
 	}
 	if _, ok := acceptContentTypes(o.KubeAPIContentType); !ok {
 		add("--kube-api-content-type must be %q or %q, got %q", ContentTypeJSON, ContentTypeProtobuf, o.KubeAPIContentType)

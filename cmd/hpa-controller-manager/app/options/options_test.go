@@ -145,6 +145,8 @@ func TestValidate(t *testing.T) {
 		{name: "zero metric fetch timeout is refused", args: []string{"--horizontal-pod-autoscaler-metric-fetch-timeout=0s"}, wantErr: "metric-fetch-timeout must be greater than 0"},
 		{name: "zero api qps is refused", args: []string{"--kube-api-qps=0"}, wantErr: "--kube-api-qps must be greater than 0"},
 		{name: "zero api burst is refused", args: []string{"--kube-api-burst=0"}, wantErr: "--kube-api-burst must be greater than 0"},
+		{name: "zero metrics api qps is refused", args: []string{"--metrics-api-qps=0"}, wantErr: "--metrics-api-qps must be greater than 0"},
+		{name: "negative metrics api burst is refused", args: []string{"--metrics-api-burst=-1"}, wantErr: "--metrics-api-burst must be greater than 0"},
 		{name: "json api content type is accepted", args: []string{"--kube-api-content-type=application/json"}},
 		{name: "api content type other than json or protobuf is refused", args: []string{"--kube-api-content-type=application/yaml"}, wantErr: `--kube-api-content-type must be "application/json" or "application/vnd.kubernetes.protobuf", got "application/yaml"`},
 		{name: "api content type with parameters is refused", args: []string{"--kube-api-content-type=application/json; charset=utf-8"}, wantErr: "--kube-api-content-type must be"},
@@ -214,7 +216,7 @@ func TestConfigCarriesTheFlags(t *testing.T) {
 	o := newTestOptions(t)
 	if err := parse(t, o, "--master=https://127.0.0.1:6443", "--kube-api-qps=50", "--kube-api-burst=80", "--kube-api-content-type=application/json",
 		"--horizontal-pod-autoscaler-sync-period=5s", "--concurrent-horizontal-pod-autoscaler-syncs=9", "--horizontal-pod-autoscaler-scale-from-watch=false",
-		"--horizontal-pod-autoscaler-spread-reconciles=false",
+		"--horizontal-pod-autoscaler-spread-reconciles=false", "--metrics-api-qps=400", "--metrics-api-burst=600",
 		"--bind-address=127.0.0.1", "--port=10999", "--tls-cert-file=c", "--tls-private-key-file=k", "--webhook-port=9444"); err != nil {
 		t.Fatal(err)
 	}
@@ -228,7 +230,8 @@ func TestConfigCarriesTheFlags(t *testing.T) {
 	if cfg.RESTConfig.ContentType != "application/json" || cfg.RESTConfig.AcceptContentTypes != "application/json" {
 		t.Errorf("rest config content type %q, accept %q, want JSON", cfg.RESTConfig.ContentType, cfg.RESTConfig.AcceptContentTypes)
 	}
-	if cfg.HPA.SyncPeriod != 5*time.Second || cfg.HPA.ConcurrentSyncs != 9 || cfg.HPA.ScaleFromWatch || cfg.HPA.SpreadReconciles {
+	if cfg.HPA.SyncPeriod != 5*time.Second || cfg.HPA.ConcurrentSyncs != 9 || cfg.HPA.ScaleFromWatch || cfg.HPA.SpreadReconciles ||
+		cfg.HPA.MetricsAPIQPS != 400 || cfg.HPA.MetricsAPIBurst != 600 {
 		t.Errorf("hpa config = %+v", cfg.HPA)
 	}
 	if cfg.HealthAddress != "127.0.0.1:10999" || cfg.Webhook.Address != "127.0.0.1:9444" || cfg.Webhook.CertFile != "c" {

@@ -12,6 +12,7 @@ import (
 	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/restmapper"
+	"k8s.io/client-go/util/flowcontrol"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 
@@ -64,6 +65,12 @@ type Options struct {
 	MaxSourceClients int
 	// Logger receives the warning of a group evicted from SourceClients.
 	Logger logr.Logger
+
+	// QPS and Burst are one client-side limit that every request built
+	// from Config shares (each API, each routed group, discovery), in
+	// place of Config's per-client limits; zero QPS keeps Config's.
+	QPS   float32
+	Burst int
 
 	// FetchTimeout bounds every fetch; DefaultFetchTimeout when 0.
 	FetchTimeout time.Duration
@@ -129,11 +136,7 @@ func NewRESTClient(opts Options) (*RESTClient, error) {
 
 // buildMissingClients fills in the API clients that opts did not carry.
 func (c *RESTClient) buildMissingClients(opts Options) error {
-	cfg := rest.CopyConfig(opts.Config)
-	// The HTTP time-out frees the goroutine that a timed-out fetch leaves
-	// behind (the custom and external clients take no context), so it
-	// matches the fetch time-out.
-	cfg.Timeout = c.fetchTimeout
+	cfg := metricsConfig(opts, c.fetchTimeout)
 
 	if c.resource == nil {
 		client, err := resourceclient.NewForConfig(cfg)
@@ -173,6 +176,21 @@ func (c *RESTClient) buildMissingClients(opts Options) error {
 		c.sources = cache
 	}
 	return nil
+}
+
+// metricsConfig is the configuration of every client built from
+// opts.Config. The HTTP time-out frees the goroutine that a timed-out fetch
+// leaves behind (the custom and external clients take no context), so it
+// matches the fetch time-out. The one rate limiter makes opts.QPS the
+// limit of the metrics APIs together, however many clients read them.
+func metricsConfig(opts Options, fetchTimeout time.Duration) *rest.Config {
+	cfg := rest.CopyConfig(opts.Config)
+	cfg.Timeout = fetchTimeout
+	if opts.QPS > 0 {
+		cfg.QPS, cfg.Burst = opts.QPS, max(opts.Burst, 1)
+		cfg.RateLimiter = flowcontrol.NewTokenBucketRateLimiter(cfg.QPS, cfg.Burst)
+	}
+	return cfg
 }
 
 // restMapper returns mapper, or, when nil, a discovery-backed one that Run

@@ -348,3 +348,51 @@ func TestNewRESTClientOptions(t *testing.T) {
 func newStaticMapper() *meta.DefaultRESTMapper {
 	return meta.NewDefaultRESTMapper(nil)
 }
+
+// One client-side limit covers every metrics API: two fetches of
+// different APIs spend a burst of two, and a third waits for a token
+// that does not come within its fetch time-out, without reaching the
+// server. Without QPS, each API's client keeps the limit of its Config.
+func TestMetricsAPIsShareOneLimit(t *testing.T) {
+	cases := []struct {
+		name         string
+		qps          float32
+		burst        int
+		wantRequests int32
+		wantThirdErr bool
+	}{
+		{name: "a third fetch waits behind the shared burst", qps: 0.001, burst: 2, wantRequests: 2, wantThirdErr: true},
+		{name: "without a metrics limit each API keeps the Config's", wantRequests: 3},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := newMetricsServer(t)
+			var requests atomic.Int32
+			inner := srv.Config.Handler
+			srv.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				requests.Add(1)
+				inner.ServeHTTP(w, r)
+			})
+			// The Config's own limit lets three requests through at once.
+			c, err := NewRESTClient(Options{Config: &rest.Config{Host: srv.URL, QPS: 0.001, Burst: 3},
+				QPS: tc.qps, Burst: tc.burst, FetchTimeout: 300 * time.Millisecond})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx := testContext(t)
+			if _, _, err := c.GetResourceMetric(ctx, corev1.ResourceCPU, testNamespace, podSelector, ""); err != nil {
+				t.Fatalf("first fetch: %v", err)
+			}
+			if _, _, err := c.GetExternalMetric(ctx, "queue_depth", testNamespace, labels.Everything(), ""); err != nil {
+				t.Fatalf("second fetch: %v", err)
+			}
+			_, _, err = c.GetExternalMetric(ctx, "queue_depth", testNamespace, labels.Everything(), "")
+			if (err != nil) != tc.wantThirdErr {
+				t.Errorf("third fetch: error %v, want an error: %v", err, tc.wantThirdErr)
+			}
+			if n := requests.Load(); n != tc.wantRequests {
+				t.Errorf("the server saw %d requests, want %d", n, tc.wantRequests)
+			}
+		})
+	}
+}
