@@ -58,6 +58,26 @@ func TestSpreadOffset(t *testing.T) {
 			}
 		}
 	})
+	t.Run("offsets are whole slot widths, so that the HPAs of one second pass together", func(t *testing.T) {
+		seen := map[time.Duration]bool{}
+		for i := range 200 {
+			off := spreadOffset(fmt.Sprintf("ns/%d", i), 15*time.Second)
+			if off%slotWidth != 0 {
+				t.Fatalf("offset %v is not a whole number of %v", off, slotWidth)
+			}
+			seen[off] = true
+		}
+		if len(seen) != 15 {
+			t.Errorf("200 HPAs landed on %d distinct slots of a 15s period, want all 15", len(seen))
+		}
+	})
+	t.Run("a period shorter than a slot width has one slot", func(t *testing.T) {
+		for i := range 50 {
+			if off := spreadOffset(fmt.Sprintf("ns/%d", i), 250*time.Millisecond); off != 0 {
+				t.Fatalf("offset %v in a 250ms period, want 0", off)
+			}
+		}
+	})
 	t.Run("HPAs spread evenly over the period", func(t *testing.T) {
 		// 1,500 HPAs over 15 one-second buckets: 100 each on average.
 		var buckets [15]int
