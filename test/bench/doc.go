@@ -27,7 +27,12 @@
 // each sync period. The ramp (ramp.go, on by default, about 2 minutes per
 // controller) raises the metric of a few Deployments at a known time,
 // under different scale-up behaviors, and reports when each new replica
-// count appeared.
+// count appeared. The scaling scenario (scaling.go, -scaling, off by
+// default, about an hour) runs the default workload at growing sizes,
+// 1,000 to 10,000 HPAs on Deployments of five pods each, and reports how
+// each controller's memory and CPU per reconcile grow with them;
+// PlotScaling draws them with the plot module (test/bench/plot, a Go
+// module of its own).
 //
 // cmd/hpa-bench is the command line; `make bench` runs it.
 package bench

@@ -61,18 +61,19 @@ func latencyMetrics(o Options) []string {
 }
 
 // latencyClock records when each trial's metric changed and when each
-// watched Deployment reached latencyReplicas after it.
+// watched Deployment reached replicas (Options.latencyReplicas) after it.
 type latencyClock struct {
-	mu      sync.Mutex
-	trialOf map[string]int // Deployment -> trial
-	changed []time.Time    // per trial; zero until changed
-	seen    map[string]time.Duration
-	done    chan struct{}
+	replicas int32
+	mu       sync.Mutex
+	trialOf  map[string]int // Deployment -> trial
+	changed  []time.Time    // per trial; zero until changed
+	seen     map[string]time.Duration
+	done     chan struct{}
 }
 
 func (l *latencyClock) observe(obj any) {
 	d, ok := obj.(*appsv1.Deployment)
-	if !ok || d.Spec.Replicas == nil || *d.Spec.Replicas < latencyReplicas {
+	if !ok || d.Spec.Replicas == nil || *d.Spec.Replicas < l.replicas {
 		return
 	}
 	l.mu.Lock()
@@ -90,13 +91,14 @@ func (l *latencyClock) observe(obj any) {
 // measureLatency raises the latency metrics one trial after another,
 // spread over one sync period, and times each latency Deployment from its
 // trial's change until a watch sees its spec.replicas reach
-// latencyReplicas. It waits at most timeout after the last change.
+// Options.latencyReplicas. It waits at most timeout after the last change.
 func measureLatency(ctx context.Context, kube kubernetes.Interface, o Options, timeout time.Duration) (Latency, error) {
 	if o.LatencyHPAs == 0 {
 		return Latency{}, nil
 	}
 	trials := o.latencyTrials()
-	clock := &latencyClock{trialOf: map[string]int{}, changed: make([]time.Time, trials), seen: map[string]time.Duration{}, done: make(chan struct{})}
+	clock := &latencyClock{replicas: o.latencyReplicas(), trialOf: map[string]int{}, changed: make([]time.Time, trials),
+		seen: map[string]time.Duration{}, done: make(chan struct{})}
 	for i := range o.LatencyHPAs {
 		clock.trialOf[workloadName(i)] = i % trials
 	}

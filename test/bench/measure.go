@@ -27,14 +27,16 @@ func (r *runner) measureController(ctx context.Context, spec controllerSpec) (Co
 		return res, err
 	}
 	res.Steady, res.WarmUp, res.Latency, res.PeakRSSBytes = steady.phase, steady.warmUp, steady.latency, steady.rss
-	res.PassGaps = steady.passGaps
-	if o.SkipSaturation {
-		return res, nil
-	}
+	res.SteadyRSSBytes, res.PassGaps = steady.steadyRSS, steady.passGaps
+	// The next phase, or the next controller, starts from the steady
+	// workload.
 	if !o.SkipLatency {
 		if err := resetLatencyWorkload(ctx, r.kube, o); err != nil {
 			return res, err
 		}
+	}
+	if o.SkipSaturation {
+		return res, nil
 	}
 
 	sync := o.saturationSyncPeriod()
@@ -56,7 +58,9 @@ type steadyResult struct {
 	phase   Phase
 	warmUp  WarmUp
 	latency Latency
-	rss     int64
+	// rss is the peak so far at the phase's end, steadyRSS the resident
+	// memory at the steady window's.
+	rss, steadyRSS int64
 	// passGaps is read when Options.FetchTimes asks for it.
 	passGaps *PassGaps
 }
@@ -81,6 +85,9 @@ func (r *runner) steadyPhase(ctx context.Context, c *runningController) (steadyR
 	}
 	r.logger.Info("Steady window measured", "controller", c.spec.name, "reconciles", d.reconciles, "queueWaits", d.queueWaits, "queueDepth", d.queueDepth)
 	res.phase = phaseOf(d.lessBaseline(r.base), o.SyncPeriod)
+	if res.steadyRSS, err = currentRSS(c.proc.pid()); err != nil {
+		return res, err
+	}
 	if o.FetchTimes {
 		if res.passGaps, err = r.passGaps(ctx, c, d); err != nil {
 			return res, err

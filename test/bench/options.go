@@ -126,6 +126,36 @@ type Options struct {
 	// the longest the metric stays raised.
 	Ramp     bool
 	RampHold time.Duration
+
+	// PodsPerHPA is how many ready pods each Deployment has once settled,
+	// the replicas its HPA holds steady (workload.go); zero means one.
+	// The scaling scenario sets it.
+	PodsPerHPA int
+	// ClusterClientQPS and ClusterClientBurst, when positive, are
+	// --kube-api-qps and --kube-api-burst of the cluster's own
+	// kube-controller-manager, whose Deployment and ReplicaSet controllers
+	// create the workload's pods, and of kube-scheduler, which binds them;
+	// ClusterWorkloadSyncs, when positive, is that manager's
+	// --concurrent-deployment-syncs and --concurrent-replicaset-syncs.
+	// Zero keeps test/localcluster's. The scaling scenario sets them: tens
+	// of thousands of pods at localcluster's 100 QPS take many minutes.
+	ClusterClientQPS     float64
+	ClusterClientBurst   int
+	ClusterWorkloadSyncs int
+	// RecordControllerErrors records a controller that fails in its
+	// result (ControllerResult.Error) and measures the next one, instead
+	// of ending the scenario: at a large size one controller may run out
+	// of memory or time where the other does not.
+	RecordControllerErrors bool
+
+	// Scaling adds the scaling scenario (scaling.go): for each of
+	// ScalingSizes, ascending, on a cluster of its own, that many
+	// Deployments of ScalingPodsPerHPA pods and as many HPAs, the default
+	// workload's mix of metrics, measured in the steady window and the
+	// latency phase.
+	Scaling           bool
+	ScalingSizes      []int
+	ScalingPodsPerHPA int
 }
 
 // The names of the controllers a run can measure.
@@ -152,7 +182,8 @@ var knownControllers = []string{Upstream, KubeHPA, KubeHPANoSharing, UpstreamJSO
 // over 2,000 HPAs, and one that cannot finish it must still be measured;
 // then the ramp. The slow-tenants scenario is off unless asked for; its
 // defaults are 1,000 HPAs, 5% of them answered after 30 s, over four
-// periods.
+// periods. So is the scaling scenario: 1,000, 5,000 and 10,000 HPAs of
+// five pods each.
 func NewOptions() Options {
 	return Options{
 		HPAs:                 1000,
@@ -181,6 +212,8 @@ func NewOptions() Options {
 		SlowTenantWindow:     60 * time.Second,
 		Ramp:                 true,
 		RampHold:             2 * time.Minute,
+		ScalingSizes:         []int{1000, 5000, 10000},
+		ScalingPodsPerHPA:    5,
 	}
 }
 
@@ -245,7 +278,14 @@ func (o Options) Validate() error {
 	if o.Ramp && o.RampHold < o.SyncPeriod {
 		errs = append(errs, fmt.Errorf("ramp-hold must be at least one sync period, got %v", o.RampHold))
 	}
-	if !o.DefaultScenario && o.DistinctHPAs == 0 && o.ThrottledHPAs == 0 && o.ThrottledSharedHPAs == 0 && !o.SlowTenants && !o.Ramp {
+	if o.PodsPerHPA < 0 || o.ClusterClientQPS < 0 || o.ClusterClientBurst < 0 || o.ClusterWorkloadSyncs < 0 {
+		errs = append(errs, fmt.Errorf("pods per HPA and the cluster's client limits and syncs must not be negative (0 keeps the default), got %d, %v, %d and %d",
+			o.PodsPerHPA, o.ClusterClientQPS, o.ClusterClientBurst, o.ClusterWorkloadSyncs))
+	}
+	if o.Scaling {
+		errs = append(errs, o.validateScaling()...)
+	}
+	if !o.DefaultScenario && o.DistinctHPAs == 0 && o.ThrottledHPAs == 0 && o.ThrottledSharedHPAs == 0 && !o.SlowTenants && !o.Ramp && !o.Scaling {
 		errs = append(errs, errors.New("nothing to measure: every scenario is off"))
 	}
 	if o.Workers < 1 || o.QPS <= 0 || o.Burst < 1 {

@@ -3,6 +3,7 @@ package bench
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -56,6 +57,15 @@ func peakRSS(pid int) (int64, error) {
 		return 0, err
 	}
 	return parseStatusKB(data, "VmHWM")
+}
+
+// currentRSS returns VmRSS, the resident memory pid has now, in bytes.
+func currentRSS(pid int) (int64, error) {
+	data, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "status"))
+	if err != nil {
+		return 0, err
+	}
+	return parseStatusKB(data, "VmRSS")
 }
 
 // parseStatusKB reads a "Key:   123 kB" line of /proc/<pid>/status.
@@ -133,4 +143,27 @@ func parseMachineCPU(stat []byte) (busy, total int64, err error) {
 		}
 	}
 	return busy, total, nil
+}
+
+// oomKills returns how many processes the kernel's out-of-memory killer
+// has killed since boot (oom_kill of /proc/vmstat, Linux 4.13 and later):
+// a size of the scaling scenario that fails while it grows ran out of
+// memory.
+func oomKills() (int64, error) {
+	data, err := os.ReadFile("/proc/vmstat")
+	if err != nil {
+		return 0, err
+	}
+	return parseOOMKills(data)
+}
+
+func parseOOMKills(vmstat []byte) (int64, error) {
+	scanner := bufio.NewScanner(bytes.NewReader(vmstat))
+	for scanner.Scan() {
+		name, value, ok := strings.Cut(scanner.Text(), " ")
+		if ok && name == "oom_kill" {
+			return strconv.ParseInt(strings.TrimSpace(value), 10, 64)
+		}
+	}
+	return 0, errors.New("no oom_kill in /proc/vmstat")
 }

@@ -164,8 +164,8 @@ var scenarioTitles = map[string]string{
 
 // WriteReport prints every table of res: the default scenario's, the
 // other scenarios' (each followed by its pass gaps when it read them; the
-// slow-tenants scenario as its own small table), the sync period mix, then
-// the ramp.
+// slow-tenants scenario as its own small table), the sync period mix, the
+// ramp, then the scaling scenario.
 func WriteReport(w io.Writer, res *Result) error {
 	var tables []func() error
 	if res.Name != "" {
@@ -186,6 +186,9 @@ func WriteReport(w io.Writer, res *Result) error {
 	}
 	if res.Ramp != nil {
 		tables = append(tables, func() error { return WriteRampTable(w, res) })
+	}
+	if res.Scaling != nil {
+		tables = append(tables, func() error { return WriteScalingTable(w, res.Machine, res.Scaling) })
 	}
 	for i, table := range tables {
 		if i > 0 {

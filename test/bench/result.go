@@ -22,6 +22,8 @@ type Result struct {
 	Scenarios []ScenarioResult `json:"scenarios,omitempty"`
 	// Ramp is the ramp, when measured.
 	Ramp *RampResult `json:"ramp,omitempty"`
+	// Scaling is the scaling scenario, when measured: one table per size.
+	Scaling *ScalingResult `json:"scaling,omitempty"`
 }
 
 // Machine describes where the run happened.
@@ -35,6 +37,7 @@ type Machine struct {
 // Setup is the workload and the flags both controllers ran with.
 type Setup struct {
 	HPAs                 int     `json:"hpas"`
+	PodsPerHPA           int     `json:"podsPerHPA"`
 	LatencyHPAs          int     `json:"latencyHPAs"`
 	SharedGroupSize      int     `json:"sharedGroupSize"`
 	DistinctMetrics      int     `json:"distinctMetrics"`
@@ -68,12 +71,19 @@ type ControllerResult struct {
 	Saturation   Phase   `json:"saturation"`
 	Latency      Latency `json:"latency"`
 	PeakRSSBytes int64   `json:"peakRSSBytes"`
-	WarmUp       WarmUp  `json:"warmUp"`
+	// SteadyRSSBytes is the resident memory at the end of the steady
+	// window.
+	SteadyRSSBytes int64  `json:"steadyRSSBytes"`
+	WarmUp         WarmUp `json:"warmUp"`
 	// Profile is the perf report of the saturation window, if recorded.
 	Profile string `json:"profile,omitempty"`
 	// PassGaps is what the adapter's fetch times say of the passes in the
 	// steady window, in the scenarios that read them.
 	PassGaps *PassGaps `json:"passGaps,omitempty"`
+	// Error says why the controller could not be measured, where the
+	// scenario records it and goes on (Options.RecordControllerErrors);
+	// its figures are then those measured before it, zero for the rest.
+	Error string `json:"error,omitempty"`
 }
 
 // WarmUp is the steady phase's wait for a first pass over the HPAs.
@@ -98,6 +108,10 @@ type Phase struct {
 	CPUPer1000          float64 `json:"controllerCPUSecondsPer1000"`
 	APIServerCPUPer1000 float64 `json:"apiServerCPUSecondsPer1000"`
 	AdapterCPUPer1000   float64 `json:"adapterCPUSecondsPer1000"`
+	// APIServerCores is kube-apiserver's CPU time over the window's
+	// length: less the idle baseline for a controller's window, all of it
+	// for the baseline's.
+	APIServerCores float64 `json:"apiServerCores"`
 	// RequestsPerReconcile is kube-apiserver's apiserver_request_total by
 	// "VERB resource", less the idle baseline; for the baseline itself it
 	// is requests per second. It lacks the external metric requests,
@@ -146,6 +160,7 @@ func phaseOf(d delta, sync time.Duration) Phase {
 	}
 	if d.elapsed > 0 {
 		p.ReconcilesPerSecond = d.reconciles / d.elapsed.Seconds()
+		p.APIServerCores = d.apiServerCPU.Seconds() / d.elapsed.Seconds()
 	}
 	per := d.reconciles
 	if per == 0 {
@@ -163,10 +178,14 @@ func phaseOf(d delta, sync time.Duration) Phase {
 	return p
 }
 
-// baselinePhase reports the idle cluster's requests per second.
+// baselinePhase reports the idle cluster's requests per second and
+// kube-apiserver's CPU.
 func baselinePhase(d delta) Phase {
 	p := Phase{WindowSeconds: d.elapsed.Seconds(), RequestsPerReconcile: map[string]float64{},
 		MachineBusyPercent: d.machineBusy * 100, OtherLoadPercent: d.otherBusy * 100}
+	if d.elapsed > 0 {
+		p.APIServerCores = d.apiServerCPU.Seconds() / d.elapsed.Seconds()
+	}
 	for k, v := range d.requests {
 		p.RequestsPerReconcile[k] = v / d.elapsed.Seconds()
 		p.TotalRequests += v / d.elapsed.Seconds()

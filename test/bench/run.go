@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"time"
 
 	"k8s.io/client-go/kubernetes"
@@ -69,6 +71,16 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 			return failed(len(scenarios), ScenarioRamp, err)
 		}
 	}
+	if o.Scaling {
+		klog.FromContext(ctx).Info("Measuring a scenario", "scenario", ScenarioScaling, "sizes", o.ScalingSizes, "podsPerHPA", o.ScalingPodsPerHPA)
+		// Only the run's end stops it: a size that fails is recorded in
+		// the result, with the sizes measured before it.
+		scaling, err := runScaling(ctx, o, filepath.Join(dir, ScenarioScaling))
+		res.Scaling = scaling
+		if err != nil {
+			return res, fmt.Errorf("scenario %s: %w", ScenarioScaling, err)
+		}
+	}
 	return res, nil
 }
 
@@ -92,10 +104,12 @@ func runScenario(ctx context.Context, sc scenario, dir string) (ScenarioResult, 
 		}
 	}()
 
+	begin := time.Now()
 	ad, err := r.prepare(ctx)
 	if err != nil {
 		return res, nil, err
 	}
+	res.WorkloadReadySeconds = time.Since(begin).Seconds()
 	defer func() {
 		if err := ad.stop(context.WithoutCancel(ctx), cluster); err != nil {
 			r.logger.Error(err, "Stopping the metrics adapter")
@@ -112,7 +126,21 @@ func runScenario(ctx context.Context, sc scenario, dir string) (ScenarioResult, 
 		r.logger.Info("Measuring a controller", "scenario", sc.name, "controller", name)
 		cr, err := r.measureController(ctx, specs[name])
 		if err != nil {
-			return res, nil, fmt.Errorf("measuring %s (logs in %s): %w", name, r.dir, err)
+			err = fmt.Errorf("measuring %s (logs in %s): %w", name, r.dir, err)
+			if !o.RecordControllerErrors || ctx.Err() != nil {
+				return res, nil, err
+			}
+			r.logger.Error(err, "Recorded; measuring the next controller", "scenario", sc.name)
+			cr.Error = err.Error()
+			res.Controllers = append(res.Controllers, cr)
+			// The failure may have come in the latency phase, with some
+			// Deployments still scaled up.
+			if !o.SkipLatency {
+				if err := resetLatencyWorkload(ctx, r.kube, o); err != nil {
+					return res, nil, fmt.Errorf("resetting the workload after %s failed: %w", name, err)
+				}
+			}
+			continue
 		}
 		res.Controllers = append(res.Controllers, cr)
 	}
@@ -129,7 +157,7 @@ func runScenario(ctx context.Context, sc scenario, dir string) (ScenarioResult, 
 // startCluster starts a local cluster for one scenario, and a client of it
 // for the workload's creation.
 func startCluster(ctx context.Context, o Options) (*localcluster.Cluster, kubernetes.Interface, error) {
-	cluster, err := localcluster.Start(ctx, localcluster.Options{RepoRoot: o.RepoRoot, BinDir: o.BinDir})
+	cluster, err := localcluster.Start(ctx, o.clusterOptions())
 	if err != nil {
 		return nil, nil, err
 	}
@@ -142,10 +170,33 @@ func startCluster(ctx context.Context, o Options) (*localcluster.Cluster, kubern
 	return cluster, kube, nil
 }
 
+// clusterOptions are test/localcluster's options for a scenario's cluster:
+// its own kube-controller-manager and kube-scheduler at the client limits
+// and syncs of Options.ClusterClientQPS and the fields after it, where set
+// (a later flag of the same name wins over localcluster's).
+func (o Options) clusterOptions() localcluster.Options {
+	co := localcluster.Options{RepoRoot: o.RepoRoot, BinDir: o.BinDir}
+	var limits []string
+	if o.ClusterClientQPS > 0 {
+		limits = append(limits, "--kube-api-qps="+strconv.FormatFloat(o.ClusterClientQPS, 'f', -1, 64))
+	}
+	if o.ClusterClientBurst > 0 {
+		limits = append(limits, "--kube-api-burst="+strconv.Itoa(o.ClusterClientBurst))
+	}
+	co.ExtraControllerManagerFlags = slices.Clone(limits)
+	co.ExtraSchedulerFlags = limits
+	if n := o.ClusterWorkloadSyncs; n > 0 {
+		co.ExtraControllerManagerFlags = append(co.ExtraControllerManagerFlags,
+			"--concurrent-deployment-syncs="+strconv.Itoa(n), "--concurrent-replicaset-syncs="+strconv.Itoa(n))
+	}
+	return co
+}
+
 func (o Options) setup() Setup {
 	distinct := distinctMetrics(o)
 	s := Setup{
 		HPAs:                     o.HPAs,
+		PodsPerHPA:               o.podsPerHPA(),
 		LatencyHPAs:              o.LatencyHPAs,
 		SharedGroupSize:          o.SharedGroupSize,
 		DistinctMetrics:          distinct,
@@ -177,9 +228,13 @@ func (o Options) setup() Setup {
 var clusterComponents = []string{"etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kwok"}
 
 // prepare creates the workload, starts the adapter and waits until every
-// Deployment has its ready pod.
+// Deployment has its ready pods.
 func (r *runner) prepare(ctx context.Context) (*adapter, error) {
 	begin := time.Now()
+	// The latency phase scales its Deployments up by latencyStep.
+	if err := checkPodCapacity(ctx, r.kube, r.opts.workloadPods()+r.opts.LatencyHPAs*latencyStep); err != nil {
+		return nil, err
+	}
 	if err := r.cluster.CreateNamespace(ctx, Namespace); err != nil {
 		return nil, err
 	}
@@ -190,7 +245,7 @@ func (r *runner) prepare(ctx context.Context) (*adapter, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := waitSettled(ctx, r.kube, r.opts, 10*time.Minute); err != nil {
+	if err := waitSettled(ctx, r.kube, r.opts, r.opts.settleTimeout()); err != nil {
 		return nil, errors.Join(err, ad.stop(ctx, r.cluster))
 	}
 	r.probes = probes{kube: r.kube, adapter: ad}
@@ -204,7 +259,7 @@ func (r *runner) prepare(ctx context.Context) (*adapter, error) {
 		}
 		r.probes.clusterPIDs = append(r.probes.clusterPIDs, pid)
 	}
-	r.logger.Info("Workload ready", "hpas", r.opts.HPAs, "took", time.Since(begin).Round(time.Second))
+	r.logger.Info("Workload ready", "hpas", r.opts.HPAs, "pods", r.opts.workloadPods(), "took", time.Since(begin).Round(time.Second))
 	return ad, nil
 }
 
@@ -263,6 +318,9 @@ func WriteJSON(res *Result, dir string) (string, error) {
 	hpas := res.Setup.HPAs
 	if hpas == 0 && len(res.Scenarios) > 0 { // the default scenario left out
 		hpas = res.Scenarios[0].Setup.HPAs
+	}
+	if hpas == 0 && res.Scaling != nil && len(res.Scaling.Sizes) > 0 { // the scaling scenario alone: its largest size
+		hpas = res.Scaling.Sizes[len(res.Scaling.Sizes)-1].Setup.HPAs
 	}
 	path := filepath.Join(dir, fmt.Sprintf("hpa-bench-%d-%s.json", hpas, res.Started.Format("20060102-150405")))
 	for _, p := range []string{path, filepath.Join(dir, "latest.json")} {

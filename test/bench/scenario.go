@@ -23,6 +23,10 @@ const (
 	// them answered only after a long delay (slowtenants.go): how many
 	// healthy HPAs a controller still reconciles each period.
 	ScenarioSlowTenants = "slow-tenants"
+	// ScenarioScaling is the default workload at growing sizes, with
+	// several pods per Deployment (scaling.go): how memory and CPU grow
+	// with the HPAs.
+	ScenarioScaling = "scaling"
 )
 
 // scenario is one table: its name and the Options its run uses.
@@ -33,11 +37,11 @@ type scenario struct {
 
 // scenarios derives each scenario's Options from o, the default first
 // unless it is left out. The ramp is not among them: its workload is a
-// handful of Deployments of its own (ramp.go).
+// handful of Deployments of its own (ramp.go); nor are the sizes of the
+// scaling scenario, which go on past a size that fails
+// (Options.scalingScenarios).
 func (o Options) scenarios() []scenario {
-	base := o
-	base.DistinctHPAs, base.ThrottledHPAs, base.ThrottledSharedHPAs = 0, 0, 0
-	base.SlowTenants, base.Ramp, base.DefaultScenario = false, false, true
+	base := o.defaultWorkload()
 	var out []scenario
 	if o.DefaultScenario {
 		out = append(out, scenario{name: ScenarioDefault, opts: base})
@@ -68,6 +72,15 @@ func (o Options) scenarios() []scenario {
 	return out
 }
 
+// defaultWorkload is o with no scenario but the default: what each
+// scenario's Options start from, so that none nests another.
+func (o Options) defaultWorkload() Options {
+	base := o
+	base.DistinctHPAs, base.ThrottledHPAs, base.ThrottledSharedHPAs = 0, 0, 0
+	base.SlowTenants, base.Ramp, base.DefaultScenario, base.Scaling = false, false, true, false
+	return base
+}
+
 // throttled is extra at the throttled scenarios' client limits and
 // windows, with hpas HPAs.
 func (o Options) throttled(extra Options, hpas int) Options {
@@ -90,4 +103,7 @@ type ScenarioResult struct {
 	// subtracted from each controller's API requests.
 	Baseline    Phase              `json:"baseline"`
 	Controllers []ControllerResult `json:"controllers"`
+	// WorkloadReadySeconds is how long the workload took from the
+	// cluster's start until every Deployment had its ready pods.
+	WorkloadReadySeconds float64 `json:"workloadReadySeconds,omitempty"`
 }

@@ -34,7 +34,7 @@ func createWorkload(ctx context.Context, kube kubernetes.Interface, o Options) e
 	g.SetLimit(createParallelism)
 	for i := range o.HPAs {
 		g.Go(func() error {
-			if _, err := kube.AppsV1().Deployments(Namespace).Create(ctx, deployment(i), metav1.CreateOptions{}); err != nil {
+			if _, err := kube.AppsV1().Deployments(Namespace).Create(ctx, deployment(i, o), metav1.CreateOptions{}); err != nil {
 				return fmt.Errorf("creating Deployment %s: %w", workloadName(i), err)
 			}
 			if _, err := kube.AutoscalingV2().HorizontalPodAutoscalers(Namespace).Create(ctx, hpa(i, o), metav1.CreateOptions{}); err != nil {
@@ -46,8 +46,32 @@ func createWorkload(ctx context.Context, kube kubernetes.Interface, o Options) e
 	return g.Wait()
 }
 
-// waitSettled waits until every Deployment has exactly one replica, ready:
-// the state both controllers start from.
+// checkPodCapacity fails when the cluster's nodes cannot hold pods more.
+// test/localcluster creates its kwok nodes without a status, and kwok's
+// node stage gives such a node an allocatable of a million pods, so its
+// three nodes hold every workload here (50,000 pods for 10,000 HPAs of
+// five); were that to change, a workload too large would show only as a
+// wait for its Deployments that never ends.
+func checkPodCapacity(ctx context.Context, kube kubernetes.Interface, pods int) error {
+	nodes, err := kube.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return fmt.Errorf("listing the nodes: %w", err)
+	}
+	var allocatable int64
+	for _, n := range nodes.Items {
+		if q, ok := n.Status.Allocatable[corev1.ResourcePods]; ok {
+			allocatable += q.Value()
+		}
+	}
+	if allocatable < int64(pods) {
+		return fmt.Errorf("the cluster's %d nodes allocate %d pods, the workload needs %d", len(nodes.Items), allocatable, pods)
+	}
+	return nil
+}
+
+// waitSettled waits until every Deployment has exactly its
+// Options.PodsPerHPA replicas, ready: the state both controllers start
+// from.
 func waitSettled(ctx context.Context, kube kubernetes.Interface, o Options, timeout time.Duration) error {
 	logger := klog.FromContext(ctx)
 	var last int
@@ -58,20 +82,18 @@ func waitSettled(ctx context.Context, kube kubernetes.Interface, o Options, time
 		}
 		last = 0
 		for i := range list.Items {
-			if settled(&list.Items[i]) {
+			if settledAt(&list.Items[i], int32(o.podsPerHPA())) {
 				last++
 			}
 		}
-		logger.V(1).Info("Waiting for the Deployments to settle", "settled", last, "of", o.HPAs)
+		logger.V(1).Info("Waiting for the Deployments to settle", "settled", last, "of", o.HPAs, "replicas", o.podsPerHPA())
 		return last == o.HPAs, nil
 	})
 	if err != nil {
-		return fmt.Errorf("waiting for %d Deployments to have one ready replica (%d do): %w", o.HPAs, last, err)
+		return fmt.Errorf("waiting for %d Deployments to have %d ready replicas (%d do): %w", o.HPAs, o.podsPerHPA(), last, err)
 	}
 	return nil
 }
-
-func settled(d *appsv1.Deployment) bool { return settledAt(d, 1) }
 
 // settledAt says whether d has exactly n replicas, all ready and updated.
 func settledAt(d *appsv1.Deployment, n int32) bool {
@@ -79,9 +101,17 @@ func settledAt(d *appsv1.Deployment, n int32) bool {
 		d.Status.Replicas == n && d.Status.ReadyReplicas == n && d.Status.UpdatedReplicas == n
 }
 
+// settleTimeout bounds the wait for a new workload to settle: ten
+// minutes, or 60 ms per pod where that is longer (50 minutes for 50,000
+// pods, where two cores create, bind and start a few hundred a second).
+func (o Options) settleTimeout() time.Duration {
+	return max(10*time.Minute, time.Duration(o.workloadPods())*60*time.Millisecond)
+}
+
 // resetLatencyWorkload undoes the latency phase once its controller has
-// stopped: the metric back to steady and the Deployments back to one
-// replica, so the next controller starts where the previous one did.
+// stopped: the metric back to steady and the Deployments back to their
+// steady replicas, so the next controller starts where the previous one
+// did.
 func resetLatencyWorkload(ctx context.Context, kube kubernetes.Interface, o Options) error {
 	if err := setLatencyMetrics(ctx, kube, o, false, latencyMetrics(o)...); err != nil {
 		return fmt.Errorf("resetting the latency metrics: %w", err)
@@ -89,10 +119,10 @@ func resetLatencyWorkload(ctx context.Context, kube kubernetes.Interface, o Opti
 	for i := range o.LatencyHPAs {
 		scale := &autoscalingv1.Scale{
 			ObjectMeta: metav1.ObjectMeta{Name: workloadName(i), Namespace: Namespace},
-			Spec:       autoscalingv1.ScaleSpec{Replicas: 1},
+			Spec:       autoscalingv1.ScaleSpec{Replicas: int32(o.podsPerHPA())},
 		}
 		if _, err := kube.AppsV1().Deployments(Namespace).UpdateScale(ctx, scale.Name, scale, metav1.UpdateOptions{}); err != nil {
-			return fmt.Errorf("scaling %s back to 1: %w", scale.Name, err)
+			return fmt.Errorf("scaling %s back to %d: %w", scale.Name, scale.Spec.Replicas, err)
 		}
 	}
 	return waitSettled(ctx, kube, o, 2*time.Minute)

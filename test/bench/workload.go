@@ -18,22 +18,49 @@ import (
 // group really ask for the same (name, selector, namespace).
 const Namespace = "hpa-bench"
 
-// The external metrics of the workload. A metric's value equals its
-// target, so a steady HPA wants exactly its one replica.
+// The external metrics of the workload. Every target is steadyValue, and
+// every metric's value keeps its HPA at the Deployment's replicas
+// (Options.PodsPerHPA, one by default): a Value target's metric equals it
+// (the ratio to the target times the ready pods), an AverageValue target's
+// is that many times it (the value over the target, per pod).
 const (
 	metricShared  = "bench_shared"
 	metricUnique  = "bench_unique"
 	metricLatency = "bench_latency"
 
-	// steadyValue is every metric's value and target; latencyValue is what
-	// a latency metric jumps to, asking for latencyReplicas.
-	steadyValue     = 100
-	latencyValue    = 300
-	latencyReplicas = 3
+	// steadyValue is every metric's target, and the value of those with a
+	// Value target.
+	steadyValue = 100
+	// latencyStep is how many replicas above the steady ones a raised
+	// latency metric asks for (Options.latencyReplicas).
+	latencyStep = 2
 	// latencyGroupSize: half of the latency HPAs share their metric in
 	// groups of this size, so latency is measured through sharing too.
 	latencyGroupSize = 5
 )
+
+// podsPerHPA resolves the zero default of Options.PodsPerHPA.
+func (o Options) podsPerHPA() int { return max(1, o.PodsPerHPA) }
+
+// latencyReplicas is what a raised latency metric asks for: 3 for one pod
+// per HPA, 7 for five.
+func (o Options) latencyReplicas() int32 { return int32(o.podsPerHPA() + latencyStep) }
+
+// workloadPods counts the pods of the settled workload.
+func (o Options) workloadPods() int { return o.HPAs * o.podsPerHPA() }
+
+// metricValue is the value the adapter serves for a metric with an
+// AverageValue target or a Value target, steady or (a latency metric)
+// raised.
+func (o Options) metricValue(averageValue, raised bool) int {
+	switch {
+	case raised:
+		return int(o.latencyReplicas()) * steadyValue
+	case averageValue:
+		return o.podsPerHPA() * steadyValue
+	}
+	return steadyValue
+}
 
 // metricRef is the External metric of one HPA.
 type metricRef struct {
@@ -116,23 +143,24 @@ func distinctMetrics(o Options) int {
 }
 
 // metricsData is the adapter's ConfigMap data: one series per distinct
-// selector of each metric, at steadyValue, the metrics named in raised at
-// latencyValue; the slow metric's answers held back by Options.SlowDelay.
+// selector of each metric, at its steady value, the metrics named in
+// raised at their raised one (Options.metricValue); the slow metric's
+// answers held back by Options.SlowDelay.
 func metricsData(o Options, raised ...string) map[string]string {
 	series := map[string]map[string]bool{}
+	// Every HPA of one metric name has the same kind of target.
+	averageValue := map[string]bool{}
 	for i := range o.HPAs {
 		m := metricFor(i, o)
 		if series[m.name] == nil {
 			series[m.name] = map[string]bool{}
 		}
 		series[m.name][m.labelKey+"="+m.labelValue] = true
+		averageValue[m.name] = m.averageValue
 	}
 	data := map[string]string{}
 	for name, labels := range series {
-		value := steadyValue
-		if slices.Contains(raised, name) {
-			value = latencyValue
-		}
+		value := o.metricValue(averageValue[name], slices.Contains(raised, name))
 		data["external."+name] = seriesYAML(labels, value)
 		if name == metricSlow {
 			data["external."+name] = "delay: " + o.SlowDelay.String() + "\n" + data["external."+name]
@@ -158,9 +186,11 @@ func seriesYAML(labels map[string]bool, value int) string {
 	return b.String()
 }
 
-// deployment is the scale target of HPA i: one kwok pod that never runs a
-// container.
-func deployment(i int) *appsv1.Deployment { return newDeployment(workloadName(i), 1) }
+// deployment is the scale target of HPA i: Options.PodsPerHPA kwok pods
+// that never run a container.
+func deployment(i int, o Options) *appsv1.Deployment {
+	return newDeployment(workloadName(i), int32(o.podsPerHPA()))
+}
 
 // newDeployment is a Deployment of kwok pods that never run a container.
 func newDeployment(name string, replicas int32) *appsv1.Deployment {
@@ -182,7 +212,9 @@ func newDeployment(name string, replicas int32) *appsv1.Deployment {
 	}
 }
 
-// hpa is native autoscaling/v2 HPA i on Deployment i.
+// hpa is native autoscaling/v2 HPA i on Deployment i: minReplicas its
+// steady replicas, maxReplicas room for the latency phase (10 up to five
+// pods per HPA).
 func hpa(i int, o Options) *autoscalingv2.HorizontalPodAutoscaler {
 	m := metricFor(i, o)
 	target := autoscalingv2.MetricTarget{Type: autoscalingv2.ValueMetricType, Value: resource.NewQuantity(steadyValue, resource.DecimalSI)}
@@ -194,8 +226,8 @@ func hpa(i int, o Options) *autoscalingv2.HorizontalPodAutoscaler {
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: Namespace},
 		Spec: autoscalingv2.HorizontalPodAutoscalerSpec{
 			ScaleTargetRef: autoscalingv2.CrossVersionObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Name: name},
-			MinReplicas:    ptr.To[int32](1),
-			MaxReplicas:    10,
+			MinReplicas:    ptr.To(int32(o.podsPerHPA())),
+			MaxReplicas:    int32(max(10, 2*o.podsPerHPA())),
 			Metrics: []autoscalingv2.MetricSpec{{
 				Type: autoscalingv2.ExternalMetricSourceType,
 				External: &autoscalingv2.ExternalMetricSource{

@@ -74,7 +74,7 @@ func TestMetricsDataServesEveryHPA(t *testing.T) {
 			t.Errorf("HPA %d: no %q in %s", i, series, "external."+m.name)
 		}
 		h := hpa(i, o)
-		if h.Spec.Metrics[0].External.Metric.Name != m.name || h.Spec.ScaleTargetRef.Name != deployment(i).Name {
+		if h.Spec.Metrics[0].External.Metric.Name != m.name || h.Spec.ScaleTargetRef.Name != deployment(i, o).Name {
 			t.Errorf("HPA %d does not match its metric or Deployment", i)
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+	"time"
 
 	"k8s.io/klog/v2"
 
@@ -53,7 +54,7 @@ func run() error {
 	flag.DurationVar(&o.ThrottledWarmUpLimit, "throttled-warm-up-limit", o.ThrottledWarmUpLimit, "Longest wait for a first pass in the throttled scenario, from the controller's start; a controller that cannot make one is measured anyway.")
 	flag.DurationVar(&o.ThrottledWindow, "throttled-window", o.ThrottledWindow, "Length of the throttled scenario's steady window.")
 	flag.BoolVar(&o.DefaultScenario, "default-scenario", o.DefaultScenario, "Measure the default workload (and the sync period mix after it); false runs the other scenarios alone.")
-	flag.BoolVar(&o.SkipLatency, "skip-latency", o.SkipLatency, "Leave out the latency phase of the default and distinct-metrics scenarios.")
+	flag.BoolVar(&o.SkipLatency, "skip-latency", o.SkipLatency, "Leave out the latency phase of the default, distinct-metrics and scaling scenarios.")
 	flag.BoolVar(&o.SkipSaturation, "skip-saturation", o.SkipSaturation, "Leave out the saturation phase of the default and distinct-metrics scenarios.")
 	flag.BoolVar(&o.SlowTenants, "slow-tenants", o.SlowTenants, "Add the slow-tenants scenario, on a cluster of its own: HPAs of distinct metrics, a share of them answered only after a delay; reports the share of healthy HPAs reconciled per sync period.")
 	flag.IntVar(&o.SlowTenantHPAs, "slow-tenants-hpas", o.SlowTenantHPAs, "HPAs of the slow-tenants scenario.")
@@ -62,12 +63,22 @@ func run() error {
 	flag.DurationVar(&o.SlowTenantWindow, "slow-tenants-window", o.SlowTenantWindow, "Length of the slow-tenants scenario's steady window (whole sync periods count).")
 	flag.BoolVar(&o.Ramp, "ramp", o.Ramp, "Measure the ramp, on a cluster of its own: a few Deployments whose metric jumps at a known time, scaled up under different behaviors (about 2 minutes per controller).")
 	flag.DurationVar(&o.RampHold, "ramp-hold", o.RampHold, "Longest the ramp's metrics stay raised; a controller's ramp ends sooner once every Deployment has its target.")
+	flag.BoolVar(&o.Scaling, "scaling", o.Scaling, "Add the scaling scenario, last: for each of -scaling-sizes, on a cluster of its own, that many Deployments of -scaling-pods-per-hpa kwok pods and as many HPAs (the default workload's metrics), "+
+		"each controller's steady window and latency phase; a size that does not fit records why, and the larger ones are not tried. Afterwards hpa-bench writes "+
+		"scaling.svg (memory and CPU per 1,000 reconciles against the HPAs) into -output-dir by go run of the plot module "+bench.PlotModule+" (cd test/bench/plot && go run . -in <json> -out <svg> redraws it). "+
+		"About an hour on 2 cores at the default sizes.")
+	scalingSizes := flag.String("scaling-sizes", bench.FormatSizes(o.ScalingSizes), "HPA counts of the scaling scenario, ascending, separated by commas.")
+	flag.IntVar(&o.ScalingPodsPerHPA, "scaling-pods-per-hpa", o.ScalingPodsPerHPA, "Ready pods of each Deployment in the scaling scenario, which its HPA holds steady.")
 	flag.StringVar(&o.ControllerBinary, "controller-binary", "", "hpa-controller-manager to measure; default _output/bin/hpa-controller-manager.")
 	flag.StringVar(&o.UpstreamBinary, "upstream-binary", "", "kube-controller-manager to measure; default _output/bin/kube-controller-manager (linked without symbols: build one with them for -perf).")
 	flag.StringVar(&o.OutputDir, "output-dir", "", "Where results and logs go; default _output/bench.")
 	flag.Parse()
 	o.Controllers = strings.Split(*controllers, ",")
 	o.KubeHPAFlags = strings.Fields(*kubeHPAFlags)
+	var err error
+	if o.ScalingSizes, err = bench.ParseSizes(*scalingSizes); err != nil {
+		return err
+	}
 
 	root, err := localcluster.FindRepoRoot()
 	if err != nil {
@@ -107,5 +118,15 @@ func run() error {
 	}
 	fmt.Print("\n" + table.String())
 	fmt.Printf("\nJSON: %s\n", path)
+	if res.Scaling != nil {
+		// Drawn even after an interrupt: the sizes measured are in the JSON.
+		plotCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Minute)
+		defer cancel()
+		svg := filepath.Join(o.OutputDir, "scaling.svg")
+		if err := bench.PlotScaling(plotCtx, root, filepath.Join(o.OutputDir, "latest.json"), svg); err != nil {
+			return errors.Join(runErr, err)
+		}
+		fmt.Printf("Plot: %s\n", svg)
+	}
 	return runErr
 }
