@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/util/wait"
+
+	"github.com/kube-hpa/kube-hpa/cmd/hpa-controller-manager/app/options"
 )
 
 // controllerSpec says how to run one controller under test and where it
@@ -34,6 +36,22 @@ func (o Options) hpaFlags(sync time.Duration) []string {
 		"--kube-api-qps=" + strconv.FormatFloat(o.QPS, 'f', -1, 64),
 		"--kube-api-burst=" + strconv.Itoa(o.Burst),
 		"--leader-elect=false",
+	}
+}
+
+// metricsAPIFlags are kube-hpa's limits of the metrics APIs, which
+// kube-controller-manager does not have (its metrics clients take
+// --kube-api-qps each): above kube-hpa's defaults, the run's own client
+// limits, so that neither controller is throttled where the run means
+// none to be; below them (the default client limits), kube-hpa's
+// defaults, as an operator gets them.
+func (o Options) metricsAPIFlags() []string {
+	if o.QPS <= options.DefaultMetricsAPIQPS && o.Burst <= options.DefaultMetricsAPIBurst {
+		return nil
+	}
+	return []string{
+		"--metrics-api-qps=" + strconv.FormatFloat(max(o.QPS, options.DefaultMetricsAPIQPS), 'f', -1, 64),
+		"--metrics-api-burst=" + strconv.Itoa(max(o.Burst, options.DefaultMetricsAPIBurst)),
 	}
 }
 
@@ -61,6 +79,7 @@ func controllerSpecs(o Options, adminKubeconfig, dir string) (map[string]control
 	// --manage-native-hpas (the workload is native), the sync period mix
 	// does not (its HPAs are the extended kind).
 	ours := func(name string, extra ...string) controllerSpec {
+		extra = append(extra, o.metricsAPIFlags()...)
 		extra = append(extra, o.KubeHPAFlags...)
 		return controllerSpec{
 			name:   name,

@@ -74,8 +74,18 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if o.Scaling {
 		klog.FromContext(ctx).Info("Measuring a scenario", "scenario", ScenarioScaling, "sizes", o.ScalingSizes, "podsPerHPA", o.ScalingPodsPerHPA)
 		// Only the run's end stops it: a size that fails is recorded in
-		// the result, with the sizes measured before it.
-		scaling, err := runScaling(ctx, o, filepath.Join(dir, ScenarioScaling))
+		// the result, with the sizes measured before it. After each size
+		// the run so far goes to the scenario's directory, so that a
+		// benchmark that dies keeps what it measured.
+		scalingDir := filepath.Join(dir, ScenarioScaling)
+		checkpoint := func(s *ScalingResult) {
+			sofar := *res
+			sofar.Scaling = s
+			if _, err := WriteJSON(&sofar, scalingDir); err != nil {
+				klog.FromContext(ctx).Error(err, "Writing the scaling sizes measured so far")
+			}
+		}
+		scaling, err := runScaling(ctx, o, scalingDir, checkpoint)
 		res.Scaling = scaling
 		if err != nil {
 			return res, fmt.Errorf("scenario %s: %w", ScenarioScaling, err)

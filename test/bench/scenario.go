@@ -103,7 +103,8 @@ type ScenarioResult struct {
 	// subtracted from each controller's API requests.
 	Baseline    Phase              `json:"baseline"`
 	Controllers []ControllerResult `json:"controllers"`
-	// WorkloadReadySeconds is how long the workload took from the
-	// cluster's start until every Deployment had its ready pods.
+	// WorkloadReadySeconds is how long the workload took on the new
+	// cluster, from its first object until every Deployment had its ready
+	// pods and the metrics adapter served.
 	WorkloadReadySeconds float64 `json:"workloadReadySeconds,omitempty"`
 }

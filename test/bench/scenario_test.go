@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -104,5 +105,29 @@ func TestSetupOfAScenario(t *testing.T) {
 	distinct := scs[1].opts.setup()
 	if !distinct.DistinctOnly || distinct.DistinctMetrics != distinct.HPAs || distinct.IdealFetchesPerReconcile != 1 {
 		t.Errorf("distinct setup %+v: want one metric per HPA", distinct)
+	}
+}
+
+func TestMetricsAPIFlagsFollowTheRunsLimits(t *testing.T) {
+	cases := []struct {
+		name      string
+		qps       float64
+		burst     int
+		wantFlags []string
+	}{
+		{name: "at the default client limits kube-hpa keeps its metrics defaults", qps: 20, burst: 30},
+		{name: "an unthrottled run lifts the metrics limits to its own", qps: 2000, burst: 4000,
+			wantFlags: []string{"--metrics-api-qps=2000", "--metrics-api-burst=4000"}},
+		{name: "a limit between the two keeps the larger of each", qps: 150, burst: 1000,
+			wantFlags: []string{"--metrics-api-qps=200", "--metrics-api-burst=1000"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			o := NewOptions()
+			o.QPS, o.Burst = tc.qps, tc.burst
+			if got := o.metricsAPIFlags(); !slices.Equal(got, tc.wantFlags) {
+				t.Errorf("flags %v, want %v", got, tc.wantFlags)
+			}
+		})
 	}
 }

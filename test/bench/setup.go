@@ -46,7 +46,8 @@ func createWorkload(ctx context.Context, kube kubernetes.Interface, o Options) e
 	return g.Wait()
 }
 
-// checkPodCapacity fails when the cluster's nodes cannot hold pods more.
+// checkPodCapacity fails when the cluster's nodes cannot hold the pods a
+// workload needs.
 // test/localcluster creates its kwok nodes without a status, and kwok's
 // node stage gives such a node an allocatable of a million pods, so its
 // three nodes hold every workload here (50,000 pods for 10,000 HPAs of
@@ -102,10 +103,12 @@ func settledAt(d *appsv1.Deployment, n int32) bool {
 }
 
 // settleTimeout bounds the wait for a new workload to settle: ten
-// minutes, or 60 ms per pod where that is longer (50 minutes for 50,000
-// pods, where two cores create, bind and start a few hundred a second).
+// minutes, or 80 ms per pod where that is longer (67 minutes for 50,000
+// pods). Two cores create, schedule and start about 50 pods a second, the
+// Deployments and HPAs among them, fewer while something else runs on the
+// machine.
 func (o Options) settleTimeout() time.Duration {
-	return max(10*time.Minute, time.Duration(o.workloadPods())*60*time.Millisecond)
+	return max(10*time.Minute, time.Duration(o.workloadPods())*80*time.Millisecond)
 }
 
 // resetLatencyWorkload undoes the latency phase once its controller has

@@ -64,7 +64,7 @@ func run() error {
 	flag.BoolVar(&o.Ramp, "ramp", o.Ramp, "Measure the ramp, on a cluster of its own: a few Deployments whose metric jumps at a known time, scaled up under different behaviors (about 2 minutes per controller).")
 	flag.DurationVar(&o.RampHold, "ramp-hold", o.RampHold, "Longest the ramp's metrics stay raised; a controller's ramp ends sooner once every Deployment has its target.")
 	flag.BoolVar(&o.Scaling, "scaling", o.Scaling, "Add the scaling scenario, last: for each of -scaling-sizes, on a cluster of its own, that many Deployments of -scaling-pods-per-hpa kwok pods and as many HPAs (the default workload's metrics), "+
-		"each controller's steady window and latency phase; a size that does not fit records why, and the larger ones are not tried. Afterwards hpa-bench writes "+
+		"each controller's steady window and latency phase; a size that does not fit records why, and the larger ones are not tried (after each size the run so far is in the run directory's scaling/latest.json). Afterwards hpa-bench writes "+
 		"scaling.svg (memory and CPU per 1,000 reconciles against the HPAs) into -output-dir by go run of the plot module "+bench.PlotModule+" (cd test/bench/plot && go run . -in <json> -out <svg> redraws it). "+
 		"About an hour on 2 cores at the default sizes.")
 	scalingSizes := flag.String("scaling-sizes", bench.FormatSizes(o.ScalingSizes), "HPA counts of the scaling scenario, ascending, separated by commas.")
