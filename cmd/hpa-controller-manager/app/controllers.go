@@ -50,11 +50,18 @@ func runControllers(ctx context.Context, cfg *config.Config, c *clients, registr
 	// on its own below, while factory.Start runs the native one.
 	crdInformer := hpaclient.NewInformer(c.hpa, metav1.NamespaceAll, 0)
 	sources := []podautoscaler.HPASource{hpaclient.NewSource(c.hpa, crdInformer)}
-	hpaStores := []cache.Store{crdInformer.GetStore()}
+	hpaInformers := []cache.SharedIndexInformer{crdInformer}
 	if cfg.ManageNativeHPAs {
-		native := factory.Autoscaling().V2().HorizontalPodAutoscalers()
-		sources = append(sources, hpaclient.NewNativeSource(c.kube.AutoscalingV2(), native.Informer()))
-		hpaStores = append(hpaStores, native.Informer().GetStore())
+		native := factory.Autoscaling().V2().HorizontalPodAutoscalers().Informer()
+		sources = append(sources, hpaclient.NewNativeSource(c.kube.AutoscalingV2(), native))
+		hpaInformers = append(hpaInformers, native)
+	}
+	var hpaStores []cache.Store
+	for _, informer := range hpaInformers {
+		if err := informer.SetTransform(hpaclient.DropManagedFields); err != nil {
+			return fmt.Errorf("trimming the HPA informers' objects: %w", err)
+		}
+		hpaStores = append(hpaStores, informer.GetStore())
 	}
 	pods := factory.Core().V1().Pods()
 	if err := pods.Informer().SetTransform(podstrip.Strip); err != nil {
