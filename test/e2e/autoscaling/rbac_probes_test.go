@@ -48,18 +48,18 @@ type rbacProbe struct {
 func rbacProbes() map[string]rbacProbe {
 	return map[string]rbacProbe{
 		"autoscaling.kube-hpa.io horizontalpodautoscalers list":          informerListProbe(framework.Extended, v2.GroupName, "horizontalpodautoscalers"),
-		"autoscaling.kube-hpa.io horizontalpodautoscalers watch":         informerWatchProbe(framework.Extended, v2.GroupName, "horizontalpodautoscalers"),
+		"autoscaling.kube-hpa.io horizontalpodautoscalers watch":         informerWatchProbe(framework.Extended, deploymentTarget, v2.GroupName, "horizontalpodautoscalers"),
 		"autoscaling.kube-hpa.io horizontalpodautoscalers/status update": statusProbe(framework.Extended, v2.GroupName),
 		"autoscaling horizontalpodautoscalers list":                      informerListProbe(framework.Native, "autoscaling", "horizontalpodautoscalers"),
-		"autoscaling horizontalpodautoscalers watch":                     informerWatchProbe(framework.Native, "autoscaling", "horizontalpodautoscalers"),
+		"autoscaling horizontalpodautoscalers watch":                     informerWatchProbe(framework.Native, deploymentTarget, "autoscaling", "horizontalpodautoscalers"),
 		"autoscaling horizontalpodautoscalers/status update":             statusProbe(framework.Native, "autoscaling"),
 		"core pods list":  informerListProbe(framework.Extended, "", "pods"),
-		"core pods watch": informerWatchProbe(framework.Extended, "", "pods"),
+		"core pods watch": informerWatchProbe(framework.Extended, deploymentTarget, "", "pods"),
 		"* */scale get":   scaleGetProbe(),
-		"apps deployments,replicasets,statefulsets list":  scaleInformerListProbe("apps", "deployments"),
-		"apps deployments,replicasets,statefulsets watch": informerWatchProbe(framework.Extended, "apps", "deployments"),
-		"core replicationcontrollers list":                scaleInformerListProbe("", "replicationcontrollers"),
-		"core replicationcontrollers watch":               informerWatchProbe(framework.Extended, "", "replicationcontrollers"),
+		"apps deployments,replicasets,statefulsets list":  scaleInformerListProbe(deploymentTarget, "apps", "deployments"),
+		"apps deployments,replicasets,statefulsets watch": informerWatchProbe(framework.Extended, deploymentTarget, "apps", "deployments"),
+		"core replicationcontrollers list":                scaleInformerListProbe(replicationControllerTarget, "", "replicationcontrollers"),
+		"core replicationcontrollers watch":               informerWatchProbe(framework.Extended, replicationControllerTarget, "", "replicationcontrollers"),
 		"* */scale update":                                scaleUpdateProbe(),
 		"core events create":                              eventCreateProbe(),
 		"core events patch":                               eventPatchProbe(),
@@ -82,7 +82,7 @@ func rbacProbes() map[string]rbacProbe {
 // default in 1.33, or the client's): the case then runs a replica with the
 // client's gate off, which cannot sync its caches without list.
 func informerListProbe(kind framework.HPAKind, group, resource string) rbacProbe {
-	return listFallbackProbe(kind, group, resource,
+	return listFallbackProbe(kind, deploymentTarget, group, resource,
 		func(ctx context.Context, rc *rbacCase, own *ownReplica) {
 			rc.f.SetExternalMetric(ctx, rc.f.UniqueName(rbacHPA), "30")
 			gomega.Consistently(ctx, own.ready).WithTimeout(suite.Config.SyncPeriod.Duration+2*time.Second).
@@ -99,16 +99,16 @@ func informerListProbe(kind framework.HPAKind, group, resource string) rbacProbe
 // without watch-list takes the lead and must log the refusal; without
 // shows the rest of the symptom, with what follows once list is back and
 // that replica has got ready.
-func listFallbackProbe(kind framework.HPAKind, group, resource string, without, with func(context.Context, *rbacCase, *ownReplica)) rbacProbe {
+func listFallbackProbe(kind framework.HPAKind, target probeTarget, group, resource string, without, with func(context.Context, *rbacCase, *ownReplica)) rbacProbe {
 	forbidden := cannot("list", resource, group)
 	var own *ownReplica
 	return rbacProbe{
 		access:  authorizationv1.ResourceAttributes{Verb: "list", Group: group, Resource: resource},
 		restart: true,
-		setup:   createTarget,
+		setup:   target.create,
 		broken: func(ctx context.Context, rc *rbacCase) {
-			rc.externalProbeHPA(ctx, kind, rbacHPA, 2)
-			rc.f.WaitForReplicas(ctx, rbacTarget, 2, reaction())
+			rc.targetProbeHPA(ctx, kind, target, rbacHPA, 2)
+			target.waitScale(ctx, rc, 2)
 			rc.expectNoForbiddenInLogs(forbidden)
 
 			ginkgo.By("running the controller without watch-list")
@@ -133,18 +133,18 @@ func listFallbackProbe(kind framework.HPAKind, group, resource string, without, 
 // cache by a list, and then every watch it opens is refused: it lists
 // everything again after a back-off that grows to 30 s, so that changes
 // reach the controller late, at the cost of a full list each time.
-func informerWatchProbe(kind framework.HPAKind, group, resource string) rbacProbe {
+func informerWatchProbe(kind framework.HPAKind, target probeTarget, group, resource string) rbacProbe {
 	return rbacProbe{
 		access:    authorizationv1.ResourceAttributes{Verb: "watch", Group: group, Resource: resource},
 		restart:   true,
 		forbidden: cannot("watch", resource, group),
-		setup:     createTarget,
+		setup:     target.create,
 		broken: func(ctx context.Context, rc *rbacCase) {
-			rc.externalProbeHPA(ctx, kind, rbacHPA, 2)
+			rc.targetProbeHPA(ctx, kind, target, rbacHPA, 2)
 		},
 		restored: func(ctx context.Context, rc *rbacCase) {
 			rc.restartLeader(ctx, true)
-			rc.f.WaitForReplicas(ctx, rbacTarget, 2, reaction())
+			target.waitScale(ctx, rc, 2)
 		},
 	}
 }
@@ -207,11 +207,11 @@ func (rc *rbacCase) scalableProbeHPA(ctx context.Context, name string, replicas 
 // Without it, a replica without watch-list never syncs its scale cache:
 // it logs the refusal and stays not ready, and meanwhile reads every scale
 // by GET, so it still scales.
-func scaleInformerListProbe(group, resource string) rbacProbe {
-	return listFallbackProbe(framework.Extended, group, resource,
+func scaleInformerListProbe(target probeTarget, group, resource string) rbacProbe {
+	return listFallbackProbe(framework.Extended, target, group, resource,
 		func(ctx context.Context, rc *rbacCase, own *ownReplica) {
 			rc.f.SetExternalMetric(ctx, rc.f.UniqueName(rbacHPA), "30")
-			rc.f.WaitForReplicas(ctx, rbacTarget, 3, reaction())
+			target.waitScale(ctx, rc, 3)
 			gomega.Expect(own.ready(ctx)).To(gomega.BeFalse(), "the leader without watch-list to be not ready (scale cache not synced)")
 		},
 		func(context.Context, *rbacCase, *ownReplica) {})
@@ -440,13 +440,52 @@ func expectLeaderScales(ctx context.Context, rc *rbacCase) {
 }
 
 // externalProbeHPA is an HPA on an External metric that asks for replicas
-// replicas of rbacTarget.
+// replicas of the Deployment rbacTarget.
 func (rc *rbacCase) externalProbeHPA(ctx context.Context, kind framework.HPAKind, name string, replicas int) {
+	ginkgo.GinkgoHelper()
+	rc.targetProbeHPA(ctx, kind, deploymentTarget, name, replicas)
+}
+
+// targetProbeHPA is externalProbeHPA on any kind of target.
+func (rc *rbacCase) targetProbeHPA(ctx context.Context, kind framework.HPAKind, target probeTarget, name string, replicas int) {
 	ginkgo.GinkgoHelper()
 	metric := rc.f.UniqueName(name)
 	rc.f.SetExternalMetric(ctx, metric, fmt.Sprint(10*replicas))
-	rc.f.CreateHPA(ctx, kind, framework.NoScaleDownStabilization(
-		framework.ExternalHPA(name, rbacTarget, metric, autoscalingv2.AverageValueMetricType, "10", 1, 5)))
+	hpa := framework.ExternalHPA(name, rbacTarget, metric, autoscalingv2.AverageValueMetricType, "10", 1, 5)
+	hpa.Spec.ScaleTargetRef = target.ref
+	rc.f.CreateHPA(ctx, kind, framework.NoScaleDownStabilization(hpa))
+}
+
+// probeTarget is the workload named rbacTarget that a probe's HPA scales.
+// The controller watches a workload kind only while some HPA targets it,
+// so the probes of a kind's list and watch scale an object of that kind.
+type probeTarget struct {
+	ref       autoscalingv2.CrossVersionObjectReference
+	create    func(context.Context, *rbacCase)
+	waitScale func(ctx context.Context, rc *rbacCase, replicas int32)
+}
+
+var deploymentTarget = probeTarget{
+	ref:    autoscalingv2.CrossVersionObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Name: rbacTarget},
+	create: createTarget,
+	waitScale: func(ctx context.Context, rc *rbacCase, replicas int32) {
+		ginkgo.GinkgoHelper()
+		rc.f.WaitForReplicas(ctx, rbacTarget, replicas, reaction())
+	},
+}
+
+// replicationControllerTarget is waited on by its scale alone: its pods
+// are not what the probes look at.
+var replicationControllerTarget = probeTarget{
+	ref: autoscalingv2.CrossVersionObjectReference{APIVersion: "v1", Kind: "ReplicationController", Name: rbacTarget},
+	create: func(ctx context.Context, rc *rbacCase) {
+		ginkgo.GinkgoHelper()
+		rc.f.CreateReplicationController(ctx, rbacTarget, 1)
+	},
+	waitScale: func(ctx context.Context, rc *rbacCase, replicas int32) {
+		ginkgo.GinkgoHelper()
+		rc.f.WaitForReplicationControllerScale(ctx, rbacTarget, replicas, reaction())
+	},
 }
 
 // conditionMentions matches a condition whose message contains every part.
