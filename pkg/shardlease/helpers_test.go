@@ -1,0 +1,261 @@
+package shardlease
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	coordinationv1 "k8s.io/api/coordination/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes/fake"
+	typedcoordinationv1 "k8s.io/client-go/kubernetes/typed/coordination/v1"
+	k8stesting "k8s.io/client-go/testing"
+	"k8s.io/klog/v2/ktesting"
+	clocktesting "k8s.io/utils/clock/testing"
+)
+
+const (
+	testNamespace = "kube-system"
+	testDuration  = 15 * time.Second
+	testDeadline  = 10 * time.Second
+	testRetry     = 2 * time.Second
+)
+
+// fleet is a group of managers sharing one fake API and one fake clock; the
+// test drives their rounds by hand.
+type fleet struct {
+	t      *testing.T
+	ctx    context.Context
+	client *fake.Clientset
+	clock  *clocktesting.FakeClock
+	work   *workLog
+}
+
+func newFleet(t *testing.T) *fleet {
+	_, ctx := ktesting.NewTestContext(t)
+	client := fake.NewClientset()
+	versionLeases(client)
+	return &fleet{
+		t:      t,
+		ctx:    ctx,
+		client: client,
+		clock:  clocktesting.NewFakeClock(time.Date(2026, 11, 27, 0, 0, 0, 0, time.UTC)),
+		work:   newWorkLog(),
+	}
+}
+
+// versionLeases gives the fake API the API server's optimistic concurrency
+// for Leases: every write gets a new resourceVersion, and an update or a
+// delete with a stale one is a conflict.
+func versionLeases(client *fake.Clientset) {
+	var version atomic.Int64
+	gvr := coordinationv1.SchemeGroupVersion.WithResource("leases")
+	tracker := client.Tracker()
+	current := func(ns, name string) (*coordinationv1.Lease, error) {
+		obj, err := tracker.Get(gvr, ns, name)
+		if err != nil {
+			return nil, err
+		}
+		return obj.(*coordinationv1.Lease), nil
+	}
+	client.PrependReactor("create", "leases", func(action k8stesting.Action) (bool, runtime.Object, error) {
+		lease := action.(k8stesting.CreateAction).GetObject().(*coordinationv1.Lease).DeepCopy()
+		lease.ResourceVersion = strconv.FormatInt(version.Add(1), 10)
+		return true, lease, tracker.Create(gvr, lease, lease.Namespace)
+	})
+	client.PrependReactor("update", "leases", func(action k8stesting.Action) (bool, runtime.Object, error) {
+		lease := action.(k8stesting.UpdateAction).GetObject().(*coordinationv1.Lease).DeepCopy()
+		stored, err := current(lease.Namespace, lease.Name)
+		if err != nil {
+			return true, nil, err
+		}
+		if stored.ResourceVersion != lease.ResourceVersion {
+			return true, nil, apierrors.NewConflict(gvr.GroupResource(), lease.Name, errors.New("stale resourceVersion"))
+		}
+		lease.ResourceVersion = strconv.FormatInt(version.Add(1), 10)
+		return true, lease, tracker.Update(gvr, lease, lease.Namespace)
+	})
+}
+
+// member is one replica: its manager and the switches that cut it off the
+// API (every call fails at once) or make the API hang (every call waits for
+// its context to end).
+type member struct {
+	*Manager
+	cut, hang *atomic.Bool
+}
+
+func (f *fleet) member(id string, shards int) member {
+	f.t.Helper()
+	cut, hang := &atomic.Bool{}, &atomic.Bool{}
+	m, err := New(Options{
+		Client:        partitionable{LeasesGetter: f.client.CoordinationV1(), cut: cut, hang: hang},
+		Namespace:     testNamespace,
+		Group:         "hpa",
+		Identity:      id,
+		MemberSuffix:  id,
+		Shards:        shards,
+		LeaseDuration: testDuration,
+		RenewDeadline: testDeadline,
+		RetryPeriod:   testRetry,
+		Work:          f.work.work(id),
+		Clock:         f.clock,
+	})
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return member{Manager: m, cut: cut, hang: hang}
+}
+
+// rounds runs n rounds of every member, in order, the clock moving one
+// retry period after each full turn.
+func (f *fleet) rounds(n int, members ...member) {
+	for range n {
+		for _, m := range members {
+			m.round(f.ctx)
+		}
+		f.step(testRetry)
+	}
+}
+
+// step moves the clock; the fence timers that fall due run at once.
+func (f *fleet) step(d time.Duration) { f.clock.Step(d) }
+
+func (f *fleet) lease(name string) *coordinationv1.Lease {
+	f.t.Helper()
+	l, err := f.client.CoordinationV1().Leases(testNamespace).Get(f.ctx, name, metav1.GetOptions{})
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return l
+}
+
+// workLog records which replica works which shard, and any moment two
+// replicas worked the same shard.
+type workLog struct {
+	mu       sync.Mutex
+	active   map[string][]int
+	overlaps []string
+	starts   int
+}
+
+func newWorkLog() *workLog { return &workLog{active: map[string][]int{}} }
+
+func (w *workLog) work(id string) Work {
+	return func(ctx context.Context, owned []int) error {
+		w.begin(id, owned)
+		<-ctx.Done()
+		w.end(id)
+		return nil
+	}
+}
+
+func (w *workLog) begin(id string, owned []int) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.starts++
+	for other, shards := range w.active {
+		for _, s := range owned {
+			if slices.Contains(shards, s) {
+				w.overlaps = append(w.overlaps, fmt.Sprintf("%s started shard %d while %s worked it", id, s, other))
+			}
+		}
+	}
+	w.active[id] = slices.Clone(owned)
+}
+
+func (w *workLog) end(id string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	delete(w.active, id)
+}
+
+func (w *workLog) working(id string) []int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return slices.Clone(w.active[id])
+}
+
+// waitWorking waits for the Work goroutine of id to have started on want
+// (nil: to have stopped); a run starts asynchronously.
+func (w *workLog) waitWorking(t *testing.T, id string, want []int) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for !slices.Equal(w.working(id), want) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s works %v, want %v", id, w.working(id), want)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+func (w *workLog) noOverlaps(t *testing.T) {
+	t.Helper()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, o := range w.overlaps {
+		t.Error(o)
+	}
+}
+
+// partitionable cuts a replica off the API server while cut is set, and
+// makes its calls hang while hang is.
+type partitionable struct {
+	typedcoordinationv1.LeasesGetter
+	cut, hang *atomic.Bool
+}
+
+func (p partitionable) Leases(namespace string) typedcoordinationv1.LeaseInterface {
+	switch {
+	case p.cut.Load():
+		return unreachable{}
+	case p.hang.Load():
+		return hanging{}
+	}
+	return p.LeasesGetter.Leases(namespace)
+}
+
+// hanging answers no call before its context ends.
+type hanging struct{ typedcoordinationv1.LeaseInterface }
+
+func (hanging) List(ctx context.Context, _ metav1.ListOptions) (*coordinationv1.LeaseList, error) {
+	<-ctx.Done()
+	return nil, ctx.Err()
+}
+
+func (hanging) Create(ctx context.Context, _ *coordinationv1.Lease, _ metav1.CreateOptions) (*coordinationv1.Lease, error) {
+	<-ctx.Done()
+	return nil, ctx.Err()
+}
+
+func (hanging) Update(ctx context.Context, _ *coordinationv1.Lease, _ metav1.UpdateOptions) (*coordinationv1.Lease, error) {
+	<-ctx.Done()
+	return nil, ctx.Err()
+}
+
+var errUnreachable = errors.New("the API server cannot be reached")
+
+// unreachable fails every call a Manager makes.
+type unreachable struct{ typedcoordinationv1.LeaseInterface }
+
+func (unreachable) List(context.Context, metav1.ListOptions) (*coordinationv1.LeaseList, error) {
+	return nil, errUnreachable
+}
+
+func (unreachable) Create(context.Context, *coordinationv1.Lease, metav1.CreateOptions) (*coordinationv1.Lease, error) {
+	return nil, errUnreachable
+}
+
+func (unreachable) Update(context.Context, *coordinationv1.Lease, metav1.UpdateOptions) (*coordinationv1.Lease, error) {
+	return nil, errUnreachable
+}
+
+func (unreachable) Delete(context.Context, string, metav1.DeleteOptions) error { return errUnreachable }

@@ -1,0 +1,236 @@
+package shardlease
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/klog/v2"
+
+	"github.com/kube-hpa/kube-hpa/pkg/shard"
+)
+
+// Manager holds a fair share of the shards and runs the Work on them.
+type Manager struct {
+	o    Options
+	view view
+	// held maps each shard this replica holds to when its last successful
+	// renewal (or acquisition) was sent; the fence falls RenewDeadline later.
+	held map[int]time.Time
+	run  *running
+}
+
+// New checks the options and returns a Manager holding nothing yet.
+func New(o Options) (*Manager, error) {
+	if err := o.complete(); err != nil {
+		return nil, err
+	}
+	return &Manager{o: o, view: view{}, held: map[int]time.Time{}}, nil
+}
+
+// Run takes part in the group until ctx ends, then stops the Work and gives
+// the shards and the member Lease back so that the others take over at once.
+// It returns an error only when the Work ended on its own.
+func (m *Manager) Run(ctx context.Context) error {
+	ticker := m.o.Clock.NewTicker(m.o.RetryPeriod)
+	defer ticker.Stop()
+	defer m.leave(ctx)
+	for {
+		m.round(ctx)
+		if m.run != nil && m.run.failed() {
+			return fmt.Errorf("the controllers stopped on shards %v: %w", m.run.owned, errOrStopped(m.run.err))
+		}
+		var workDone <-chan struct{}
+		if m.run != nil {
+			workDone = m.run.done
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-workDone:
+			// Fenced or failed: the next round tells which.
+		case <-ticker.C():
+		}
+	}
+}
+
+func errOrStopped(err error) error {
+	if err == nil {
+		return errors.New("returned without error")
+	}
+	return err
+}
+
+// round is one pass of list, renew, fence and plan. Every API call is bounded
+// by RetryPeriod, so a round ends even when the API server does not answer;
+// the fence does not wait for rounds.
+func (m *Manager) round(ctx context.Context) {
+	logger := klog.FromContext(ctx)
+	now := m.o.Clock.Now()
+	listed := m.list(ctx, now)
+	m.renewMember(ctx, now)
+	m.renewHeld(ctx, now)
+	m.dropFenced(ctx, m.o.Clock.Now())
+	if !listed {
+		m.setWork(ctx)
+		return
+	}
+	live, current, foreign := m.standing(now)
+	if foreign != "" {
+		logger.Info("Not acquiring shards while a replica with another shard count is live", "lease", foreign, "shards", m.o.Shards)
+		m.setWork(ctx)
+		return
+	}
+	moves, err := shard.PlanReplica(m.o.Identity, m.o.Shards, live, current)
+	if err != nil {
+		logger.Error(err, "Planning the shards")
+		m.setWork(ctx)
+		return
+	}
+	if len(moves.Release) > 0 {
+		for _, i := range moves.Release {
+			delete(m.held, i)
+		}
+		// The work on the released shards ends before anyone may take them.
+		m.setWork(ctx)
+		for _, i := range moves.Release {
+			m.release(ctx, i)
+		}
+	}
+	for _, i := range moves.Acquire {
+		m.acquire(ctx, i, m.o.Clock.Now())
+	}
+	m.setWork(ctx)
+}
+
+// list reads the group's Leases; a quorum read, so a lagging cache never
+// hides a holder.
+func (m *Manager) list(ctx context.Context, now time.Time) bool {
+	ctx, cancel := context.WithTimeout(ctx, m.o.RetryPeriod)
+	defer cancel()
+	selector := labels.SelectorFromSet(labels.Set{groupLabel: m.o.Group}).String()
+	list, err := m.o.Client.Leases(m.o.Namespace).List(ctx, metav1.ListOptions{LabelSelector: selector})
+	if err != nil {
+		klog.FromContext(ctx).Error(err, "Listing the shard leases")
+		return false
+	}
+	m.view = m.view.observe(list.Items, now)
+	return true
+}
+
+// standing returns who is live, who holds each shard, and the name of a live
+// Lease written with another shard count, if any. A shard whose Lease names
+// this replica but that it does not hold (it was fenced, or it restarted
+// with the same identity) counts as free, so it is acquired again through a
+// fresh write before any work on it.
+func (m *Manager) standing(now time.Time) (live, current []string, foreign string) {
+	live = []string{m.o.Identity}
+	current = make([]string, m.o.Shards)
+	for _, name := range slices.Sorted(maps.Keys(m.view)) {
+		s := m.view[name]
+		holder := s.holder(now, m.o.LeaseDuration)
+		if holder == "" {
+			continue
+		}
+		if s.count() != m.o.Shards {
+			foreign = name
+			continue
+		}
+		switch s.lease.Labels[roleLabel] {
+		case roleReplica:
+			live = append(live, holder)
+		case roleShard:
+			if i, ok := m.shardIndex(name); ok && (holder != m.o.Identity || m.holds(i)) {
+				current[i] = holder
+			}
+		}
+	}
+	return live, current, foreign
+}
+
+func (m *Manager) shardIndex(name string) (int, bool) {
+	for i := range m.o.Shards {
+		if m.o.shardLease(i) == name {
+			return i, true
+		}
+	}
+	return 0, false
+}
+
+func (m *Manager) holds(i int) bool {
+	_, ok := m.held[i]
+	return ok
+}
+
+// dropFenced forgets the shards whose renewal deadline has passed; their
+// work was already cancelled by the fence timer.
+func (m *Manager) dropFenced(ctx context.Context, now time.Time) {
+	for _, i := range slices.Sorted(maps.Keys(m.held)) {
+		if !now.Before(m.held[i].Add(m.o.RenewDeadline)) {
+			klog.FromContext(ctx).Info("Stopped working a shard whose lease could not be renewed in time", "shard", i, "lease", m.o.shardLease(i))
+			delete(m.held, i)
+		}
+	}
+}
+
+// setWork makes the running Work match the held shards: the same run when
+// they did not change (with its fence moved to the latest renewals), else the
+// old run stopped and waited for, then a new one.
+func (m *Manager) setWork(ctx context.Context) {
+	if m.run != nil && m.run.failed() {
+		// Run reports it; a restart here would hide it.
+		return
+	}
+	owned := slices.Sorted(maps.Keys(m.held))
+	if m.run != nil && slices.Equal(m.run.owned, owned) && !m.run.ended() {
+		m.run.fenceAt(m.o.Clock, m.fence())
+		return
+	}
+	if m.run != nil {
+		m.run.stop()
+		m.run = nil
+	}
+	if len(owned) > 0 {
+		klog.FromContext(ctx).Info("Working shards", "shards", owned, "of", m.o.Shards)
+		m.run = start(ctx, m.o.Work, owned)
+		m.run.fenceAt(m.o.Clock, m.fence())
+	}
+	if m.o.OnHeld != nil {
+		m.o.OnHeld(owned)
+	}
+}
+
+// fence returns when the earliest held shard's renewal deadline falls.
+func (m *Manager) fence() time.Time {
+	var earliest time.Time
+	for _, renewed := range m.held {
+		if d := renewed.Add(m.o.RenewDeadline); earliest.IsZero() || d.Before(earliest) {
+			earliest = d
+		}
+	}
+	return earliest
+}
+
+// leave stops the Work, then releases every shard and deletes the member
+// Lease, with a context of its own since ctx has ended.
+func (m *Manager) leave(ctx context.Context) {
+	if m.run != nil {
+		m.run.stop()
+		m.run = nil
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), m.o.RenewDeadline)
+	defer cancel()
+	for _, i := range slices.Sorted(maps.Keys(m.held)) {
+		delete(m.held, i)
+		m.release(ctx, i)
+	}
+	if m.o.OnHeld != nil {
+		m.o.OnHeld(nil)
+	}
+	m.deleteMember(ctx)
+}

@@ -1,0 +1,336 @@
+package shardlease
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	coordinationv1 "k8s.io/api/coordination/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	k8stesting "k8s.io/client-go/testing"
+	"k8s.io/utils/ptr"
+)
+
+func heldShards(m member) []int { return slices.Sorted(mapsKeys(m.held)) }
+
+func mapsKeys(held map[int]time.Time) func(func(int) bool) {
+	return func(yield func(int) bool) {
+		for k := range held {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+}
+
+// assertPartition checks that the members' held shards are disjoint, cover
+// 0..shards-1, and that each holds floor or ceil of its fair share.
+func assertPartition(t *testing.T, shards int, members ...member) {
+	t.Helper()
+	var all []int
+	for _, m := range members {
+		held := heldShards(m)
+		if n, fair := len(held), shards/len(members); n != fair && n != fair+1 {
+			t.Errorf("%s holds %d shards %v, want %d or %d", m.o.Identity, n, held, fair, fair+1)
+		}
+		all = append(all, held...)
+	}
+	slices.Sort(all)
+	want := make([]int, shards)
+	for i := range want {
+		want[i] = i
+	}
+	if !slices.Equal(all, want) {
+		t.Errorf("held shards together are %v, want each of 0..%d once", all, shards-1)
+	}
+}
+
+func TestReplicasShareTheShardsFairly(t *testing.T) {
+	f := newFleet(t)
+	a, b, c := f.member("a", 16), f.member("b", 16), f.member("c", 16)
+	f.rounds(4, a, b, c)
+	assertPartition(t, 16, a, b, c)
+	for _, m := range []member{a, b, c} {
+		f.work.waitWorking(t, m.o.Identity, heldShards(m))
+		for _, i := range heldShards(m) {
+			if got := ptr.Deref(f.lease(m.o.shardLease(i)).Spec.HolderIdentity, ""); got != m.o.Identity {
+				t.Errorf("lease of shard %d names %q, want %q", i, got, m.o.Identity)
+			}
+		}
+	}
+	f.work.noOverlaps(t)
+}
+
+func TestAJoiningReplicaGetsShardsOnlyAfterTheOwnerStoppedThem(t *testing.T) {
+	f := newFleet(t)
+	a := f.member("a", 8)
+	f.rounds(1, a)
+	f.work.waitWorking(t, "a", []int{0, 1, 2, 3, 4, 5, 6, 7})
+
+	var releasedWhileWorked []string
+	f.client.PrependReactor("update", "leases", func(action k8stesting.Action) (bool, runtime.Object, error) {
+		lease := action.(k8stesting.UpdateAction).GetObject().(*coordinationv1.Lease)
+		if lease.Spec.HolderIdentity == nil && lease.Labels[roleLabel] == roleShard {
+			for _, i := range f.work.working("a") {
+				if a.o.shardLease(i) == lease.Name {
+					releasedWhileWorked = append(releasedWhileWorked, lease.Name)
+				}
+			}
+		}
+		return false, nil, nil
+	})
+	b := f.member("b", 8)
+	f.rounds(3, a, b)
+	assertPartition(t, 8, a, b)
+	if len(releasedWhileWorked) > 0 {
+		t.Errorf("released %v while still working them", releasedWhileWorked)
+	}
+	f.work.waitWorking(t, "b", heldShards(b))
+	f.work.noOverlaps(t)
+}
+
+func TestAReplicaCutOffStopsBeforeAnotherTakesItsShards(t *testing.T) {
+	f := newFleet(t)
+	a, b := f.member("a", 4), f.member("b", 4)
+	f.rounds(3, a, b)
+	assertPartition(t, 4, a, b)
+	lost := heldShards(a)
+	f.work.waitWorking(t, "a", lost)
+	lastRenewal := a.held[lost[0]]
+
+	a.cut.Store(true)
+	takenOver := time.Time{}
+	for f.clock.Since(lastRenewal) < testDuration+3*testRetry {
+		f.step(time.Second)
+		a.round(f.ctx)
+		if !f.clock.Now().Before(lastRenewal.Add(testDeadline)) {
+			// The fence fired: the Work was told to stop.
+			f.work.waitWorking(t, "a", nil)
+		}
+		b.round(f.ctx)
+		held := heldShards(b)
+		if slices.Contains(held, lost[0]) && takenOver.IsZero() {
+			takenOver = f.clock.Now()
+		}
+	}
+	switch since := takenOver.Sub(lastRenewal); {
+	case takenOver.IsZero():
+		t.Fatalf("b never took over %v", lost)
+	case since < testDuration:
+		t.Errorf("b took over %v after %v, before the lease duration %v", lost, since, testDuration)
+	case since > testDuration+2*testRetry:
+		t.Errorf("b took over %v after %v, later than the lease duration and one round", lost, since)
+	}
+	if got := heldShards(b); len(got) != 4 {
+		t.Errorf("b holds %v, want every shard", got)
+	}
+
+	// Back on the network, a has nothing and gets its share again through b.
+	a.cut.Store(false)
+	f.rounds(3, a, b)
+	assertPartition(t, 4, a, b)
+	f.work.waitWorking(t, "a", heldShards(a))
+	f.work.noOverlaps(t)
+}
+
+func TestAReplicaWithAnotherShardCountWaits(t *testing.T) {
+	f := newFleet(t)
+	old := f.member("old", 16)
+	f.rounds(1, old)
+	next := f.member("next", 8)
+	f.rounds(3, old, next)
+	if got := heldShards(next); len(got) != 0 {
+		t.Errorf("a replica with 8 shards acquired %v beside a live one with 16", got)
+	}
+	if got := heldShards(old); len(got) != 16 {
+		t.Errorf("the replica with 16 shards holds %v, want all it had", got)
+	}
+
+	old.leave(f.ctx)
+	f.work.waitWorking(t, "old", nil)
+	f.rounds(1, next)
+	if got := heldShards(next); len(got) != 8 {
+		t.Errorf("after the other count left, the replica holds %v, want all 8", got)
+	}
+	f.work.noOverlaps(t)
+}
+
+func TestLeavingReleasesEveryShardAndTheMemberLease(t *testing.T) {
+	f := newFleet(t)
+	a, b := f.member("a", 4), f.member("b", 4)
+	f.rounds(3, a, b)
+	given := heldShards(a)
+	a.leave(f.ctx)
+	f.work.waitWorking(t, "a", nil)
+	for _, i := range given {
+		if holder := f.lease(a.o.shardLease(i)).Spec.HolderIdentity; holder != nil {
+			t.Errorf("shard %d still names %q after a left", i, *holder)
+		}
+	}
+	if _, err := f.client.CoordinationV1().Leases(testNamespace).Get(f.ctx, a.o.memberLease(), metav1.GetOptions{}); err == nil {
+		t.Errorf("member lease %s is still there", a.o.memberLease())
+	}
+	// No waiting for expiry: b takes them on its next round.
+	f.rounds(1, b)
+	if got := heldShards(b); len(got) != 4 {
+		t.Errorf("b holds %v right after a left, want every shard", got)
+	}
+	f.work.noOverlaps(t)
+}
+
+func TestOnlyTheFirstOfTwoRacingWritesWins(t *testing.T) {
+	f := newFleet(t)
+	a, b := f.member("a", 2), f.member("b", 2)
+	now := f.clock.Now()
+	for _, m := range []member{a, b} {
+		m.list(f.ctx, now)
+	}
+	a.acquire(f.ctx, 0, now)
+	b.acquire(f.ctx, 0, now)
+	if !a.holds(0) || b.holds(0) {
+		t.Errorf("creating: a holds shard 0 = %v, b = %v; want only a", a.holds(0), b.holds(0))
+	}
+
+	a.held = map[int]time.Time{}
+	a.release(f.ctx, 0)
+	for _, m := range []member{a, b} {
+		m.list(f.ctx, now)
+	}
+	b.acquire(f.ctx, 0, now)
+	a.acquire(f.ctx, 0, now)
+	if a.holds(0) || !b.holds(0) {
+		t.Errorf("updating: a holds shard 0 = %v, b = %v; want only b", a.holds(0), b.holds(0))
+	}
+}
+
+func TestRunEndsWhenTheWorkStopsOnItsOwn(t *testing.T) {
+	f := newFleet(t)
+	broken := errors.New("the informers could not start")
+	m, err := New(Options{
+		Client: f.client.CoordinationV1(), Namespace: testNamespace, Group: "hpa", Identity: "a", MemberSuffix: "a",
+		Shards: 2, LeaseDuration: testDuration, RenewDeadline: testDeadline, RetryPeriod: testRetry, Clock: f.clock,
+		Work: func(context.Context, []int) error { return broken },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(f.ctx, 10*time.Second)
+	defer cancel()
+	if err := m.Run(ctx); !errors.Is(err, broken) {
+		t.Errorf("Run returned %v, want the Work's error", err)
+	}
+}
+
+func TestSightingHolder(t *testing.T) {
+	seen := time.Date(2026, 11, 27, 0, 0, 0, 0, time.UTC)
+	lease := func(holder string, seconds int32) *coordinationv1.Lease {
+		l := &coordinationv1.Lease{}
+		if holder != "" {
+			l.Spec.HolderIdentity = &holder
+		}
+		if seconds > 0 {
+			l.Spec.LeaseDurationSeconds = &seconds
+		}
+		return l
+	}
+	cases := []struct {
+		name  string
+		lease *coordinationv1.Lease
+		after time.Duration
+		want  string
+	}{
+		{"a lease without holder is free", lease("", 15), 0, ""},
+		{"a lease seen just now is held", lease("a", 15), 0, "a"},
+		{"a lease is held until the duration has passed since it was seen", lease("a", 15), 14 * time.Second, "a"},
+		{"a lease expires the duration after it was seen", lease("a", 15), 15 * time.Second, ""},
+		{"a longer duration in the lease is honored", lease("a", 40), 30 * time.Second, "a"},
+		{"a shorter duration in the lease does not shorten ours", lease("a", 1), 10 * time.Second, "a"},
+		{"a lease without duration uses ours", lease("a", 0), 14 * time.Second, "a"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			s := sighting{lease: tc.lease, since: seen}
+			if got := s.holder(seen.Add(tc.after), testDuration); got != tc.want {
+				t.Errorf("holder = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestObserveKeepsFirstSightingOfAnUnchangedVersion(t *testing.T) {
+	t0 := time.Date(2026, 11, 27, 0, 0, 0, 0, time.UTC)
+	versioned := func(rv string) coordinationv1.Lease {
+		return coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Name: "hpa-shard-0", ResourceVersion: rv}}
+	}
+	v := view{}.observe([]coordinationv1.Lease{versioned("1")}, t0)
+	v = v.observe([]coordinationv1.Lease{versioned("1")}, t0.Add(10*time.Second))
+	if got := v["hpa-shard-0"].since; !got.Equal(t0) {
+		t.Errorf("unchanged version: since = %v, want the first sighting %v", got, t0)
+	}
+	v = v.observe([]coordinationv1.Lease{versioned("2")}, t0.Add(12*time.Second))
+	if got := v["hpa-shard-0"].since; !got.Equal(t0.Add(12 * time.Second)) {
+		t.Errorf("renewed version: since = %v, want when it was seen", got)
+	}
+	if v = v.observe(nil, t0.Add(14*time.Second)); len(v) != 0 {
+		t.Errorf("a deleted lease stays in the view: %v", v)
+	}
+}
+
+func TestNewRejectsOptions(t *testing.T) {
+	valid := func() Options {
+		return Options{
+			Client: newFleet(t).client.CoordinationV1(), Namespace: testNamespace, Group: "hpa", Identity: "a",
+			MemberSuffix: "a", Shards: 16, LeaseDuration: testDuration, RenewDeadline: testDeadline, RetryPeriod: testRetry,
+			Work: func(context.Context, []int) error { return nil },
+		}
+	}
+	cases := []struct {
+		name   string
+		change func(*Options)
+		want   string
+	}{
+		{"no identity", func(o *Options) { o.Identity = "" }, "identity"},
+		{"no shards", func(o *Options) { o.Shards = 0 }, "shards"},
+		{"no work", func(o *Options) { o.Work = nil }, "work"},
+		{"a group that makes invalid lease names", func(o *Options) { o.Group = "HPA_Group" }, "lease name"},
+		{"a renew deadline as long as the lease", func(o *Options) { o.RenewDeadline = testDuration }, "renew deadline"},
+		{"a retry period as long as the renew deadline", func(o *Options) { o.RetryPeriod = testDeadline }, "retry period"},
+	}
+	if _, err := New(valid()); err != nil {
+		t.Fatalf("valid options: %v", err)
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			o := valid()
+			tc.change(&o)
+			_, err := New(o)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("New = %v, want an error about %s", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestTheFenceDoesNotWaitForAStuckRound(t *testing.T) {
+	f := newFleet(t)
+	a := f.member("a", 2)
+	f.rounds(1, a)
+	f.work.waitWorking(t, "a", []int{0, 1})
+
+	a.hang.Store(true)
+	ctx, cancel := context.WithCancel(f.ctx)
+	stuck := make(chan struct{})
+	go func() {
+		defer close(stuck)
+		a.round(ctx)
+	}()
+	// The round waits on the API server; the renew deadline passes.
+	f.step(testDeadline)
+	f.work.waitWorking(t, "a", nil)
+	cancel()
+	<-stuck
+}

@@ -1,0 +1,76 @@
+package shardlease
+
+import (
+	"strconv"
+	"time"
+
+	coordinationv1 "k8s.io/api/coordination/v1"
+)
+
+// The labels find a group's Leases with one list; the annotation carries the
+// shard count each replica runs with.
+const (
+	groupLabel      = "shards.kube-hpa.io/group"
+	roleLabel       = "shards.kube-hpa.io/role"
+	roleShard       = "shard"
+	roleReplica     = "replica"
+	countAnnotation = "shards.kube-hpa.io/count"
+)
+
+// sighting is a Lease as last read or written, and when this replica first
+// saw that version of it. Expiry is measured from that moment on this
+// replica's clock, never from the renewTime written by another replica's
+// clock, so clock skew between replicas cannot shorten a Lease.
+type sighting struct {
+	lease *coordinationv1.Lease
+	since time.Time
+}
+
+// view is what this replica knows of its group's Leases, by name.
+type view map[string]sighting
+
+// observe replaces the view with a fresh list, keeping the first-seen time of
+// every Lease whose version has not changed.
+func (v view) observe(leases []coordinationv1.Lease, now time.Time) view {
+	next := make(view, len(leases))
+	for i := range leases {
+		l := &leases[i]
+		since := now
+		if old, ok := v[l.Name]; ok && old.lease.ResourceVersion == l.ResourceVersion {
+			since = old.since
+		}
+		next[l.Name] = sighting{lease: l, since: since}
+	}
+	return next
+}
+
+// record notes a Lease this replica just wrote. since is when the write was
+// sent, which is no later than when any other replica can see it.
+func (v view) record(l *coordinationv1.Lease, since time.Time) {
+	v[l.Name] = sighting{lease: l, since: since}
+}
+
+// holder returns who holds the Lease at now: "" when nobody does, it was
+// released, or it expired.
+func (s sighting) holder(now time.Time, minDuration time.Duration) string {
+	if s.lease == nil || s.lease.Spec.HolderIdentity == nil {
+		return ""
+	}
+	d := minDuration
+	if s.lease.Spec.LeaseDurationSeconds != nil {
+		d = max(d, time.Duration(*s.lease.Spec.LeaseDurationSeconds)*time.Second)
+	}
+	if now.Sub(s.since) >= d {
+		return ""
+	}
+	return *s.lease.Spec.HolderIdentity
+}
+
+// count returns the shard count the Lease's writer runs with, or -1.
+func (s sighting) count() int {
+	n, err := strconv.Atoi(s.lease.Annotations[countAnnotation])
+	if err != nil {
+		return -1
+	}
+	return n
+}

@@ -1,0 +1,72 @@
+package shardlease
+
+import (
+	"context"
+	"slices"
+	"sync/atomic"
+	"time"
+
+	"k8s.io/utils/clock"
+)
+
+// running is one run of the Work on a fixed set of shards.
+type running struct {
+	owned []int
+	// canceled is set once this package has asked the run to stop, which
+	// tells a fenced or replaced run from Work that ended on its own.
+	canceled atomic.Bool
+	cancel   context.CancelFunc
+	// done is closed when the Work has returned; err is its result.
+	done  chan struct{}
+	err   error
+	fence clock.Timer
+}
+
+// start runs work on owned in a goroutine of its own.
+func start(ctx context.Context, work Work, owned []int) *running {
+	ctx, cancel := context.WithCancel(ctx)
+	r := &running{owned: slices.Clone(owned), done: make(chan struct{})}
+	r.cancel = func() {
+		r.canceled.Store(true)
+		cancel()
+	}
+	go func() {
+		defer close(r.done)
+		r.err = work(ctx, r.owned)
+	}()
+	return r
+}
+
+// fenceAt cancels the run at deadline unless fenceAt is called again before
+// with a later one. The timer, not the round loop, enforces the deadline, so
+// a round stuck on a slow API server cannot delay it.
+func (r *running) fenceAt(clk clock.WithDelayedExecution, deadline time.Time) {
+	if r.fence != nil {
+		r.fence.Stop()
+	}
+	r.fence = clk.AfterFunc(deadline.Sub(clk.Now()), r.cancel)
+}
+
+// stop cancels the run and waits for the Work to return.
+func (r *running) stop() {
+	if r.fence != nil {
+		r.fence.Stop()
+	}
+	r.cancel()
+	<-r.done
+}
+
+// ended reports whether the Work has returned.
+func (r *running) ended() bool {
+	select {
+	case <-r.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// failed reports whether the Work has returned without being asked to.
+func (r *running) failed() bool {
+	return r.ended() && !r.canceled.Load()
+}
