@@ -224,7 +224,9 @@ func (p partitionable) Leases(namespace string) typedcoordinationv1.LeaseInterfa
 }
 
 // hanging answers no call before its context ends.
-type hanging struct{ typedcoordinationv1.LeaseInterface }
+type hanging struct {
+	typedcoordinationv1.LeaseInterface
+}
 
 func (hanging) List(ctx context.Context, _ metav1.ListOptions) (*coordinationv1.LeaseList, error) {
 	<-ctx.Done()
@@ -244,7 +246,9 @@ func (hanging) Update(ctx context.Context, _ *coordinationv1.Lease, _ metav1.Upd
 var errUnreachable = errors.New("the API server cannot be reached")
 
 // unreachable fails every call a Manager makes.
-type unreachable struct{ typedcoordinationv1.LeaseInterface }
+type unreachable struct {
+	typedcoordinationv1.LeaseInterface
+}
 
 func (unreachable) List(context.Context, metav1.ListOptions) (*coordinationv1.LeaseList, error) {
 	return nil, errUnreachable
