@@ -17,12 +17,24 @@ import (
 // binary runs it. resync is the informer's resync period; the controller's
 // own sync period drives reconciles, so 0 is a fine value.
 func NewInformer(c *Client, namespace string, resync time.Duration) cache.SharedIndexInformer {
+	return NewFilteredInformer(c, namespace, resync, nil)
+}
+
+// NewFilteredInformer is NewInformer with tweak, when set, changing the
+// options of every list and watch (a sharded replica's shardSelector).
+func NewFilteredInformer(c *Client, namespace string, resync time.Duration, tweak func(*metav1.ListOptions)) cache.SharedIndexInformer {
+	tweaked := func(opts metav1.ListOptions) metav1.ListOptions {
+		if tweak != nil {
+			tweak(&opts)
+		}
+		return opts
+	}
 	lw := &cache.ListWatch{
 		ListWithContextFunc: func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
-			return c.List(ctx, namespace, opts)
+			return c.List(ctx, namespace, tweaked(opts))
 		},
 		WatchFuncWithContext: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
-			return c.Watch(ctx, namespace, opts)
+			return c.Watch(ctx, namespace, tweaked(opts))
 		},
 	}
 	return cache.NewSharedIndexInformer(lw, &v2.HorizontalPodAutoscaler{}, resync,

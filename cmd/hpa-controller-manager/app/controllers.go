@@ -12,7 +12,6 @@ import (
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/scale"
 	"k8s.io/client-go/tools/cache"
-	componentmetrics "k8s.io/component-base/metrics"
 	"k8s.io/utils/clock"
 
 	"github.com/kube-hpa/kube-hpa/cmd/hpa-controller-manager/app/config"
@@ -28,9 +27,11 @@ import (
 // what it learned, so that new scalable kinds are picked up.
 const mapperResetPeriod = 30 * time.Second
 
-// runControllers runs the HPA controller until ctx ends. It is what the
-// leader does.
-func runControllers(ctx context.Context, cfg *config.Config, c *clients, registry componentmetrics.KubeRegistry, health *healthState) error {
+// runControllers runs the HPA controller on the HPAs of sc until ctx ends:
+// what the leader does for every HPA, and a sharded replica for those of
+// its shards, once per change of its shards. mon outlives a run, since its
+// metrics are registered once per process.
+func runControllers(ctx context.Context, cfg *config.Config, c *clients, mon monitor.Monitor, health *healthState, sc scope) error {
 	health.leading.Store(true)
 	defer health.leading.Store(false)
 
@@ -45,10 +46,10 @@ func runControllers(ctx context.Context, cfg *config.Config, c *clients, registr
 	}
 	defer stopEvents()
 
-	factory := informers.NewSharedInformerFactory(c.kube, 0)
+	factory := informers.NewSharedInformerFactoryWithOptions(c.kube, 0, informers.WithTweakListOptions(sc.tweak))
 	// The extended kind's informer is not one of the factory's: it is run
 	// on its own below, while factory.Start runs the native one.
-	crdInformer := hpaclient.NewInformer(c.hpa, metav1.NamespaceAll, 0)
+	crdInformer := hpaclient.NewFilteredInformer(c.hpa, metav1.NamespaceAll, 0, sc.tweak)
 	sources := []podautoscaler.HPASource{hpaclient.NewSource(c.hpa, crdInformer)}
 	hpaInformers := []cache.SharedIndexInformer{crdInformer}
 	if cfg.ManageNativeHPAs {
@@ -67,7 +68,7 @@ func runControllers(ctx context.Context, cfg *config.Config, c *clients, registr
 	if err := pods.Informer().SetTransform(podstrip.Strip); err != nil {
 		return fmt.Errorf("stripping the pod informer's objects: %w", err)
 	}
-	scales := newScaleSource(cfg, c, targetedKinds(hpaStores...))
+	scales := newScaleSource(cfg, c, targetedKinds(hpaStores...), sc)
 	controller, err := podautoscaler.New(podautoscaler.Options{
 		Sources:                      sources,
 		PodInformer:                  pods,
@@ -75,7 +76,7 @@ func runControllers(ctx context.Context, cfg *config.Config, c *clients, registr
 		Mapper:                       c.mapper,
 		MetricsClient:                metrics.NewSharedExternal(metricsClient, sharingWindow(cfg.HPA), realClock),
 		EventRecorder:                recorder,
-		Monitor:                      monitor.New(registry),
+		Monitor:                      mon,
 		Clock:                        realClock,
 		Gates:                        cfg.FeatureGates,
 		SyncPeriod:                   cfg.HPA.SyncPeriod,
@@ -84,6 +85,7 @@ func runControllers(ctx context.Context, cfg *config.Config, c *clients, registr
 		CPUInitializationPeriod:      cfg.HPA.CPUInitializationPeriod,
 		InitialReadinessDelay:        cfg.HPA.InitialReadinessDelay,
 		SpreadReconciles:             cfg.HPA.SpreadReconciles,
+		InScope:                      sc.inScope(),
 	})
 	if err != nil {
 		return err
@@ -130,11 +132,11 @@ type scaleSource struct {
 	cache *scalecache.Cache
 }
 
-func newScaleSource(cfg *config.Config, c *clients, targeted func() sets.Set[schema.GroupResource]) scaleSource {
+func newScaleSource(cfg *config.Config, c *clients, targeted func() sets.Set[schema.GroupResource], sc scope) scaleSource {
 	if !cfg.HPA.ScaleFromWatch {
 		return scaleSource{ScalesGetter: c.scale}
 	}
-	watched := scalecache.New(scalecache.Options{Client: c.scale, Kube: c.kube, Targeted: targeted})
+	watched := scalecache.New(scalecache.Options{Client: c.scale, Kube: c.kube, Targeted: targeted, TweakListOptions: sc.tweak})
 	return scaleSource{ScalesGetter: watched, cache: watched}
 }
 

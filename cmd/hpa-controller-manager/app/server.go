@@ -14,6 +14,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/kube-hpa/kube-hpa/cmd/hpa-controller-manager/app/config"
+	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/monitor"
 )
 
 // Run runs hpa-controller-manager until ctx ends: the health and metrics
@@ -65,7 +66,11 @@ func Run(ctx context.Context, cfg *config.Config) error {
 		g.Go(func() error { return serve(ctx, webhookServer, func() { listening.Store(true) }) })
 	}
 	g.Go(func() error {
-		lead := func(ctx context.Context) error { return runControllers(ctx, cfg, clients, registry, health) }
+		mon := monitor.New(registry)
+		if cfg.Sharding.Enabled {
+			return runSharded(ctx, cfg, clients, registry, mon, health)
+		}
+		lead := func(ctx context.Context) error { return runControllers(ctx, cfg, clients, mon, health, scope{}) }
 		if !cfg.LeaderElection.LeaderElect {
 			return lead(ctx)
 		}

@@ -93,6 +93,11 @@ type Options struct {
 	// within its period, instead of all HPAs listed together one period
 	// after their last pass (spread.go). Off is upstream's timing.
 	SpreadReconciles bool
+	// InScope, when set, limits the controller to the HPAs of the
+	// namespaces it accepts: a sharded replica's namespaces. The HPAs of
+	// others are never queued, so never read, scaled or written, whatever
+	// the informers deliver. Nil accepts every namespace.
+	InScope func(namespace string) bool
 }
 
 func (o *Options) validate() error {
@@ -239,9 +244,8 @@ func (c *Controller) HasSynced() bool {
 // onAdd registers and queues an HPA the informer delivered (schedule.go
 // says when it is due).
 func (c *Controller) onAdd(source int, obj any) {
-	key, err := keyFor(source, obj)
-	if err != nil {
-		utilruntime.HandleError(err)
+	key, ok := c.keyInScope(source, obj)
+	if !ok {
 		return
 	}
 	c.enqueueNew(key)
@@ -250,13 +254,26 @@ func (c *Controller) onAdd(source int, obj any) {
 
 // onUpdate queues an HPA whose object changed.
 func (c *Controller) onUpdate(source int, old, cur any) {
-	key, err := keyFor(source, cur)
-	if err != nil {
-		utilruntime.HandleError(err)
+	key, ok := c.keyInScope(source, cur)
+	if !ok {
 		return
 	}
 	c.enqueueUpdate(key, old, cur)
 	c.register(key)
+}
+
+// keyInScope returns the key of an informer's HPA, and false when it has
+// none or lies outside InScope.
+func (c *Controller) keyInScope(source int, obj any) (hpaKey, bool) {
+	key, err := keyFor(source, obj)
+	if err != nil {
+		utilruntime.HandleError(err)
+		return hpaKey{}, false
+	}
+	if c.opts.InScope != nil && !c.opts.InScope(key.namespace) {
+		return hpaKey{}, false
+	}
+	return key, true
 }
 
 // register counts an HPA the first time it is seen.
@@ -267,9 +284,8 @@ func (c *Controller) register(key hpaKey) {
 }
 
 func (c *Controller) onDelete(source int, obj any) {
-	key, err := keyFor(source, obj)
-	if err != nil {
-		utilruntime.HandleError(err)
+	key, ok := c.keyInScope(source, obj)
+	if !ok {
 		return
 	}
 	c.queue.Forget(key)

@@ -84,6 +84,8 @@ type harnessOptions struct {
 	// wrapMetrics, when set, stands between the controller and the fake
 	// metrics.
 	wrapMetrics func(metrics.Client) metrics.Client
+	// inScope, when set, is the controller's InScope.
+	inScope func(namespace string) bool
 }
 
 func newHarness(t *testing.T, hpa *v2.HorizontalPodAutoscaler, opts harnessOptions) *harness {
@@ -132,6 +134,7 @@ func newHarness(t *testing.T, hpa *v2.HorizontalPodAutoscaler, opts harnessOptio
 		controllerOpts.DownscaleStabilizationWindow = *opts.downscaleStabilizationWindow
 	}
 	controllerOpts.SpreadReconciles = opts.spread
+	controllerOpts.InScope = opts.inScope
 	if opts.sharingWindow > 0 {
 		controllerOpts.MetricsClient = metrics.NewSharedExternal(h.metrics, opts.sharingWindow, h.clock)
 	}

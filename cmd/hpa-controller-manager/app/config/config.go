@@ -20,6 +20,7 @@ type Config struct {
 	LeaderElection   componentbaseconfig.LeaderElectionConfiguration
 	HPA              HPA
 	ManageNativeHPAs bool
+	Sharding         Sharding
 
 	// HealthAddress serves /healthz, /readyz, /livez and /metrics over
 	// plain HTTP with no authentication (local runs); empty disables.
@@ -46,6 +47,13 @@ type HPA struct {
 	ExternalMetricSharingWindow Duration
 	ScaleFromWatch              bool
 	SpreadReconciles            bool
+}
+
+// Sharding splits the HPAs between replicas; when Enabled, the leader
+// election settings time the shard Leases and ResourceName names them.
+type Sharding struct {
+	Enabled bool
+	Shards  int
 }
 
 // Webhook configures the admission webhook server; empty CertFile disables

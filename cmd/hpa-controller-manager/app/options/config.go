@@ -63,6 +63,7 @@ func (o *Options) Config() (*config.Config, error) {
 		RESTConfig:       restConfig,
 		LeaderElection:   o.LeaderElection,
 		ManageNativeHPAs: o.ManageNativeHPAs,
+		Sharding:         config.Sharding{Enabled: o.Sharding.Enabled, Shards: int(o.Sharding.Shards)},
 		FeatureGates:     o.FeatureGates,
 		HPA: config.HPA{
 			ConcurrentSyncs:              int(o.HPA.ConcurrentSyncs),

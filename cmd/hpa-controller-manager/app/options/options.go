@@ -48,6 +48,8 @@ type Options struct {
 
 	HPA HPAOptions
 
+	Sharding ShardingOptions
+
 	// ManageNativeHPAs makes the controller also reconcile native
 	// autoscaling/v2 HPAs, for clusters whose kube-controller-manager runs
 	// without its HPA controller.
@@ -132,6 +134,7 @@ func NewOptions() (*Options, error) {
 			ScaleFromWatch:               true,
 			SpreadReconciles:             true,
 		},
+		Sharding:      ShardingOptions{Shards: DefaultShards},
 		BindAddress:   "0.0.0.0",
 		SecureServing: newSecureServingOptions(),
 		Webhook:       WebhookOptions{Port: 9443},
@@ -147,6 +150,7 @@ func (o *Options) Flags() cliflag.NamedFlagSets {
 	o.addGenericFlags(fss.FlagSet("generic"))
 	o.SecureServing.addFlags(&fss)
 	componentbaseoptions.BindLeaderElectionFlags(&o.LeaderElection, fss.FlagSet("leader election"))
+	o.Sharding.addFlags(fss.FlagSet("sharding"))
 	o.HPA.addFlags(fss.FlagSet("horizontalpodautoscaling controller"))
 	o.Webhook.addFlags(fss.FlagSet("admission webhook"))
 	o.FeatureGates.AddFlag(fss.FlagSet("feature gate"))
@@ -207,6 +211,7 @@ func (o *Options) Validate() []error {
 	}
 	errs = append(errs, o.HPA.validate()...)
 	errs = append(errs, validateLeaderElection(&o.LeaderElection)...)
+	errs = append(errs, o.Sharding.validate(&o.LeaderElection)...)
 	if o.Port < 0 || o.Port > 65535 {
 		add("--port must be between 0 and 65535, got %d", o.Port)
 	}

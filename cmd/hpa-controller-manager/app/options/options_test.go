@@ -99,6 +99,8 @@ func TestOwnFlagDefaults(t *testing.T) {
 		"horizontal-pod-autoscaler-external-metric-sharing-window": "15s",
 		"horizontal-pod-autoscaler-scale-from-watch":               "true",
 		"horizontal-pod-autoscaler-spread-reconciles":              "true",
+		"sharded": "false",
+		"shards":  "16",
 		// kube-controller-manager has no plain HTTP port any more; ours is
 		// off unless asked for.
 		"port": "0",
@@ -109,7 +111,7 @@ func TestOwnFlagDefaults(t *testing.T) {
 func TestFlagSectionsFollowKubeControllerManagerHelp(t *testing.T) {
 	o := newTestOptions(t)
 	got := o.Flags().Order
-	want := []string{"generic", "secure serving", "authentication", "authorization", "leader election", "horizontalpodautoscaling controller", "admission webhook", "feature gate", "logs"}
+	want := []string{"generic", "secure serving", "authentication", "authorization", "leader election", "sharding", "horizontalpodautoscaling controller", "admission webhook", "feature gate", "logs"}
 	if strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Errorf("sections = %q, want %q", got, want)
 	}
@@ -153,6 +155,11 @@ func TestValidate(t *testing.T) {
 		{name: "lease not longer than renew deadline is refused", args: []string{"--leader-elect-lease-duration=10s", "--leader-elect-renew-deadline=10s"}, wantErr: "must be greater than --leader-elect-renew-deadline"},
 		{name: "lock other than leases is refused", args: []string{"--leader-elect-resource-lock=endpoints"}, wantErr: `--leader-elect-resource-lock must be "leases"`},
 		{name: "leader election settings are ignored when it is off", args: []string{"--leader-elect=false", "--leader-elect-resource-lock=endpoints"}},
+		{name: "sharding with the default shards is accepted", args: []string{"--sharded"}},
+		{name: "zero shards are refused", args: []string{"--sharded", "--shards=0"}, wantErr: "--shards"},
+		{name: "shards are not checked without sharding", args: []string{"--shards=0"}},
+		{name: "sharding without leader election is refused", args: []string{"--sharded", "--leader-elect=false"}, wantErr: "--sharded holds its shards with the Leases and timings of --leader-elect-*"},
+		{name: "sharding with a renew deadline within the retry period is refused", args: []string{"--sharded", "--leader-elect-renew-deadline=2s"}, wantErr: "--sharded needs --leader-elect-renew-deadline"},
 		{name: "port out of range is refused", args: []string{"--port=70000"}, wantErr: "--port must be between 0 and 65535"},
 		{name: "port 0 disables the health server", args: []string{"--port=0"}},
 		{name: "secure port out of range is refused", args: []string{"--secure-port=-1"}, wantErr: "--secure-port must be between 0 and 65535"},
@@ -217,7 +224,7 @@ func TestConfigCarriesTheFlags(t *testing.T) {
 	if err := parse(t, o, "--master=https://127.0.0.1:6443", "--kube-api-qps=50", "--kube-api-burst=80", "--kube-api-content-type=application/json",
 		"--horizontal-pod-autoscaler-sync-period=5s", "--concurrent-horizontal-pod-autoscaler-syncs=9", "--horizontal-pod-autoscaler-scale-from-watch=false",
 		"--horizontal-pod-autoscaler-spread-reconciles=false", "--metrics-api-qps=400", "--metrics-api-burst=600",
-		"--bind-address=127.0.0.1", "--port=10999", "--tls-cert-file=c", "--tls-private-key-file=k", "--webhook-port=9444"); err != nil {
+		"--bind-address=127.0.0.1", "--port=10999", "--tls-cert-file=c", "--tls-private-key-file=k", "--webhook-port=9444", "--sharded", "--shards=32"); err != nil {
 		t.Fatal(err)
 	}
 	cfg, err := o.Config()
@@ -233,6 +240,9 @@ func TestConfigCarriesTheFlags(t *testing.T) {
 	if cfg.HPA.SyncPeriod != 5*time.Second || cfg.HPA.ConcurrentSyncs != 9 || cfg.HPA.ScaleFromWatch || cfg.HPA.SpreadReconciles ||
 		cfg.HPA.MetricsAPIQPS != 400 || cfg.HPA.MetricsAPIBurst != 600 {
 		t.Errorf("hpa config = %+v", cfg.HPA)
+	}
+	if !cfg.Sharding.Enabled || cfg.Sharding.Shards != 32 {
+		t.Errorf("sharding config = %+v", cfg.Sharding)
 	}
 	if cfg.HealthAddress != "127.0.0.1:10999" || cfg.Webhook.Address != "127.0.0.1:9444" || cfg.Webhook.CertFile != "c" {
 		t.Errorf("addresses = health %q webhook %+v", cfg.HealthAddress, cfg.Webhook)

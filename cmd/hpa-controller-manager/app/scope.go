@@ -1,0 +1,101 @@
+package app
+
+import (
+	"context"
+	"fmt"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/component-base/metrics"
+	"k8s.io/klog/v2"
+
+	"github.com/kube-hpa/kube-hpa/pkg/hpaclient"
+	"github.com/kube-hpa/kube-hpa/pkg/shard"
+)
+
+// scope is the part of the cluster one run of the controllers serves: all
+// of it (the zero scope), or with --sharded the namespaces of the shards
+// this replica holds.
+type scope struct {
+	// selector is the shardSelector of every list and watch; "" for all.
+	selector string
+	// filter repeats the selection on this side, for API servers that
+	// ignore the selector; nil for all.
+	filter *shard.Filter
+}
+
+// scopeOf returns the scope of the shards owned out of shards.
+func scopeOf(shards int, owned []int) (scope, error) {
+	all, err := shard.Split(shards)
+	if err != nil {
+		return scope{}, err
+	}
+	ranges := make([]shard.Range, 0, len(owned))
+	for _, i := range owned {
+		if i < 0 || i >= len(all) {
+			return scope{}, fmt.Errorf("shard %d out of %d", i, shards)
+		}
+		ranges = append(ranges, all[i])
+	}
+	selector, err := shard.SelectorFor(ranges)
+	if err != nil {
+		return scope{}, err
+	}
+	filter, err := shard.NewFilter(ranges)
+	if err != nil {
+		return scope{}, err
+	}
+	return scope{selector: selector, filter: &filter}, nil
+}
+
+// tweak sets the shard selector on a list or watch.
+func (s scope) tweak(o *metav1.ListOptions) { o.ShardSelector = s.selector }
+
+// inScope is the controller's namespace filter; nil for all.
+func (s scope) inScope() func(string) bool {
+	if s.filter == nil {
+		return nil
+	}
+	return s.filter.Matches
+}
+
+// selectorHonoredGauge reports whether the API server applied this
+// replica's shard selector on the last check: 1 it did, 0 it ignored it
+// and the replica filters what it receives.
+func newSelectorHonoredGauge(registry metrics.KubeRegistry) *metrics.Gauge {
+	g := metrics.NewGauge(&metrics.GaugeOpts{
+		Subsystem:      "horizontal_pod_autoscaler_controller",
+		Name:           "shard_selector_honored",
+		StabilityLevel: metrics.ALPHA,
+		Help:           "With --sharded, 1 when the API server applied this replica's shard selector (ShardedListAndWatch on), 0 when it ignored it and the replica filters its lists and watches itself.",
+	})
+	registry.MustRegister(g)
+	return g
+}
+
+// checkSelector asks the API server, with one small list, whether it
+// applies the scope's selector, and says so in the log and the gauge.
+// Answers are the same either way (the controller filters what it
+// receives); only the traffic differs.
+func checkSelector(ctx context.Context, hpas *hpaclient.Client, s scope, honored *metrics.Gauge) {
+	if s.selector == "" {
+		return
+	}
+	logger := klog.FromContext(ctx)
+	list, err := hpas.List(ctx, metav1.NamespaceAll, metav1.ListOptions{Limit: 1, ShardSelector: s.selector})
+	if err != nil {
+		logger.Error(err, "Checking whether the API server applies the shard selector")
+		return
+	}
+	applied, err := shard.ShardApplied(list, s.selector)
+	if err != nil {
+		logger.Error(err, "Checking whether the API server applies the shard selector")
+		return
+	}
+	if applied {
+		honored.Set(1)
+		logger.Info("The API server applies the shard selector", "selector", s.selector)
+		return
+	}
+	honored.Set(0)
+	logger.Info("The API server ignores the shard selector (ShardedListAndWatch off, or a release before it): this replica receives every namespace's objects and keeps its shards' by itself", "selector", s.selector)
+}
