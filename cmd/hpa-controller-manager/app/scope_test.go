@@ -4,7 +4,14 @@ import (
 	"strings"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
+	componentmetrics "k8s.io/component-base/metrics"
+	"k8s.io/component-base/metrics/testutil"
+	"k8s.io/klog/v2/ktesting"
 
 	"github.com/kube-hpa/kube-hpa/pkg/shard"
 )
@@ -59,5 +66,40 @@ func TestTheZeroScopeIsUnfiltered(t *testing.T) {
 	all.tweak(&opts)
 	if opts.ShardSelector != "" || all.inScope() != nil {
 		t.Errorf("the scope of one replica for all selects %q and filters %v", opts.ShardSelector, all.inScope() != nil)
+	}
+}
+
+func TestCheckSelectorReadsWhetherTheServerSharded(t *testing.T) {
+	sc, err := scopeOf(16, []int{2, 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name string
+		echo *metav1.ShardInfo
+		want float64
+	}{
+		{"a list that echoes the selector was sharded by the server", &metav1.ShardInfo{Selector: sc.selector}, 1},
+		{"a list without shardInfo was not, and the replica filters", nil, 0},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, ctx := ktesting.NewTestContext(t)
+			kube := fake.NewClientset()
+			var asked string
+			kube.PrependReactor("list", "pods", func(action k8stesting.Action) (bool, runtime.Object, error) {
+				asked = action.(k8stesting.ListActionImpl).ListOptions.ShardSelector
+				return true, &corev1.PodList{ListMeta: metav1.ListMeta{ShardInfo: tc.echo}}, nil
+			})
+			honored := newSelectorHonoredGauge(componentmetrics.NewKubeRegistry())
+			honored.Set(-1)
+			checkSelector(ctx, kube, sc, honored)
+			if asked != sc.selector {
+				t.Errorf("listed with shard selector %q, want %q", asked, sc.selector)
+			}
+			if got, err := testutil.GetGaugeMetricValue(honored); err != nil || got != tc.want {
+				t.Errorf("gauge = %v (%v), want %v", got, err, tc.want)
+			}
+		})
 	}
 }

@@ -45,7 +45,7 @@ func runSharded(ctx context.Context, cfg *config.Config, c *clients, registry me
 				return err
 			}
 			ctx = klog.NewContext(ctx, klog.LoggerWithValues(klog.FromContext(ctx), "shards", owned))
-			checkSelector(ctx, c.hpa, sc, honored)
+			checkSelector(ctx, c.kube, sc, honored)
 			return runControllers(ctx, cfg, c, mon, health, sc)
 		},
 	})
