@@ -38,6 +38,7 @@ variants=(
   "--set crds.keep=false --set featureGates.HPAExternalMetricFallback=false"
   "--set featureGates.HPAMetricSource=true --set rbac.metricSources={keda.sh,metrics.vendor.example.com}"
   "--set podDisruptionBudget.enabled=false --set topologySpread.enabled=false --set priorityClassName=system-cluster-critical --set replicaCount=1"
+  "--set sharding.enabled=true --set sharding.shards=32 --set replicaCount=3"
   "--set prometheusRule.enabled=true --set prometheusRule.labels.release=prometheus --set prometheusRule.selector=job=\"kube-controller-manager\" --set prometheusRule.fallbackActive.for=1h --set grafanaDashboard.enabled=true --set grafanaDashboard.namespace=monitoring --set grafanaDashboard.annotations.grafana_folder=kube-hpa"
 )
 for v in "${variants[@]}"; do
@@ -92,6 +93,16 @@ if ! grep -q '^- apiGroups: \["keda.sh","metrics.vendor.example.com"\]$' "${HELM
   status=1
 fi
 
+# sharding.enabled runs every replica with --sharded, grants the Lease verbs sharding adds, and lets a
+# drain take one replica at a time.
+"${helm}" template kube-hpa "${chart}" --namespace kube-hpa-system --set sharding.enabled=true --set sharding.shards=32 \
+  >"${HELM_HOME}/out.yaml" 2>"${HELM_HOME}/template.log"
+if ! grep -q -- '- --sharded$' "${HELM_HOME}/out.yaml" || ! grep -q -- '- --shards=32$' "${HELM_HOME}/out.yaml" ||
+  ! grep -q '^  verbs: \["list", "delete"\]$' "${HELM_HOME}/out.yaml" || ! grep -q '^  maxUnavailable: 1$' "${HELM_HOME}/out.yaml"; then
+  echo "helm template with sharding.enabled: want --sharded, --shards=32, the shard Lease Role and a PodDisruptionBudget of maxUnavailable 1" >&2
+  status=1
+fi
+
 # The kustomizations build, the cert-manager one on its own (after deploy/).
 "${REPO_ROOT}/hack/build-upstream.sh" kubectl
 for dir in deploy deploy/cert-manager; do
@@ -101,4 +112,18 @@ for dir in deploy deploy/cert-manager; do
     status=1
   fi
 done
+# deploy/sharding is a Component: an overlay of deploy/ with it runs three sharded replicas.
+overlay="${HELM_HOME}/overlay"
+mkdir -p "${overlay}/o"
+ln -s "${REPO_ROOT}/deploy" "${overlay}/deploy"
+printf 'resources: [../deploy]\ncomponents: [../deploy/sharding]\n' >"${overlay}/o/kustomization.yaml"
+if ! "${BIN_DIR}/kubectl" kustomize --load-restrictor LoadRestrictionsNone "${overlay}/o" >"${HELM_HOME}/sharded.yaml" 2>"${HELM_HOME}/kustomize.log"; then
+  echo "kubectl kustomize of deploy/ with the deploy/sharding component fails:" >&2
+  cat "${HELM_HOME}/kustomize.log" >&2
+  status=1
+elif ! grep -q -- '- --sharded$' "${HELM_HOME}/sharded.yaml" || ! grep -q '^  replicas: 3$' "${HELM_HOME}/sharded.yaml" ||
+  ! grep -q '^  maxUnavailable: 1$' "${HELM_HOME}/sharded.yaml" || grep -q '^  minAvailable:' "${HELM_HOME}/sharded.yaml"; then
+  echo "deploy/ with the deploy/sharding component: want three replicas with --sharded and a PodDisruptionBudget of maxUnavailable 1 only" >&2
+  status=1
+fi
 exit ${status}
