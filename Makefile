@@ -204,10 +204,11 @@ intree-series: upstream-binaries
 intree-smoke: intree upstream-binaries
 	hack/intree/smoke-test.sh
 
-## integration: tests against a local control plane of the upstream binaries (test/localcluster, v1.37.2).
+## integration: tests against a local control plane of the upstream binaries (test/localcluster, v1.37.2),
+## and of the hpa-controller-manager binary where a test runs it as separate processes (sharded replicas).
 INTEGRATION_TIMEOUT ?= 15m
 .PHONY: integration
-integration: upstream-binaries intree
+integration: upstream-binaries intree e2e-controller
 	KUBE_HPA_INTEGRATION=1 $(GO) test -count=1 -timeout $(INTEGRATION_TIMEOUT) ./test/integration/... ./test/localcluster/...
 
 ## e2e: the ginkgo e2e suite (test/e2e/autoscaling). Without KUBECONFIG it starts and stops its own

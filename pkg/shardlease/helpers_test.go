@@ -91,13 +91,16 @@ func versionLeases(client *fake.Clientset) {
 type member struct {
 	*Manager
 	cut, hang *atomic.Bool
+	// hold, when set, runs in a hanging List once its context has ended,
+	// before it returns: a test orders events with it.
+	hold *atomic.Pointer[func()]
 }
 
 func (f *fleet) member(id string, shards int) member {
 	f.t.Helper()
-	cut, hang := &atomic.Bool{}, &atomic.Bool{}
+	cut, hang, hold := &atomic.Bool{}, &atomic.Bool{}, &atomic.Pointer[func()]{}
 	m, err := New(Options{
-		Client:        partitionable{LeasesGetter: f.client.CoordinationV1(), cut: cut, hang: hang},
+		Client:        partitionable{LeasesGetter: f.client.CoordinationV1(), cut: cut, hang: hang, hold: hold},
 		Namespace:     testNamespace,
 		Group:         "hpa",
 		Identity:      id,
@@ -112,7 +115,7 @@ func (f *fleet) member(id string, shards int) member {
 	if err != nil {
 		f.t.Fatal(err)
 	}
-	return member{Manager: m, cut: cut, hang: hang}
+	return member{Manager: m, cut: cut, hang: hang, hold: hold}
 }
 
 // rounds runs n rounds of every member, in order, the clock moving one
@@ -211,6 +214,7 @@ func (w *workLog) noOverlaps(t *testing.T) {
 type partitionable struct {
 	typedcoordinationv1.LeasesGetter
 	cut, hang *atomic.Bool
+	hold      *atomic.Pointer[func()]
 }
 
 func (p partitionable) Leases(namespace string) typedcoordinationv1.LeaseInterface {
@@ -218,7 +222,7 @@ func (p partitionable) Leases(namespace string) typedcoordinationv1.LeaseInterfa
 	case p.cut.Load():
 		return unreachable{}
 	case p.hang.Load():
-		return hanging{}
+		return hanging{hold: p.hold.Load()}
 	}
 	return p.LeasesGetter.Leases(namespace)
 }
@@ -226,10 +230,14 @@ func (p partitionable) Leases(namespace string) typedcoordinationv1.LeaseInterfa
 // hanging answers no call before its context ends.
 type hanging struct {
 	typedcoordinationv1.LeaseInterface
+	hold *func()
 }
 
-func (hanging) List(ctx context.Context, _ metav1.ListOptions) (*coordinationv1.LeaseList, error) {
+func (h hanging) List(ctx context.Context, _ metav1.ListOptions) (*coordinationv1.LeaseList, error) {
 	<-ctx.Done()
+	if h.hold != nil {
+		(*h.hold)()
+	}
 	return nil, ctx.Err()
 }
 
@@ -241,6 +249,11 @@ func (hanging) Create(ctx context.Context, _ *coordinationv1.Lease, _ metav1.Cre
 func (hanging) Update(ctx context.Context, _ *coordinationv1.Lease, _ metav1.UpdateOptions) (*coordinationv1.Lease, error) {
 	<-ctx.Done()
 	return nil, ctx.Err()
+}
+
+func (hanging) Delete(ctx context.Context, _ string, _ metav1.DeleteOptions) error {
+	<-ctx.Done()
+	return ctx.Err()
 }
 
 var errUnreachable = errors.New("the API server cannot be reached")

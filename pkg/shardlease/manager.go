@@ -42,7 +42,8 @@ func (m *Manager) Run(ctx context.Context) error {
 	defer m.leave(ctx)
 	for {
 		m.round(ctx)
-		if m.run != nil && m.run.failed() {
+		// A run ends with ctx too; only an end of its own is a failure.
+		if ctx.Err() == nil && m.run != nil && m.run.failed() {
 			return fmt.Errorf("the controllers stopped on shards %v: %w", m.run.owned, errOrStopped(m.run.err))
 		}
 		var workDone <-chan struct{}
@@ -186,6 +187,10 @@ func (m *Manager) setWork(ctx context.Context) {
 		// Run reports it; a restart here would hide it.
 		return
 	}
+	if ctx.Err() != nil {
+		// Shutting down: leave stops the run.
+		return
+	}
 	owned := slices.Sorted(maps.Keys(m.held))
 	if m.run != nil && slices.Equal(m.run.owned, owned) && !m.run.ended() {
 		m.run.fenceAt(m.o.Clock, m.fence())
@@ -193,6 +198,7 @@ func (m *Manager) setWork(ctx context.Context) {
 	}
 	if m.run != nil {
 		m.run.stop()
+		klog.FromContext(ctx).Info("Stopped working shards", "shards", m.run.owned)
 		m.run = nil
 	}
 	if len(owned) > 0 {
@@ -221,6 +227,7 @@ func (m *Manager) fence() time.Time {
 func (m *Manager) leave(ctx context.Context) {
 	if m.run != nil {
 		m.run.stop()
+		klog.FromContext(ctx).Info("Stopped working shards", "shards", m.run.owned)
 		m.run = nil
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), m.o.RenewDeadline)

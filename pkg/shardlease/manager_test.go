@@ -334,3 +334,29 @@ func TestTheFenceDoesNotWaitForAStuckRound(t *testing.T) {
 	cancel()
 	<-stuck
 }
+
+// TestRunEndsQuietlyWhenStopped pins that a Work ending because the
+// replica stops is no failure: ctx's end reaches the Work while a round is
+// still under way, which then finds the Work ended.
+func TestRunEndsQuietlyWhenStopped(t *testing.T) {
+	f := newFleet(t)
+	m := f.member("a", 2)
+	ctx, cancel := context.WithCancel(f.ctx)
+	done := make(chan error, 1)
+	go func() { done <- m.Run(ctx) }()
+	f.work.waitWorking(t, "a", []int{0, 1})
+
+	// The next round hangs on the API server until ctx ends, and goes on
+	// only once the Work has ended too, with the API server back.
+	hold := func() {
+		f.work.waitWorking(t, "a", nil)
+		m.hang.Store(false)
+	}
+	m.hold.Store(&hold)
+	m.hang.Store(true)
+	f.step(testRetry)
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("Run returned %v after its context ended, want nil", err)
+	}
+}

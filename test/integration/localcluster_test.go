@@ -206,7 +206,14 @@ func TestStopLeavesNoProcess(t *testing.T) {
 // createNamespace gives a test a namespace of its own, ready for pods.
 func createNamespace(ctx context.Context, t *testing.T, cluster *localcluster.Cluster) string {
 	t.Helper()
-	name := strings.ToLower(fmt.Sprintf("%.40s-%d", strings.ReplaceAll(t.Name(), "/", "-"), time.Now().UnixNano()%100000))
+	// A subtest's name may hold any character; a namespace's only these.
+	label := strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
+			return r
+		}
+		return '-'
+	}, strings.ToLower(t.Name()))
+	name := fmt.Sprintf("%.40s-%d", label, time.Now().UnixNano()%100000)
 	if err := cluster.CreateNamespace(ctx, name); err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 
 	"k8s.io/klog/v2"
@@ -20,6 +21,12 @@ const requiredEnv = "KUBE_HPA_INTEGRATION"
 var suite struct {
 	cluster    *localcluster.Cluster
 	skipReason string
+
+	// sharded is a second cluster, with kube-apiserver's ShardedListAndWatch
+	// gate on, started by the first test that asks for it.
+	shardedOnce sync.Once
+	sharded     *localcluster.Cluster
+	shardedErr  error
 }
 
 func TestMain(m *testing.M) {
@@ -55,11 +62,38 @@ func runSuite(m *testing.M) int {
 		fmt.Fprintf(os.Stderr, "integration: stopping the cluster: %v\n", err)
 		code = 1
 	}
+	if suite.sharded != nil {
+		if err := suite.sharded.Stop(); err != nil {
+			fmt.Fprintf(os.Stderr, "integration: stopping the cluster with ShardedListAndWatch: %v\n", err)
+			code = 1
+		}
+	}
 	if leftovers, err := cluster.LeftoverProcesses(); err != nil || len(leftovers) > 0 {
 		fmt.Fprintf(os.Stderr, "integration: processes left after Stop (%v):\n%s\n", err, strings.Join(leftovers, "\n"))
 		code = 1
 	}
 	return code
+}
+
+// shardedListAndWatchCluster returns a cluster whose kube-apiserver runs
+// with the ShardedListAndWatch gate (KEP-5866) on, started at its first use
+// and stopped by TestMain.
+func shardedListAndWatchCluster(t *testing.T) *localcluster.Cluster {
+	t.Helper()
+	sharedCluster(t)
+	suite.shardedOnce.Do(func() {
+		ctx := klog.NewContext(context.Background(), klog.Background())
+		suite.sharded, suite.shardedErr = localcluster.Start(ctx, localcluster.Options{
+			Nodes: 1,
+			// A later --feature-gates replaces the default one: it repeats
+			// the gate the default sets.
+			ExtraAPIServerFlags: []string{"--feature-gates=HPAScaleToZero=true,ShardedListAndWatch=true"},
+		})
+	})
+	if suite.shardedErr != nil {
+		t.Fatalf("starting a cluster with ShardedListAndWatch: %v", suite.shardedErr)
+	}
+	return suite.sharded
 }
 
 // sharedCluster returns the cluster of TestMain, or skips the test when the

@@ -29,22 +29,7 @@ import (
 func TestShardSelectorAgreesWithTheAPIServer(t *testing.T) {
 	shared := sharedCluster(t)
 	t.Run("ShardedListAndWatch on", func(t *testing.T) {
-		_, ctx := ktesting.NewTestContext(t)
-		cluster, err := localcluster.Start(ctx, localcluster.Options{
-			Nodes: 1,
-			// A later --feature-gates replaces the default one: it repeats
-			// the gate the default sets.
-			ExtraAPIServerFlags: []string{"--feature-gates=HPAScaleToZero=true,ShardedListAndWatch=true"},
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() {
-			if err := cluster.Stop(); err != nil {
-				t.Error(err)
-			}
-		})
-		checkShardSelection(t, cluster, true)
+		checkShardSelection(t, shardedListAndWatchCluster(t), true)
 	})
 	t.Run("ShardedListAndWatch off", func(t *testing.T) {
 		checkShardSelection(t, shared, false)

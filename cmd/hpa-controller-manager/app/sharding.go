@@ -6,6 +6,9 @@ import (
 	"os"
 
 	"k8s.io/apimachinery/pkg/util/uuid"
+	"k8s.io/client-go/kubernetes"
+	coordinationv1 "k8s.io/client-go/kubernetes/typed/coordination/v1"
+	"k8s.io/client-go/rest"
 	"k8s.io/component-base/metrics"
 	"k8s.io/klog/v2"
 
@@ -28,8 +31,12 @@ func runSharded(ctx context.Context, cfg *config.Config, c *clients, registry me
 	held := newShardsHeldGauge(registry)
 	honored := newSelectorHonoredGauge(registry)
 	le := cfg.LeaderElection
+	leases, err := newLeaseClient(cfg)
+	if err != nil {
+		return err
+	}
 	manager, err := shardlease.New(shardlease.Options{
-		Client:        c.kube.CoordinationV1(),
+		Client:        leases,
 		Namespace:     le.ResourceNamespace,
 		Group:         le.ResourceName,
 		Identity:      hostname + "_" + suffix,
@@ -54,6 +61,25 @@ func runSharded(ctx context.Context, cfg *config.Config, c *clients, registry me
 	}
 	klog.FromContext(ctx).Info("Running sharded", "shards", cfg.Sharding.Shards, "group", le.ResourceName, "namespace", le.ResourceNamespace)
 	return manager.Run(ctx)
+}
+
+// newLeaseClient returns the client of the shard Leases, with a rate limit
+// of its own: a round renews every held shard, and behind the controllers'
+// requests under --kube-api-qps a renewal would wait, and the replica fence
+// itself, for no fault of the API server. The limit allows two rounds a
+// retry period, each a list, the member Lease and a write per shard.
+func newLeaseClient(cfg *config.Config) (coordinationv1.LeasesGetter, error) {
+	rc := rest.CopyConfig(cfg.RESTConfig)
+	perRound := cfg.Sharding.Shards + 2
+	rc.QPS = float32(2*perRound) / float32(cfg.LeaderElection.RetryPeriod.Seconds())
+	rc.Burst = 2 * perRound
+	rc.RateLimiter = nil
+	rc.UserAgent = cfg.RESTConfig.UserAgent + "/shard-leases"
+	client, err := kubernetes.NewForConfig(rc)
+	if err != nil {
+		return nil, fmt.Errorf("building the shard lease client: %w", err)
+	}
+	return client.CoordinationV1(), nil
 }
 
 // newShardsHeldGauge registers the count of shards this replica works.

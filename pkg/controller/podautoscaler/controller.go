@@ -312,9 +312,15 @@ func (c *Controller) processNextWorkItem(ctx context.Context) bool {
 		c.queue.AddAfter(key, slowLaneRetry)
 		return true
 	}
+	start := c.opts.Clock.Now()
 	next, deleted, err := c.reconcileKeyRecovering(ctx, key)
 	release()
-	c.progress.mark(c.opts.Clock.Now())
+	end := c.opts.Clock.Now()
+	c.progress.mark(end)
+	// A record of every pass, whatever its outcome: with sharded replicas,
+	// it is how one tells from their logs that no HPA was passed by two.
+	klog.FromContext(ctx).V(4).Info("HPA pass", "hpa", key.String(),
+		"start", start.UTC().Format(time.RFC3339Nano), "end", end.UTC().Format(time.RFC3339Nano))
 	if err != nil {
 		utilruntime.HandleErrorWithContext(ctx, err, "Reconciling HPA failed", "key", key)
 	}
