@@ -7,7 +7,6 @@ import (
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 )
@@ -23,19 +22,7 @@ func (f *Framework) CreateReplicationController(ctx context.Context, name string
 		Spec: corev1.ReplicationControllerSpec{
 			Replicas: ptr.To(replicas),
 			Selector: labels,
-			Template: &corev1.PodTemplateSpec{
-				ObjectMeta: metav1.ObjectMeta{Labels: labels},
-				Spec: corev1.PodSpec{
-					Containers: []corev1.Container{{
-						Name:  "pause",
-						Image: PauseImage,
-						Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
-							corev1.ResourceCPU: resource.MustParse("100m"),
-						}},
-					}},
-					TerminationGracePeriodSeconds: ptr.To[int64](0),
-				},
-			},
+			Template: ptr.To(pausePodTemplate(labels)),
 		},
 	}
 	_, err := f.Kube.CoreV1().ReplicationControllers(f.Namespace).Create(ctx, rc, metav1.CreateOptions{})

@@ -33,21 +33,7 @@ func (f *Framework) CreateDeployment(ctx context.Context, name string, replicas 
 		Spec: appsv1.DeploymentSpec{
 			Replicas: ptr.To(replicas),
 			Selector: &metav1.LabelSelector{MatchLabels: labels},
-			Template: corev1.PodTemplateSpec{
-				ObjectMeta: metav1.ObjectMeta{Labels: labels},
-				Spec: corev1.PodSpec{
-					Containers: []corev1.Container{{
-						Name:  "pause",
-						Image: PauseImage,
-						Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
-							corev1.ResourceCPU: resource.MustParse("100m"),
-						}},
-					}},
-					// Pods go away at once when scaled down, so that replica
-					// counts settle quickly.
-					TerminationGracePeriodSeconds: ptr.To[int64](0),
-				},
-			},
+			Template: pausePodTemplate(labels),
 		},
 	}
 	d, err := f.Kube.AppsV1().Deployments(f.Namespace).Create(ctx, d, metav1.CreateOptions{})
@@ -167,4 +153,24 @@ func (r *ScaleRecorder) Changes() []ScaleChange {
 func (r *ScaleRecorder) Stop() {
 	r.stop()
 	<-r.done
+}
+
+// pausePodTemplate is the pods of the workloads the specs scale: a pause
+// container requesting 100m CPU, labeled labels.
+func pausePodTemplate(labels map[string]string) corev1.PodTemplateSpec {
+	return corev1.PodTemplateSpec{
+		ObjectMeta: metav1.ObjectMeta{Labels: labels},
+		Spec: corev1.PodSpec{
+			Containers: []corev1.Container{{
+				Name:  "pause",
+				Image: PauseImage,
+				Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
+					corev1.ResourceCPU: resource.MustParse("100m"),
+				}},
+			}},
+			// Pods go away at once when scaled down, so that replica
+			// counts settle quickly.
+			TerminationGracePeriodSeconds: ptr.To[int64](0),
+		},
+	}
 }
