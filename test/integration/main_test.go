@@ -22,11 +22,42 @@ var suite struct {
 	cluster    *localcluster.Cluster
 	skipReason string
 
-	// sharded is a second cluster, with kube-apiserver's ShardedListAndWatch
-	// gate on, started by the first test that asks for it.
-	shardedOnce sync.Once
-	sharded     *localcluster.Cluster
-	shardedErr  error
+	// sharded has kube-apiserver's ShardedListAndWatch gate on; quiet has
+	// it off, as the shared cluster, but none of the other tests' objects.
+	// Each is started by the first test that asks for it.
+	sharded, quiet lazyCluster
+}
+
+// lazyCluster is a cluster of the suite started at its first use and
+// stopped by TestMain.
+type lazyCluster struct {
+	once    sync.Once
+	cluster *localcluster.Cluster
+	err     error
+}
+
+func (l *lazyCluster) get(t *testing.T, what string, opts localcluster.Options) *localcluster.Cluster {
+	t.Helper()
+	sharedCluster(t)
+	l.once.Do(func() {
+		ctx := klog.NewContext(context.Background(), klog.Background())
+		l.cluster, l.err = localcluster.Start(ctx, opts)
+	})
+	if l.err != nil {
+		t.Fatalf("starting a cluster %s: %v", what, l.err)
+	}
+	return l.cluster
+}
+
+func (l *lazyCluster) stop(what string) int {
+	if l.cluster == nil {
+		return 0
+	}
+	if err := l.cluster.Stop(); err != nil {
+		fmt.Fprintf(os.Stderr, "integration: stopping the cluster %s: %v\n", what, err)
+		return 1
+	}
+	return 0
 }
 
 func TestMain(m *testing.M) {
@@ -62,12 +93,7 @@ func runSuite(m *testing.M) int {
 		fmt.Fprintf(os.Stderr, "integration: stopping the cluster: %v\n", err)
 		code = 1
 	}
-	if suite.sharded != nil {
-		if err := suite.sharded.Stop(); err != nil {
-			fmt.Fprintf(os.Stderr, "integration: stopping the cluster with ShardedListAndWatch: %v\n", err)
-			code = 1
-		}
-	}
+	code = max(code, suite.sharded.stop("with ShardedListAndWatch"), suite.quiet.stop("of its own"))
 	if leftovers, err := cluster.LeftoverProcesses(); err != nil || len(leftovers) > 0 {
 		fmt.Fprintf(os.Stderr, "integration: processes left after Stop (%v):\n%s\n", err, strings.Join(leftovers, "\n"))
 		code = 1
@@ -76,24 +102,22 @@ func runSuite(m *testing.M) int {
 }
 
 // shardedListAndWatchCluster returns a cluster whose kube-apiserver runs
-// with the ShardedListAndWatch gate (KEP-5866) on, started at its first use
-// and stopped by TestMain.
+// with the ShardedListAndWatch gate (KEP-5866) on.
 func shardedListAndWatchCluster(t *testing.T) *localcluster.Cluster {
-	t.Helper()
-	sharedCluster(t)
-	suite.shardedOnce.Do(func() {
-		ctx := klog.NewContext(context.Background(), klog.Background())
-		suite.sharded, suite.shardedErr = localcluster.Start(ctx, localcluster.Options{
-			Nodes: 1,
-			// A later --feature-gates replaces the default one: it repeats
-			// the gate the default sets.
-			ExtraAPIServerFlags: []string{"--feature-gates=HPAScaleToZero=true,ShardedListAndWatch=true"},
-		})
+	return suite.sharded.get(t, "with ShardedListAndWatch", localcluster.Options{
+		Nodes: 1,
+		// A later --feature-gates replaces the default one: it repeats the
+		// gate the default sets.
+		ExtraAPIServerFlags: []string{"--feature-gates=HPAScaleToZero=true,ShardedListAndWatch=true"},
 	})
-	if suite.shardedErr != nil {
-		t.Fatalf("starting a cluster with ShardedListAndWatch: %v", suite.shardedErr)
-	}
-	return suite.sharded
+}
+
+// quietCluster returns a cluster like the shared one (ShardedListAndWatch
+// off) that holds no other test's HPAs: for a test that runs every HPA of
+// the cluster at a short sync period, which the others' leftovers would
+// slow.
+func quietCluster(t *testing.T) *localcluster.Cluster {
+	return suite.quiet.get(t, "of its own", localcluster.Options{Nodes: 1})
 }
 
 // sharedCluster returns the cluster of TestMain, or skips the test when the

@@ -50,7 +50,7 @@ func TestShardedReplicas(t *testing.T) {
 		runShardedReplicas(t, shardedListAndWatchCluster(t), binary, true)
 	})
 	t.Run("ShardedListAndWatch off", func(t *testing.T) {
-		runShardedReplicas(t, shared, binary, false)
+		runShardedReplicas(t, quietCluster(t), binary, false)
 	})
 }
 

@@ -19,6 +19,7 @@ const (
 	featureZero             = "Feature:HPAScaleToZero"
 	featureSyncPeriod       = "Feature:HPAConfigurableSyncPeriod"
 	featureDecisionTrace    = "Feature:KubeHPADecisionTrace"
+	featureSharded          = "Feature:ShardedHPAController"
 	serial                  = "Serial"
 	disruptive              = "Disruptive"
 	// crdMode is a label, not a tag of the name: specs of

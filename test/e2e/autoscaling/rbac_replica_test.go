@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -15,6 +16,7 @@ import (
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/gomega"
 
+	"github.com/kube-hpa/kube-hpa/test/e2e/framework"
 	"github.com/kube-hpa/kube-hpa/test/localcluster"
 )
 
@@ -34,13 +36,45 @@ type ownReplica struct {
 // Cleanup stops it and lets the replicas start again.
 func (rc *rbacCase) startOwnReplica(ctx context.Context, env ...string) *ownReplica {
 	ginkgo.GinkgoHelper()
-	pid, err := rc.c.Control().WaitRunning(ctx, 0, 0)
+	args, port := holdSuiteReplicas(ctx, rc.c)
+	r := &ownReplica{port: port, logPath: filepath.Join(suite.Config.LogDir, "hpa-controller-manager-rbac.log")}
+	r.offset, _ = startOwnProcess(args, env, r.logPath)
+	return r
+}
+
+// holdSuiteReplicas reads the command line of the suite's replica 0, with
+// fresh ports for a process of the spec's own (the plain one returned),
+// then holds every replica of the suite down until the spec's cleanup,
+// which lets them start again and waits for a leader.
+func holdSuiteReplicas(ctx context.Context, c *framework.Controllers) (args []string, port int) {
+	ginkgo.GinkgoHelper()
+	pid, err := c.Control().WaitRunning(ctx, 0, 0)
 	gomega.Expect(err).NotTo(gomega.HaveOccurred())
 	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
 	gomega.Expect(err).NotTo(gomega.HaveOccurred(), "reading the command line of replica 0")
-	args := strings.Split(strings.TrimRight(string(raw), "\x00"), "\x00")
+	args = strings.Split(strings.TrimRight(string(raw), "\x00"), "\x00")
+
+	ginkgo.DeferCleanup(func(ctx context.Context) {
+		for i := range c.Count() {
+			gomega.Expect(c.Control().Release(ctx, i)).To(gomega.Succeed())
+		}
+		leader, err := c.WaitForLeader(ctx, -1)
+		gomega.Expect(err).NotTo(gomega.HaveOccurred())
+		gomega.Expect(c.WaitReady(ctx, leader)).To(gomega.Succeed())
+	})
+	for i := range c.Count() {
+		gomega.Expect(c.Control().Hold(ctx, i, "TERM")).To(gomega.Succeed())
+	}
+	return withFreshPorts(args)
+}
+
+// withFreshPorts returns a copy of a replica's command line listening on
+// free ports, and its plain port.
+func withFreshPorts(args []string) ([]string, int) {
+	ginkgo.GinkgoHelper()
 	ports, err := localcluster.FreePorts(3)
 	gomega.Expect(err).NotTo(gomega.HaveOccurred())
+	args = slices.Clone(args)
 	for i, a := range args {
 		switch {
 		case strings.HasPrefix(a, "--port="):
@@ -51,25 +85,20 @@ func (rc *rbacCase) startOwnReplica(ctx context.Context, env ...string) *ownRepl
 			args[i] = "--secure-port=" + strconv.Itoa(ports[2])
 		}
 	}
-	r := &ownReplica{port: ports[0], logPath: filepath.Join(suite.Config.LogDir, "hpa-controller-manager-rbac.log")}
+	return args, ports[0]
+}
 
-	ginkgo.DeferCleanup(func(ctx context.Context) {
-		for i := range rc.c.Count() {
-			gomega.Expect(rc.c.Control().Release(ctx, i)).To(gomega.Succeed())
-		}
-		leader, err := rc.c.WaitForLeader(ctx, -1)
-		gomega.Expect(err).NotTo(gomega.HaveOccurred())
-		gomega.Expect(rc.c.WaitReady(ctx, leader)).To(gomega.Succeed())
-	})
-	for i := range rc.c.Count() {
-		gomega.Expect(rc.c.Control().Hold(ctx, i, "TERM")).To(gomega.Succeed())
-	}
-
+// startOwnProcess starts args with env added to the environment, appending
+// to logPath, and stops it (TERM, then KILL after 30s) at the spec's
+// cleanup. It returns the log's size before the start, and the process.
+func startOwnProcess(args, env []string, logPath string) (int64, *os.Process) {
+	ginkgo.GinkgoHelper()
 	// Appended to, so that the log of every case that ran one stays.
-	logFile, err := os.OpenFile(r.logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	logFile, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	gomega.Expect(err).NotTo(gomega.HaveOccurred())
+	var offset int64
 	if st, err := logFile.Stat(); err == nil {
-		r.offset = st.Size()
+		offset = st.Size()
 	}
 	cmd := exec.Command(args[0], args[1:]...)
 	cmd.Env = append(os.Environ(), env...)
@@ -87,7 +116,7 @@ func (rc *rbacCase) startOwnReplica(ctx context.Context, env ...string) *ownRepl
 		}
 		_ = logFile.Close()
 	})
-	return r
+	return offset, cmd.Process
 }
 
 // log is what the process logged (since the start of its case).

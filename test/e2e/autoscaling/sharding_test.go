@@ -1,0 +1,158 @@
+package autoscaling
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/gomega"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
+
+	"github.com/kube-hpa/kube-hpa/pkg/shard"
+	"github.com/kube-hpa/kube-hpa/test/e2e/framework"
+)
+
+// shardedReplicas is how many sharded processes the spec runs.
+const shardedReplicas = 3
+
+// shardedProcess is one replica the sharding spec runs with --sharded.
+type shardedProcess struct {
+	name    string
+	logPath string
+	offset  int64
+	process *os.Process
+}
+
+func (p *shardedProcess) log() string {
+	data, _ := os.ReadFile(p.logPath)
+	if len(data) < int(p.offset) {
+		return ""
+	}
+	return string(data[p.offset:])
+}
+
+var (
+	workingLine = regexp.MustCompile(`"(Working shards|Stopped working shards)" shards=\[([0-9,]*)\]`)
+	passedLine  = regexp.MustCompile(`"HPA pass" .*hpa="([^"/]+)/`)
+)
+
+// working returns the shards the process works now, from its log.
+func (p *shardedProcess) working() []int {
+	var now []int
+	for _, m := range workingLine.FindAllStringSubmatch(p.log(), -1) {
+		now = nil
+		if m[1] == "Working shards" {
+			for _, f := range strings.Split(m[2], ",") {
+				var i int
+				_, _ = fmt.Sscan(f, &i)
+				now = append(now, i)
+			}
+		}
+	}
+	return now
+}
+
+// passed returns the namespaces of the HPAs the process passed, from its
+// log (a line per pass at -v=4).
+func (p *shardedProcess) passed() []string {
+	var out []string
+	for _, m := range passedLine.FindAllStringSubmatch(p.log(), -1) {
+		if !slices.Contains(out, m[1]) {
+			out = append(out, m[1])
+		}
+	}
+	return out
+}
+
+var _ = sigDescribe([]string{featureSharded, featureHPA, serial, disruptive, crdMode}, "hpa-controller-manager sharded replicas", func() {
+	f := newFramework("sharded")
+
+	ginkgo.It("should scale the HPAs of every namespace with each HPA run by one replica, and keep scaling a killed replica's", func(ctx context.Context) {
+		requireLocal()
+		c := suite.Controllers
+		gomega.Expect(c.WaitAllRunning(ctx)).To(gomega.Succeed())
+
+		ginkgo.By("granting the Lease verbs of deploy/sharding")
+		manifest := filepath.Join(suite.Config.RepoRoot, "deploy", "sharding", "rbac.yaml")
+		out, err := suite.Kubectl(ctx, "", "apply", "-f", manifest)
+		gomega.Expect(err).NotTo(gomega.HaveOccurred(), out)
+		ginkgo.DeferCleanup(func(ctx context.Context) {
+			out, err := suite.Kubectl(ctx, "", "delete", "--ignore-not-found", "-f", manifest)
+			gomega.Expect(err).NotTo(gomega.HaveOccurred(), out)
+		})
+
+		ginkgo.By("holding the suite's replicas and starting three with --sharded")
+		args, _ := holdSuiteReplicas(ctx, c)
+		group := f.UniqueName("shards")
+		var replicas []*shardedProcess
+		for i := range shardedReplicas {
+			own, _ := withFreshPorts(args)
+			own = append(own, "--sharded", "--shards=16", "--leader-elect-resource-name="+group, "--v=4")
+			p := &shardedProcess{name: fmt.Sprintf("sharded-%d", i),
+				logPath: filepath.Join(suite.Config.LogDir, fmt.Sprintf("hpa-controller-manager-sharded-%d.log", i))}
+			p.offset, p.process = startOwnProcess(own, nil, p.logPath)
+			replicas = append(replicas, p)
+		}
+		// Shared fairly, so that no handover comes after the HPAs exist.
+		gomega.Eventually(ctx, func() []int {
+			var counts []int
+			for _, p := range replicas {
+				counts = append(counts, len(p.working()))
+			}
+			slices.Sort(counts)
+			return counts
+		}).WithTimeout(30*time.Second).WithPolling(500*time.Millisecond).Should(gomega.Equal([]int{5, 5, 6}), "the three replicas to share the 16 shards")
+
+		ginkgo.By("scaling a Deployment in each of three namespaces")
+		frameworks := []*framework.Framework{f, framework.NewFrameworkIn(ctx, "sharded", suite), framework.NewFrameworkIn(ctx, "sharded", suite)}
+		const name = "worker"
+		metrics := map[string]string{}
+		for _, fw := range frameworks {
+			metrics[fw.Namespace] = fw.UniqueName("queue_depth")
+			fw.CreateDeployment(ctx, name, 1)
+			fw.SetExternalMetric(ctx, metrics[fw.Namespace], "20")
+			fw.CreateHPA(ctx, framework.Extended, framework.NoScaleDownStabilization(
+				framework.ExternalHPA(name, name, metrics[fw.Namespace], autoscalingv2.AverageValueMetricType, "10", 1, 5)))
+		}
+		for _, fw := range frameworks {
+			fw.WaitForReplicas(ctx, name, 2, reaction())
+		}
+
+		ginkgo.By("checking from the replicas' logs that each HPA was passed by one replica, the one working its shard")
+		owner := map[string]*shardedProcess{}
+		for _, fw := range frameworks {
+			s := shard.Index(shard.NamespaceHash(fw.Namespace), 16)
+			var passedBy []string
+			for _, p := range replicas {
+				if slices.Contains(p.passed(), fw.Namespace) {
+					passedBy = append(passedBy, p.name)
+				}
+				if slices.Contains(p.working(), s) {
+					owner[fw.Namespace] = p
+				}
+			}
+			gomega.Expect(owner).To(gomega.HaveKey(fw.Namespace), "a replica working shard %d of namespace %s", s, fw.Namespace)
+			gomega.Expect(passedBy).To(gomega.ConsistOf(owner[fw.Namespace].name), "the replicas that passed the HPA of %s (shard %d)", fw.Namespace, s)
+		}
+
+		ginkgo.By("killing the replica of the first namespace with SIGKILL, so that its Leases expire")
+		victim := owner[f.Namespace]
+		gomega.Expect(victim.process.Kill()).To(gomega.Succeed())
+		killed := time.Now()
+		for _, fw := range frameworks {
+			fw.SetExternalMetric(ctx, metrics[fw.Namespace], "40")
+		}
+		budget := takeoverBudget()
+		f.WaitForScale(ctx, name, 4, budget)
+		ginkgo.AddReportEntry("scale of a killed sharded replica's HPA after SIGKILL", time.Since(killed).Round(10*time.Millisecond).String())
+		for _, fw := range frameworks[1:] {
+			fw.WaitForScale(ctx, name, 4, reaction())
+		}
+	})
+})
