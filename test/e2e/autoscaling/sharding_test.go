@@ -25,16 +25,24 @@ const shardedReplicas = 3
 type shardedProcess struct {
 	name    string
 	logPath string
-	offset  int64
-	process *os.Process
+	// offset is where the process's log starts in logPath, passesFrom
+	// where the passes the spec counts start.
+	offset, passesFrom int64
+	process            *os.Process
 }
 
-func (p *shardedProcess) log() string {
+// log returns what the process logged from offset on.
+func (p *shardedProcess) log(offset int64) string {
 	data, _ := os.ReadFile(p.logPath)
-	if len(data) < int(p.offset) {
+	if len(data) < int(offset) {
 		return ""
 	}
-	return string(data[p.offset:])
+	return string(data[offset:])
+}
+
+// countPassesFromNow has passed count only the passes from now on.
+func (p *shardedProcess) countPassesFromNow() {
+	p.passesFrom = p.offset + int64(len(p.log(p.offset)))
 }
 
 var (
@@ -45,7 +53,7 @@ var (
 // working returns the shards the process works now, from its log.
 func (p *shardedProcess) working() []int {
 	var now []int
-	for _, m := range workingLine.FindAllStringSubmatch(p.log(), -1) {
+	for _, m := range workingLine.FindAllStringSubmatch(p.log(p.offset), -1) {
 		now = nil
 		if m[1] == "Working shards" {
 			for _, f := range strings.Split(m[2], ",") {
@@ -58,11 +66,11 @@ func (p *shardedProcess) working() []int {
 	return now
 }
 
-// passed returns the namespaces of the HPAs the process passed, from its
-// log (a line per pass at -v=4).
+// passed returns the namespaces of the HPAs the process passed since
+// countPassesFromNow, from its log (a line per pass at -v=4).
 func (p *shardedProcess) passed() []string {
 	var out []string
-	for _, m := range passedLine.FindAllStringSubmatch(p.log(), -1) {
+	for _, m := range passedLine.FindAllStringSubmatch(p.log(p.passesFrom), -1) {
 		if !slices.Contains(out, m[1]) {
 			out = append(out, m[1])
 		}
@@ -77,6 +85,22 @@ var _ = sigDescribe([]string{featureSharded, featureHPA, serial, disruptive, crd
 		requireLocal()
 		c := suite.Controllers
 		gomega.Expect(c.WaitAllRunning(ctx)).To(gomega.Succeed())
+
+		ginkgo.By("scaling a Deployment in each of three namespaces, by the suite's leader")
+		// Created while the suite's replicas serve the admission webhook.
+		frameworks := []*framework.Framework{f, framework.NewFrameworkIn(ctx, "sharded", suite), framework.NewFrameworkIn(ctx, "sharded", suite)}
+		const name = "worker"
+		metrics := map[string]string{}
+		for _, fw := range frameworks {
+			metrics[fw.Namespace] = fw.UniqueName("queue_depth")
+			fw.CreateDeployment(ctx, name, 1)
+			fw.SetExternalMetric(ctx, metrics[fw.Namespace], "20")
+			fw.CreateHPA(ctx, framework.Extended, framework.NoScaleDownStabilization(
+				framework.ExternalHPA(name, name, metrics[fw.Namespace], autoscalingv2.AverageValueMetricType, "10", 1, 5)))
+		}
+		for _, fw := range frameworks {
+			fw.WaitForReplicas(ctx, name, 2, reaction())
+		}
 
 		ginkgo.By("granting the Lease verbs of deploy/sharding")
 		manifest := filepath.Join(suite.Config.RepoRoot, "deploy", "sharding", "rbac.yaml")
@@ -97,6 +121,7 @@ var _ = sigDescribe([]string{featureSharded, featureHPA, serial, disruptive, crd
 			p := &shardedProcess{name: fmt.Sprintf("sharded-%d", i),
 				logPath: filepath.Join(suite.Config.LogDir, fmt.Sprintf("hpa-controller-manager-sharded-%d.log", i))}
 			p.offset, p.process = startOwnProcess(own, nil, p.logPath)
+			p.passesFrom = p.offset
 			replicas = append(replicas, p)
 		}
 		// Shared fairly, so that no handover comes after the HPAs exist.
@@ -108,20 +133,17 @@ var _ = sigDescribe([]string{featureSharded, featureHPA, serial, disruptive, crd
 			slices.Sort(counts)
 			return counts
 		}).WithTimeout(30*time.Second).WithPolling(500*time.Millisecond).Should(gomega.Equal([]int{5, 5, 6}), "the three replicas to share the 16 shards")
+		// A replica may have passed an HPA before handing its shard on.
+		for _, p := range replicas {
+			p.countPassesFromNow()
+		}
 
-		ginkgo.By("scaling a Deployment in each of three namespaces")
-		frameworks := []*framework.Framework{f, framework.NewFrameworkIn(ctx, "sharded", suite), framework.NewFrameworkIn(ctx, "sharded", suite)}
-		const name = "worker"
-		metrics := map[string]string{}
+		ginkgo.By("scaling each to 3, by the sharded replicas")
 		for _, fw := range frameworks {
-			metrics[fw.Namespace] = fw.UniqueName("queue_depth")
-			fw.CreateDeployment(ctx, name, 1)
-			fw.SetExternalMetric(ctx, metrics[fw.Namespace], "20")
-			fw.CreateHPA(ctx, framework.Extended, framework.NoScaleDownStabilization(
-				framework.ExternalHPA(name, name, metrics[fw.Namespace], autoscalingv2.AverageValueMetricType, "10", 1, 5)))
+			fw.SetExternalMetric(ctx, metrics[fw.Namespace], "30")
 		}
 		for _, fw := range frameworks {
-			fw.WaitForReplicas(ctx, name, 2, reaction())
+			fw.WaitForReplicas(ctx, name, 3, reaction())
 		}
 
 		ginkgo.By("checking from the replicas' logs that each HPA was passed by one replica, the one working its shard")
