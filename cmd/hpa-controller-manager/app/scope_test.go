@@ -103,3 +103,17 @@ func TestCheckSelectorReadsWhetherTheServerSharded(t *testing.T) {
 		})
 	}
 }
+
+func TestKeepOnly(t *testing.T) {
+	if keep := keepOnly(16, nil); keep("default") || keep("tenant-a") {
+		t.Error("with no shard held, a namespace's series are kept")
+	}
+	owned := []int{shard.Index(shard.NamespaceHash("default"), 16)}
+	keep := keepOnly(16, owned)
+	for _, ns := range []string{"default", "kube-system", "tenant-a", "tenant-b", "team-payments"} {
+		want := shard.Index(shard.NamespaceHash(ns), 16) == owned[0]
+		if got := keep(ns); got != want {
+			t.Errorf("keep(%q) = %v, want %v", ns, got, want)
+		}
+	}
+}

@@ -29,6 +29,8 @@ func runSharded(ctx context.Context, cfg *config.Config, c *clients, registry me
 	}
 	suffix := string(uuid.NewUUID())
 	held := newShardsHeldGauge(registry)
+	// The series of HPAs whose shard moved away go with it.
+	scoped := monitor.NewScoped(mon)
 	honored := newSelectorHonoredGauge(registry)
 	le := cfg.LeaderElection
 	leases, err := newLeaseClient(cfg)
@@ -45,7 +47,10 @@ func runSharded(ctx context.Context, cfg *config.Config, c *clients, registry me
 		LeaseDuration: le.LeaseDuration.Duration,
 		RenewDeadline: le.RenewDeadline.Duration,
 		RetryPeriod:   le.RetryPeriod.Duration,
-		OnHeld:        func(owned []int) { held.Set(float64(len(owned))) },
+		OnHeld: func(owned []int) {
+			held.Set(float64(len(owned)))
+			scoped.DropOutside(keepOnly(cfg.Sharding.Shards, owned))
+		},
 		Work: func(ctx context.Context, owned []int) error {
 			sc, err := scopeOf(cfg.Sharding.Shards, owned)
 			if err != nil {
@@ -53,7 +58,7 @@ func runSharded(ctx context.Context, cfg *config.Config, c *clients, registry me
 			}
 			ctx = klog.NewContext(ctx, klog.LoggerWithValues(klog.FromContext(ctx), "shards", owned))
 			checkSelector(ctx, c.kube, sc, honored)
-			return runControllers(ctx, cfg, c, mon, health, sc)
+			return runControllers(ctx, cfg, c, scoped, health, sc)
 		},
 	})
 	if err != nil {
@@ -61,6 +66,20 @@ func runSharded(ctx context.Context, cfg *config.Config, c *clients, registry me
 	}
 	klog.FromContext(ctx).Info("Running sharded", "shards", cfg.Sharding.Shards, "group", le.ResourceName, "namespace", le.ResourceNamespace)
 	return manager.Run(ctx)
+}
+
+// keepOnly is the namespace filter of the shards owned, for dropping the
+// series of the others.
+func keepOnly(shards int, owned []int) func(string) bool {
+	if len(owned) == 0 {
+		return func(string) bool { return false }
+	}
+	sc, err := scopeOf(shards, owned)
+	if err != nil {
+		// Owned comes from the shard manager, within 0..shards-1.
+		return nil
+	}
+	return sc.inScope()
 }
 
 // newLeaseClient returns the client of the shard Leases, with a rate limit
