@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -154,13 +156,17 @@ func (m *Manager) standing(now time.Time) (live, current []string, foreign strin
 	return live, current, foreign
 }
 
+// shardIndex reads the shard of a Lease named by shardLease.
 func (m *Manager) shardIndex(name string) (int, bool) {
-	for i := range m.o.Shards {
-		if m.o.shardLease(i) == name {
-			return i, true
-		}
+	digits, ok := strings.CutPrefix(name, m.o.shardPrefix())
+	if !ok {
+		return 0, false
 	}
-	return 0, false
+	i, err := strconv.Atoi(digits)
+	if err != nil || i < 0 || i >= m.o.Shards || m.o.shardLease(i) != name {
+		return 0, false
+	}
+	return i, true
 }
 
 func (m *Manager) holds(i int) bool {

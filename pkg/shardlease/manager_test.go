@@ -360,3 +360,26 @@ func TestRunEndsQuietlyWhenStopped(t *testing.T) {
 		t.Fatalf("Run returned %v after its context ended, want nil", err)
 	}
 }
+
+func TestShardIndex(t *testing.T) {
+	m := newFleet(t).member("a", 16)
+	cases := []struct {
+		name string
+		want int
+		ok   bool
+	}{
+		{"hpa-shard-0", 0, true},
+		{"hpa-shard-15", 15, true},
+		{"hpa-shard-16", 0, false},
+		{"hpa-shard-07", 0, false},
+		{"hpa-shard--1", 0, false},
+		{"hpa-shard-", 0, false},
+		{"hpa-replica-a", 0, false},
+		{"other-shard-1", 0, false},
+	}
+	for _, tc := range cases {
+		if got, ok := m.shardIndex(tc.name); got != tc.want || ok != tc.ok {
+			t.Errorf("shardIndex(%q) = %d, %v; want %d, %v", tc.name, got, ok, tc.want, tc.ok)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"k8s.io/apimachinery/pkg/util/validation"
@@ -83,6 +84,8 @@ func (o *Options) complete() error {
 	return errors.Join(errs...)
 }
 
-func (o *Options) shardLease(i int) string { return fmt.Sprintf("%s-shard-%d", o.Group, i) }
+func (o *Options) shardLease(i int) string { return o.shardPrefix() + strconv.Itoa(i) }
+
+func (o *Options) shardPrefix() string { return o.Group + "-shard-" }
 
 func (o *Options) memberLease() string { return o.Group + "-replica-" + o.MemberSuffix }
