@@ -58,7 +58,7 @@ func (s scope) inScope() func(string) bool {
 	return s.filter.Matches
 }
 
-// selectorHonoredGauge reports whether the API server applied this
+// newSelectorHonoredGauge registers whether the API server applied this
 // replica's shard selector on the last check: 1 it did, 0 it ignored it
 // and the replica filters what it receives.
 func newSelectorHonoredGauge(registry metrics.KubeRegistry) *metrics.Gauge {
