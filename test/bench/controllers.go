@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -25,6 +26,9 @@ type controllerSpec struct {
 	// metricsURL is where /metrics answers, over http for kube-hpa and
 	// https (a self-signed loopback certificate) for kube-controller-manager.
 	metricsURL func(port int) string
+	// replicas is how many processes run the controller together (kube-hpa
+	// with --sharded); 0 means one.
+	replicas int
 }
 
 // hpaFlags are the flags both controllers get, with the names and meaning
@@ -117,47 +121,68 @@ func controllerSpecs(o Options, adminKubeconfig, dir string) (map[string]control
 			metricsURL: func(port int) string { return fmt.Sprintf("https://127.0.0.1:%d/metrics", port) },
 		}
 	}
-	return map[string]controllerSpec{
+	specs := map[string]controllerSpec{
 		Upstream:         upstream(Upstream),
 		UpstreamJSON:     upstream(UpstreamJSON, "--kube-api-content-type=application/json"),
 		KubeHPA:          ours(KubeHPA, "--manage-native-hpas"),
 		KubeHPANoSharing: ours(KubeHPANoSharing, "--manage-native-hpas", "--horizontal-pod-autoscaler-external-metric-sharing-window=0"),
 		mixGatesOff:      ours(mixGatesOff),
 		mixGatesOn:       ours(mixGatesOn, proposalGates),
-	}, nil
+	}
+	for _, n := range o.ScalingReplicas {
+		// The Leases go in "default", named after the controller, so that
+		// no two measurements share a group.
+		name := ShardedKubeHPA(n)
+		spec := ours(name, "--manage-native-hpas", "--sharded", "--shards="+strconv.Itoa(scalingShards),
+			"--leader-elect=true", "--leader-elect-resource-namespace=default", "--leader-elect-resource-name="+name)
+		spec.replicas = n
+		specs[name] = spec
+	}
+	return specs, nil
 }
 
-// runningController is a controller under test.
+// runningController is a controller under test: one process, or the
+// replicas of a sharded kube-hpa, measured together.
 type runningController struct {
-	spec controllerSpec
-	proc *process
-	url  string
-	http *http.Client
+	spec  controllerSpec
+	procs []*process
+	urls  []string
+	http  *http.Client
 	// started is when it first served its metrics: where a warm-up
 	// starts counting.
 	started time.Time
 }
 
-// startController starts spec with the given sync period and waits until
-// it serves its metrics.
+// startController starts spec with the given sync period (each replica
+// logging to logPath, numbered after the first) and waits until every
+// replica serves its metrics.
 func startController(ctx context.Context, spec controllerSpec, sync time.Duration, logPath string) (*runningController, error) {
-	port, err := freePort()
-	if err != nil {
-		return nil, err
-	}
-	proc, err := startProcess(spec.name, spec.binary, logPath, spec.args(port, sync))
-	if err != nil {
-		return nil, err
-	}
-	c := &runningController{spec: spec, proc: proc, url: spec.metricsURL(port), http: &http.Client{
+	c := &runningController{spec: spec, http: &http.Client{
 		Timeout: 10 * time.Second,
 		Transport: &http.Transport{TLSClientConfig: &tls.Config{
 			InsecureSkipVerify: true, //nolint:gosec // loopback, self-signed by kube-controller-manager
 			MinVersion:         tls.VersionTLS12,
 		}},
 	}}
-	err = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
-		if err := proc.alive(); err != nil {
+	for i := range max(spec.replicas, 1) {
+		port, err := freePort()
+		if err != nil {
+			c.stop()
+			return nil, err
+		}
+		path := logPath
+		if i > 0 {
+			path = strings.TrimSuffix(logPath, ".log") + "-" + strconv.Itoa(i) + ".log"
+		}
+		proc, err := startProcess(spec.name, spec.binary, path, spec.args(port, sync))
+		if err != nil {
+			c.stop()
+			return nil, err
+		}
+		c.procs, c.urls = append(c.procs, proc), append(c.urls, spec.metricsURL(port))
+	}
+	err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		if err := c.alive(); err != nil {
 			return false, err
 		}
 		_, err := c.reconciles(ctx)
@@ -171,6 +196,37 @@ func startController(ctx context.Context, spec controllerSpec, sync time.Duratio
 	return c, nil
 }
 
+// pids are the controller's processes.
+func (c *runningController) pids() []int {
+	out := make([]int, len(c.procs))
+	for i, p := range c.procs {
+		out[i] = p.pid()
+	}
+	return out
+}
+
+// alive returns the error of the first process that has exited.
+func (c *runningController) alive() error {
+	for _, p := range c.procs {
+		if err := p.alive(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// perReplica reads one figure of each process (its RSS), and the largest.
+func (c *runningController) perReplica(read func(pid int) (int64, error)) (largest int64, each []int64, err error) {
+	for _, pid := range c.pids() {
+		v, err := read(pid)
+		if err != nil {
+			return 0, nil, err
+		}
+		largest, each = max(largest, v), append(each, v)
+	}
+	return largest, each, nil
+}
+
 // reconcileMetric is upstream's counter of HPA reconciles, which kube-hpa
 // keeps under the same name.
 const reconcileMetric = "horizontal_pod_autoscaler_controller_reconciliations_total"
@@ -182,4 +238,8 @@ func (c *runningController) reconciles(ctx context.Context) (float64, error) {
 	return m.reconciles, err
 }
 
-func (c *runningController) stop() { c.proc.stop(10 * time.Second) }
+func (c *runningController) stop() {
+	for _, p := range c.procs {
+		p.stop(10 * time.Second)
+	}
+}

@@ -28,6 +28,9 @@ func (r *runner) measureController(ctx context.Context, spec controllerSpec) (Co
 	}
 	res.Steady, res.WarmUp, res.Latency, res.PeakRSSBytes = steady.phase, steady.warmUp, steady.latency, steady.rss
 	res.SteadyRSSBytes, res.PassGaps = steady.steadyRSS, steady.passGaps
+	if spec.replicas > 1 {
+		res.Replicas, res.ReplicaPeakRSSBytes, res.ReplicaSteadyRSSBytes = spec.replicas, steady.replicaRSS, steady.replicaSteadyRSS
+	}
 	// The next phase, or the next controller, starts from the steady
 	// workload.
 	if !o.SkipLatency {
@@ -59,8 +62,10 @@ type steadyResult struct {
 	warmUp  WarmUp
 	latency Latency
 	// rss is the peak so far at the phase's end, steadyRSS the resident
-	// memory at the steady window's.
-	rss, steadyRSS int64
+	// memory at the steady window's: the largest replica's, and each
+	// replica's in replicaRSS and replicaSteadyRSS.
+	rss, steadyRSS               int64
+	replicaRSS, replicaSteadyRSS []int64
 	// passGaps is read when Options.FetchTimes asks for it.
 	passGaps *PassGaps
 }
@@ -85,7 +90,7 @@ func (r *runner) steadyPhase(ctx context.Context, c *runningController) (steadyR
 	}
 	r.logger.Info("Steady window measured", "controller", c.spec.name, "reconciles", d.reconciles, "queueWaits", d.queueWaits, "queueDepth", d.queueDepth)
 	res.phase = phaseOf(d.lessBaseline(r.base), o.SyncPeriod)
-	if res.steadyRSS, err = currentRSS(c.proc.pid()); err != nil {
+	if res.steadyRSS, res.replicaSteadyRSS, err = c.perReplica(currentRSS); err != nil {
 		return res, err
 	}
 	if o.FetchTimes {
@@ -102,7 +107,7 @@ func (r *runner) steadyPhase(ctx context.Context, c *runningController) (steadyR
 			return res, err
 		}
 	}
-	res.rss, err = peakRSS(c.proc.pid())
+	res.rss, res.replicaRSS, err = c.perReplica(peakRSS)
 	return res, err
 }
 
@@ -135,7 +140,7 @@ func (r *runner) saturationPhase(ctx context.Context, c *runningController) (Pha
 	var prof *perfRecording
 	if o.Perf {
 		var err error
-		prof, err = startPerf(c.proc.pid(), o.SaturationWindow, filepath.Join(r.dir, c.spec.name+".perf.data"))
+		prof, err = startPerf(c.pids()[0], o.SaturationWindow, filepath.Join(r.dir, c.spec.name+".perf.data"))
 		if err != nil {
 			r.logger.Error(err, "Not profiling", "controller", c.spec.name)
 		}
@@ -151,7 +156,7 @@ func (r *runner) saturationPhase(ctx context.Context, c *runningController) (Pha
 		}
 	}
 	r.logger.Info("Saturation window measured", "controller", c.spec.name, "reconciles", d.reconciles)
-	rss, err := peakRSS(c.proc.pid())
+	rss, _, err := c.perReplica(peakRSS)
 	sync := o.saturationSyncPeriod()
 	phase := phaseOf(d.lessBaseline(r.base), sync)
 	phase.Saturated = phase.ReconcilesPerSecond < 0.9*float64(o.HPAs)/sync.Seconds()
@@ -179,7 +184,7 @@ func (r *runner) window(ctx context.Context, c *runningController, length time.D
 func waitReconciles(ctx context.Context, c *runningController, n float64, timeout time.Duration) (float64, error) {
 	var got float64
 	err := wait.PollUntilContextTimeout(ctx, time.Second, timeout, true, func(ctx context.Context) (bool, error) {
-		if err := c.proc.alive(); err != nil {
+		if err := c.alive(); err != nil {
 			return false, err
 		}
 		if count, err := c.reconciles(ctx); err == nil {

@@ -156,6 +156,10 @@ type Options struct {
 	Scaling           bool
 	ScalingSizes      []int
 	ScalingPodsPerHPA int
+	// ScalingReplicas are replica counts of kube-hpa with --sharded that
+	// the scaling scenario measures besides the single kube-hpa, each as
+	// the controller ShardedKubeHPA(n).
+	ScalingReplicas []int
 }
 
 // The names of the controllers a run can measure.
@@ -169,6 +173,15 @@ const (
 	// does, instead of its default protobuf: what the encoding costs.
 	UpstreamJSON = "upstream-json"
 )
+
+// ShardedKubeHPA names kube-hpa run as n replicas with --sharded.
+func ShardedKubeHPA(n int) string { return fmt.Sprintf("%s-x%d", KubeHPA, n) }
+
+// shardedController says whether name is one of ScalingReplicas'
+// controllers, which the scaling scenario adds to its sizes.
+func (o Options) shardedController(name string) bool {
+	return slices.ContainsFunc(o.ScalingReplicas, func(n int) bool { return ShardedKubeHPA(n) == name })
+}
 
 // knownControllers are the names Options.Controllers accepts.
 var knownControllers = []string{Upstream, KubeHPA, KubeHPANoSharing, UpstreamJSON}
@@ -295,7 +308,7 @@ func (o Options) Validate() error {
 		errs = append(errs, errors.New("at least one controller to measure"))
 	}
 	for _, c := range o.Controllers {
-		if !slices.Contains(knownControllers, c) {
+		if !slices.Contains(knownControllers, c) && !o.shardedController(c) {
 			errs = append(errs, fmt.Errorf("unknown controller %q: want one of %v", c, knownControllers))
 		}
 	}

@@ -112,7 +112,7 @@ func rampController(ctx context.Context, kube kubernetes.Interface, o Options, s
 		return res, err
 	}
 	err = wait.PollUntilContextTimeout(ctx, 250*time.Millisecond, o.RampHold, false, func(context.Context) (bool, error) {
-		if err := c.proc.alive(); err != nil {
+		if err := c.alive(); err != nil {
 			return false, err
 		}
 		return watch.allReached(changed), nil

@@ -72,9 +72,14 @@ type ControllerResult struct {
 	Latency      Latency `json:"latency"`
 	PeakRSSBytes int64   `json:"peakRSSBytes"`
 	// SteadyRSSBytes is the resident memory at the end of the steady
-	// window.
-	SteadyRSSBytes int64  `json:"steadyRSSBytes"`
-	WarmUp         WarmUp `json:"warmUp"`
+	// window. For a controller run as several replicas, both are the
+	// largest replica's, and ReplicaPeakRSSBytes and
+	// ReplicaSteadyRSSBytes each replica's.
+	SteadyRSSBytes        int64   `json:"steadyRSSBytes"`
+	Replicas              int     `json:"replicas,omitempty"`
+	ReplicaPeakRSSBytes   []int64 `json:"replicaPeakRSSBytes,omitempty"`
+	ReplicaSteadyRSSBytes []int64 `json:"replicaSteadyRSSBytes,omitempty"`
+	WarmUp                WarmUp  `json:"warmUp"`
 	// Profile is the perf report of the saturation window, if recorded.
 	Profile string `json:"profile,omitempty"`
 	// PassGaps is what the adapter's fetch times say of the passes in the
@@ -123,6 +128,13 @@ type Phase struct {
 	// TotalRequests is both: every request the controller sent to
 	// kube-apiserver, per reconcile.
 	TotalRequests float64 `json:"totalRequestsPerReconcile"`
+	// WatchBytesPerSecond is what kube-apiserver sent to watches
+	// (apiserver_watch_events_sizes), less the idle baseline: the egress
+	// that sharded list and watch divides between replicas.
+	WatchBytesPerSecond float64 `json:"apiServerWatchBytesPerSecond"`
+	// ReplicaCores is each replica's CPU time over the window's length,
+	// for a controller run as several replicas.
+	ReplicaCores []float64 `json:"replicaCores,omitempty"`
 	// MachineBusyPercent is how busy all cores were during the window;
 	// OtherLoadPercent is the part of it that was not the benchmark's (the
 	// machine is shared): a window with much of it is suspect.
@@ -161,6 +173,12 @@ func phaseOf(d delta, sync time.Duration) Phase {
 	if d.elapsed > 0 {
 		p.ReconcilesPerSecond = d.reconciles / d.elapsed.Seconds()
 		p.APIServerCores = d.apiServerCPU.Seconds() / d.elapsed.Seconds()
+		p.WatchBytesPerSecond = d.watchBytes / d.elapsed.Seconds()
+		if len(d.replicaCPU) > 1 {
+			for _, cpu := range d.replicaCPU {
+				p.ReplicaCores = append(p.ReplicaCores, cpu.Seconds()/d.elapsed.Seconds())
+			}
+		}
 	}
 	per := d.reconciles
 	if per == 0 {

@@ -307,7 +307,7 @@ func sleep(ctx context.Context, d time.Duration, c *runningController) error {
 			return nil
 		case <-tick.C:
 			if c != nil {
-				if err := c.proc.alive(); err != nil {
+				if err := c.alive(); err != nil {
 					return err
 				}
 			}

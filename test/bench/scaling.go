@@ -92,6 +92,11 @@ func (o Options) validateScaling() []error {
 	if len(o.ScalingSizes) == 0 {
 		errs = append(errs, errors.New("scaling-sizes must list at least one size"))
 	}
+	for _, n := range o.ScalingReplicas {
+		if n < 2 || n > maxScalingReplicas {
+			errs = append(errs, fmt.Errorf("scaling-replicas must be from 2 to %d, got %d", maxScalingReplicas, n))
+		}
+	}
 	for i, n := range o.ScalingSizes {
 		if n < max(1, o.LatencyHPAs) {
 			errs = append(errs, fmt.Errorf("every scaling size must be at least 1 and at least latency-hpas (%d), got %d", o.LatencyHPAs, n))
@@ -103,6 +108,13 @@ func (o Options) validateScaling() []error {
 	}
 	return errs
 }
+
+// maxScalingReplicas is the most sharded replicas the scenario runs: as
+// many as there are shards (scalingShards), beyond which a replica idles.
+const maxScalingReplicas = scalingShards
+
+// scalingShards is --shards of the sharded replicas.
+const scalingShards = 16
 
 // scalingWarmUpLimit bounds the wait for a first pass over hpas HPAs:
 // two minutes, and 10 ms more per HPA (a controller that lists every pod
@@ -124,6 +136,10 @@ func (o Options) scalingScenarios() []scenario {
 	base.SkipSaturation = true
 	base.ClusterClientQPS, base.ClusterClientBurst, base.ClusterWorkloadSyncs = scalingClusterQPS, scalingClusterBurst, scalingClusterSyncs
 	base.RecordControllerErrors = true
+	base.Controllers = slices.Clone(o.Controllers)
+	for _, n := range o.ScalingReplicas {
+		base.Controllers = append(base.Controllers, ShardedKubeHPA(n))
+	}
 	out := make([]scenario, 0, len(o.ScalingSizes))
 	for _, n := range o.ScalingSizes {
 		s := base

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -36,6 +37,17 @@ var scalingFigures = []scalingFigure{
 	{label: "metric change to scale, p99 s", value: func(c ControllerResult, s Setup) float64 { return orNaN(s.Latency, c.Latency.P99) }, format: "%.2f"},
 	{label: "HPAs not scaled within the latency time-out", value: func(c ControllerResult, s Setup) float64 { return orNaN(s.Latency, float64(c.Latency.Missed)) }, format: "%.0f"},
 	{label: "kube-apiserver CPU in the steady window, cores above idle", value: func(c ControllerResult, _ Setup) float64 { return c.Steady.APIServerCores }, format: "%.2f"},
+	{label: "kube-apiserver watch egress in the steady window, KiB/s above idle", value: func(c ControllerResult, _ Setup) float64 { return c.Steady.WatchBytesPerSecond / 1024 }, format: "%.1f"},
+	{label: "busiest replica's CPU in the steady window, cores", value: func(c ControllerResult, _ Setup) float64 { return busiestReplicaCores(c.Steady) }, format: "%.3f"},
+}
+
+// busiestReplicaCores is the CPU of the busiest of a controller's
+// replicas, or of its one process.
+func busiestReplicaCores(p Phase) float64 {
+	if len(p.ReplicaCores) > 0 {
+		return slices.Max(p.ReplicaCores)
+	}
+	return p.CPUPer1000 * p.ReconcilesPerSecond / 1000
 }
 
 func mib(bytes int64) float64 { return float64(bytes) / (1 << 20) }

@@ -37,20 +37,31 @@ func bytesReader(b []byte) io.Reader { return bytes.NewReader(b) }
 // requestMetric is kube-apiserver's count of the requests it served.
 const requestMetric = "apiserver_request_total"
 
+// watchSizesMetric is kube-apiserver's histogram of the sizes of the
+// events it sends to watches, in bytes; its sum is the watch egress.
+const watchSizesMetric = "apiserver_watch_events_sizes_sum"
+
 // apiServerRequests reads kube-apiserver's apiserver_request_total, summed
-// per verb and resource (codes, versions and scopes together). It has no
-// label for the client, so the caller attributes the deltas by running one
-// client at a time against an idle baseline.
-func apiServerRequests(ctx context.Context, kube kubernetes.Interface) (map[string]float64, error) {
+// per verb and resource (codes, versions and scopes together), and the
+// bytes it has sent to watches so far. Neither has a label for the client,
+// so the caller attributes the deltas by running one client at a time
+// against an idle baseline.
+func apiServerRequests(ctx context.Context, kube kubernetes.Interface) (map[string]float64, float64, error) {
 	body, err := kube.CoreV1().RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("reading kube-apiserver's metrics: %w", err)
+		return nil, 0, fmt.Errorf("reading kube-apiserver's metrics: %w", err)
 	}
-	samples, err := parseSamples(bytesReader(body), requestMetric)
+	samples, err := parseSamples(bytesReader(body), requestMetric, watchSizesMetric)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	return sumBy(samples, requestKey), nil
+	var requests []sample
+	for _, s := range samples {
+		if s.name == requestMetric {
+			requests = append(requests, s)
+		}
+	}
+	return sumBy(requests, requestKey), sumWhere(samples, watchSizesMetric, nil), nil
 }
 
 // requestKey names a request kind the way a reader of the table thinks of
@@ -121,11 +132,29 @@ func readControllerMetrics(r io.Reader) (controllerMetrics, error) {
 
 // scrape reads the controller's /metrics.
 func (c *runningController) scrape(ctx context.Context) (controllerMetrics, error) {
-	body, err := httpGet(ctx, c.http, c.url)
-	if err != nil {
-		return controllerMetrics{}, err
+	var sum controllerMetrics
+	for _, url := range c.urls {
+		body, err := httpGet(ctx, c.http, url)
+		if err != nil {
+			return controllerMetrics{}, err
+		}
+		m, err := readControllerMetrics(bytesReader(body))
+		if err != nil {
+			return controllerMetrics{}, err
+		}
+		sum = sum.plus(m)
 	}
-	return readControllerMetrics(bytesReader(body))
+	return sum, nil
+}
+
+// plus adds the counters of two replicas; their queues' depths add too.
+func (m controllerMetrics) plus(o controllerMetrics) controllerMetrics {
+	return controllerMetrics{
+		reconciles: m.reconciles + o.reconciles,
+		queueWait:  m.queueWait + o.queueWait,
+		queueWaits: m.queueWaits + o.queueWaits,
+		queueDepth: m.queueDepth + o.queueDepth,
+	}
 }
 
 // snapshot is every counter the benchmark reads, at one moment.
@@ -134,6 +163,11 @@ type snapshot struct {
 	// controllerCPU, apiServerCPU and adapterCPU are user+system CPU time
 	// of each process since it started.
 	controllerCPU, apiServerCPU, adapterCPU time.Duration
+	// replicaCPU is each controller process's part of controllerCPU.
+	replicaCPU []time.Duration
+	// watchBytes is what kube-apiserver has sent to watches
+	// (apiserver_watch_events_sizes), every resource together.
+	watchBytes float64
 	// controllerMetrics are zero for the idle baseline.
 	controllerMetrics
 	requests map[string]float64
@@ -162,7 +196,7 @@ func (p probes) take(ctx context.Context, controller *runningController) (snapsh
 	}
 	pids := append([]int{os.Getpid(), p.adapter.proc.pid()}, p.clusterPIDs...)
 	if controller != nil {
-		pids = append(pids, controller.proc.pid())
+		pids = append(pids, controller.pids()...)
 	}
 	for _, pid := range pids {
 		cpu, err := cpuTime(pid)
@@ -172,8 +206,13 @@ func (p probes) take(ctx context.Context, controller *runningController) (snapsh
 		s.ownCPU += cpu
 	}
 	if controller != nil {
-		if s.controllerCPU, err = cpuTime(controller.proc.pid()); err != nil {
-			return s, err
+		for _, pid := range controller.pids() {
+			cpu, err := cpuTime(pid)
+			if err != nil {
+				return s, err
+			}
+			s.controllerCPU += cpu
+			s.replicaCPU = append(s.replicaCPU, cpu)
 		}
 		if s.controllerMetrics, err = controller.scrape(ctx); err != nil {
 			return s, err
@@ -185,7 +224,7 @@ func (p probes) take(ctx context.Context, controller *runningController) (snapsh
 	if s.adapterCPU, err = cpuTime(p.adapter.proc.pid()); err != nil {
 		return s, err
 	}
-	if s.requests, err = apiServerRequests(ctx, p.kube); err != nil {
+	if s.requests, s.watchBytes, err = apiServerRequests(ctx, p.kube); err != nil {
 		return s, err
 	}
 	s.fetches, err = p.adapter.externalFetches(ctx)
@@ -198,7 +237,11 @@ type delta struct {
 	from, to                                time.Time
 	elapsed                                 time.Duration
 	controllerCPU, apiServerCPU, adapterCPU time.Duration
-	reconciles                              float64
+	// replicaCPU is each controller process's part of controllerCPU.
+	replicaCPU []time.Duration
+	// watchBytes were sent to watches by kube-apiserver.
+	watchBytes float64
+	reconciles float64
 	// queueWait and queueWaits are the HPA queue's waits in the window;
 	// queueDepth is its depth at the window's end.
 	queueWait, queueWaits, queueDepth float64
@@ -223,6 +266,10 @@ func (s snapshot) until(later snapshot) delta {
 		queueDepth:    later.queueDepth,
 		fetches:       later.fetches - s.fetches,
 		requests:      map[string]float64{},
+		watchBytes:    later.watchBytes - s.watchBytes,
+	}
+	for i := range min(len(s.replicaCPU), len(later.replicaCPU)) {
+		d.replicaCPU = append(d.replicaCPU, later.replicaCPU[i]-s.replicaCPU[i])
 	}
 	if t := later.machineTotal - s.machineTotal; t > 0 {
 		busy := later.machineBusy - s.machineBusy
@@ -255,5 +302,6 @@ func (d delta) lessBaseline(base delta) delta {
 		out.requests[k] -= v * scale
 	}
 	out.apiServerCPU -= time.Duration(float64(base.apiServerCPU) * scale)
+	out.watchBytes -= base.watchBytes * scale
 	return out
 }

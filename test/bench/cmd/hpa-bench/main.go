@@ -68,6 +68,7 @@ func run() error {
 		"scaling.svg (memory and CPU per 1,000 reconciles against the HPAs) into -output-dir by go run of the plot module "+bench.PlotModule+" (cd test/bench/plot && go run . -in <json> -out <svg> redraws it). "+
 		"About an hour on 2 cores at the default sizes.")
 	scalingSizes := flag.String("scaling-sizes", bench.FormatSizes(o.ScalingSizes), "HPA counts of the scaling scenario, ascending, separated by commas.")
+	scalingReplicas := flag.String("scaling-replicas", "", "Replica counts (2 or more, separated by commas) of kube-hpa with --sharded that the scaling scenario measures at each size besides kube-hpa alone, each as kube-hpa-x<n>: per-replica RSS and CPU, kube-apiserver's watch egress, passes per HPA and period.")
 	flag.IntVar(&o.ScalingPodsPerHPA, "scaling-pods-per-hpa", o.ScalingPodsPerHPA, "Ready pods of each Deployment in the scaling scenario, which its HPA holds steady.")
 	flag.StringVar(&o.ControllerBinary, "controller-binary", "", "hpa-controller-manager to measure; default _output/bin/hpa-controller-manager.")
 	flag.StringVar(&o.UpstreamBinary, "upstream-binary", "", "kube-controller-manager to measure; default _output/bin/kube-controller-manager (linked without symbols: build one with them for -perf).")
@@ -78,6 +79,11 @@ func run() error {
 	var err error
 	if o.ScalingSizes, err = bench.ParseSizes(*scalingSizes); err != nil {
 		return err
+	}
+	if *scalingReplicas != "" {
+		if o.ScalingReplicas, err = bench.ParseSizes(*scalingReplicas); err != nil {
+			return fmt.Errorf("-scaling-replicas: %w", err)
+		}
 	}
 
 	root, err := localcluster.FindRepoRoot()

@@ -1,0 +1,124 @@
+package bench
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestScalingReplicasOptions(t *testing.T) {
+	cases := []struct {
+		name     string
+		replicas []int
+		wantErr  string
+	}{
+		{name: "two and three sharded replicas", replicas: []int{2, 3}},
+		{name: "as many replicas as shards", replicas: []int{16}},
+		{name: "one replica is kube-hpa itself", replicas: []int{1}, wantErr: "scaling-replicas must be from 2 to 16, got 1"},
+		{name: "more replicas than shards idle", replicas: []int{2, 17}, wantErr: "got 17"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			o := NewOptions()
+			o.Scaling, o.ScalingReplicas = true, tc.replicas
+			err := o.Validate()
+			if tc.wantErr == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Fatalf("error %v, want one with %q", err, tc.wantErr)
+			}
+		})
+	}
+}
+
+func TestScalingSizesMeasureTheShardedReplicasAfterTheOthers(t *testing.T) {
+	o := NewOptions()
+	o.Scaling, o.ScalingSizes, o.ScalingReplicas = true, []int{1000, 5000}, []int{2, 3}
+	for _, sc := range o.scalingScenarios() {
+		want := []string{Upstream, KubeHPA, "kube-hpa-x2", "kube-hpa-x3"}
+		if !slices.Equal(sc.opts.Controllers, want) {
+			t.Errorf("size %d measures %v, want %v", sc.opts.HPAs, sc.opts.Controllers, want)
+		}
+		if err := sc.opts.Validate(); err != nil {
+			t.Errorf("size %d: %v", sc.opts.HPAs, err)
+		}
+	}
+	for _, sc := range o.scenarios() {
+		if slices.ContainsFunc(sc.opts.Controllers, func(c string) bool { return strings.HasPrefix(c, "kube-hpa-x") }) {
+			t.Errorf("scenario %s measures the sharded replicas, which are the scaling scenario's", sc.name)
+		}
+	}
+}
+
+func TestShardedSpecRunsReplicasWithTheirOwnLeases(t *testing.T) {
+	o := NewOptions()
+	o.ScalingReplicas = []int{3}
+	dir := t.TempDir()
+	admin := filepath.Join(dir, "admin.kubeconfig")
+	if err := os.WriteFile(admin, []byte("apiVersion: v1\nkind: Config\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	specs, err := controllerSpecs(o, admin, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, ok := specs["kube-hpa-x3"]
+	if !ok {
+		t.Fatalf("no spec for kube-hpa-x3 among %d", len(specs))
+	}
+	if spec.replicas != 3 || specs[KubeHPA].replicas > 1 {
+		t.Errorf("replicas: sharded %d, single %d", spec.replicas, specs[KubeHPA].replicas)
+	}
+	args := spec.args(10999, 15*time.Second)
+	for _, want := range []string{"--sharded", "--shards=16", "--leader-elect-resource-name=kube-hpa-x3", "--leader-elect-resource-namespace=default", "--port=10999"} {
+		if !slices.Contains(args, want) {
+			t.Errorf("args %v lack %s", args, want)
+		}
+	}
+	// The last --leader-elect wins: the run's flags turn it off for the
+	// single controllers, sharding needs it on.
+	last := ""
+	for _, a := range args {
+		if strings.HasPrefix(a, "--leader-elect=") {
+			last = a
+		}
+	}
+	if last != "--leader-elect=true" {
+		t.Errorf("the last --leader-elect is %q, want --leader-elect=true", last)
+	}
+}
+
+func TestReplicaFigures(t *testing.T) {
+	a := controllerMetrics{reconciles: 100, queueWait: 1, queueWaits: 10, queueDepth: 2}
+	b := controllerMetrics{reconciles: 50, queueWait: 0.5, queueWaits: 5, queueDepth: 1}
+	if got := a.plus(b); got != (controllerMetrics{reconciles: 150, queueWait: 1.5, queueWaits: 15, queueDepth: 3}) {
+		t.Errorf("two replicas' metrics add to %+v", got)
+	}
+
+	s0 := snapshot{at: time.Unix(0, 0), controllerCPU: 3 * time.Second, replicaCPU: []time.Duration{time.Second, 2 * time.Second}, watchBytes: 1000}
+	s1 := snapshot{at: time.Unix(10, 0), controllerCPU: 9 * time.Second, replicaCPU: []time.Duration{3 * time.Second, 6 * time.Second}, watchBytes: 51000,
+		controllerMetrics: controllerMetrics{reconciles: 1000}}
+	base := delta{elapsed: 10 * time.Second, watchBytes: 10000}
+	p := phaseOf(s0.until(s1).lessBaseline(base), 15*time.Second)
+	if !slices.Equal(p.ReplicaCores, []float64{0.2, 0.4}) {
+		t.Errorf("replica cores %v, want 0.2 and 0.4", p.ReplicaCores)
+	}
+	if p.WatchBytesPerSecond != 4000 {
+		t.Errorf("watch egress %v B/s, want 4000 (5000 less the idle 1000)", p.WatchBytesPerSecond)
+	}
+	if got := busiestReplicaCores(p); got != 0.4 {
+		t.Errorf("busiest replica %v cores, want 0.4", got)
+	}
+	single := phaseOf(snapshot{at: time.Unix(0, 0)}.until(snapshot{at: time.Unix(10, 0), controllerCPU: 5 * time.Second,
+		replicaCPU: []time.Duration{5 * time.Second}, controllerMetrics: controllerMetrics{reconciles: 1000}}), 15*time.Second)
+	if single.ReplicaCores != nil || busiestReplicaCores(single) != 0.5 {
+		t.Errorf("one process: replica cores %v, busiest %v; want none listed and 0.5", single.ReplicaCores, busiestReplicaCores(single))
+	}
+}
