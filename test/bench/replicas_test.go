@@ -122,3 +122,16 @@ func TestReplicaFigures(t *testing.T) {
 		t.Errorf("one process: replica cores %v, busiest %v; want none listed and 0.5", single.ReplicaCores, busiestReplicaCores(single))
 	}
 }
+
+func TestClusterGateForShardedReplicas(t *testing.T) {
+	o := NewOptions()
+	if gates := o.clusterOptions().FeatureGates; gates != nil {
+		t.Errorf("without sharded replicas the cluster gets gates %v", gates)
+	}
+	o.Scaling, o.ScalingReplicas = true, []int{2}
+	for _, sc := range o.scalingScenarios() {
+		if !sc.opts.clusterOptions().FeatureGates["ShardedListAndWatch"] {
+			t.Errorf("size %d: kube-apiserver without ShardedListAndWatch for the sharded replicas", sc.opts.HPAs)
+		}
+	}
+}

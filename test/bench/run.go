@@ -199,6 +199,12 @@ func (o Options) clusterOptions() localcluster.Options {
 		co.ExtraControllerManagerFlags = append(co.ExtraControllerManagerFlags,
 			"--concurrent-deployment-syncs="+strconv.Itoa(n), "--concurrent-replicaset-syncs="+strconv.Itoa(n))
 	}
+	if len(o.ScalingReplicas) > 0 {
+		// Sharded replicas receive only their shards' objects where
+		// kube-apiserver honors their shardSelector; no other controller
+		// sends one, so their figures do not change.
+		co.FeatureGates = map[string]bool{"ShardedListAndWatch": true}
+	}
 	return co
 }
 
