@@ -9,35 +9,6 @@ import (
 	"time"
 )
 
-func TestScalingReplicasOptions(t *testing.T) {
-	cases := []struct {
-		name     string
-		replicas []int
-		wantErr  string
-	}{
-		{name: "two and three sharded replicas", replicas: []int{2, 3}},
-		{name: "as many replicas as shards", replicas: []int{16}},
-		{name: "one replica is kube-hpa itself", replicas: []int{1}, wantErr: "scaling-replicas must be from 2 to 16, got 1"},
-		{name: "more replicas than shards idle", replicas: []int{2, 17}, wantErr: "got 17"},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			o := NewOptions()
-			o.Scaling, o.ScalingReplicas = true, tc.replicas
-			err := o.Validate()
-			if tc.wantErr == "" {
-				if err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
-				t.Fatalf("error %v, want one with %q", err, tc.wantErr)
-			}
-		})
-	}
-}
-
 func TestScalingSizesMeasureTheShardedReplicasAfterTheOthers(t *testing.T) {
 	o := NewOptions()
 	o.Scaling, o.ScalingSizes, o.ScalingReplicas = true, []int{1000, 5000}, []int{2, 3}

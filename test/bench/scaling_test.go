@@ -67,6 +67,11 @@ func TestScalingOptions(t *testing.T) {
 			o.ScalingSizes, o.LatencyHPAs, o.HPAs = []int{20, 100}, 0, 100
 		}},
 		{name: "bad sizes are not judged with the scenario off", change: func(o *Options) { o.ScalingSizes, o.ScalingPodsPerHPA = []int{3, 1}, 0 }},
+		{name: "two and three sharded replicas", change: func(o *Options) { scalingAlone(o); o.ScalingReplicas = []int{2, 3} }},
+		{name: "as many sharded replicas as shards", change: func(o *Options) { scalingAlone(o); o.ScalingReplicas = []int{16} }},
+		{name: "one replica is kube-hpa itself", change: func(o *Options) { scalingAlone(o); o.ScalingReplicas = []int{1} },
+			wantErr: "scaling-replicas must be from 2 to 16, got 1"},
+		{name: "more replicas than shards would idle", change: func(o *Options) { scalingAlone(o); o.ScalingReplicas = []int{2, 17} }, wantErr: "got 17"},
 		{name: "negative pods per HPA", change: func(o *Options) { o.PodsPerHPA = -1 }, wantErr: "must not be negative (0 keeps the default)"},
 		{name: "negative cluster client limits", change: func(o *Options) { o.ClusterClientQPS = -1 }, wantErr: "must not be negative (0 keeps the default)"},
 	}
