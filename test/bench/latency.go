@@ -88,6 +88,15 @@ func (l *latencyClock) observe(obj any) {
 	}
 }
 
+// latencyNamespace is where the latency phase watches Deployments: the
+// workload's namespace, or every namespace when the workload spreads.
+func latencyNamespace(o Options) string {
+	if o.Namespaces > 1 {
+		return metav1.NamespaceAll
+	}
+	return Namespace
+}
+
 // measureLatency raises the latency metrics one trial after another,
 // spread over one sync period, and times each latency Deployment from its
 // trial's change until a watch sees its spec.replicas reach
@@ -102,7 +111,8 @@ func measureLatency(ctx context.Context, kube kubernetes.Interface, o Options, t
 	for i := range o.LatencyHPAs {
 		clock.trialOf[workloadName(i)] = i % trials
 	}
-	factory := informers.NewSharedInformerFactoryWithOptions(kube, 0, informers.WithNamespace(Namespace))
+	// Deployment names are unique across the workload's namespaces.
+	factory := informers.NewSharedInformerFactoryWithOptions(kube, 0, informers.WithNamespace(latencyNamespace(o)))
 	informer := factory.Apps().V1().Deployments().Informer()
 	if _, err := informer.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    clock.observe,

@@ -127,6 +127,11 @@ type Options struct {
 	Ramp     bool
 	RampHold time.Duration
 
+	// Namespaces spreads the workload over that many namespaces, in
+	// blocks of consecutive HPAs (workload.go); zero or one keeps it all in
+	// Namespace. The scaling scenario sets it for sharded replicas, which
+	// divide HPAs by namespace.
+	Namespaces int
 	// PodsPerHPA is how many ready pods each Deployment has once settled,
 	// the replicas its HPA holds steady (workload.go); zero means one.
 	// The scaling scenario sets it.
@@ -160,6 +165,8 @@ type Options struct {
 	// the scaling scenario measures besides the single kube-hpa, each as
 	// the controller ShardedKubeHPA(n).
 	ScalingReplicas []int
+	// ScalingNamespaces is Namespaces for the scaling sizes.
+	ScalingNamespaces int
 }
 
 // The names of the controllers a run can measure.
@@ -294,6 +301,9 @@ func (o Options) Validate() error {
 	if o.PodsPerHPA < 0 || o.ClusterClientQPS < 0 || o.ClusterClientBurst < 0 || o.ClusterWorkloadSyncs < 0 {
 		errs = append(errs, fmt.Errorf("pods per HPA and the cluster's client limits and syncs must not be negative (0 keeps the default), got %d, %v, %d and %d",
 			o.PodsPerHPA, o.ClusterClientQPS, o.ClusterClientBurst, o.ClusterWorkloadSyncs))
+	}
+	if o.Namespaces < 0 || o.Namespaces > max(o.HPAs, 1) {
+		errs = append(errs, fmt.Errorf("namespaces must be from 0 to the HPAs (%d), got %d", o.HPAs, o.Namespaces))
 	}
 	if o.Scaling {
 		errs = append(errs, o.validateScaling()...)

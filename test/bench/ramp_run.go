@@ -48,7 +48,7 @@ func runRamp(ctx context.Context, o Options, dir string) (*RampResult, error) {
 		return nil, fmt.Errorf("creating the metrics ConfigMap: %w", err)
 	}
 	for _, c := range rampCases {
-		if _, err := kube.AppsV1().Deployments(Namespace).Create(ctx, newDeployment(c.name, c.min), metav1.CreateOptions{}); err != nil {
+		if _, err := kube.AppsV1().Deployments(Namespace).Create(ctx, newDeployment(Namespace, c.name, c.min), metav1.CreateOptions{}); err != nil {
 			return nil, fmt.Errorf("creating Deployment %s: %w", c.name, err)
 		}
 	}

@@ -133,7 +133,7 @@ func TestRampTimeline(t *testing.T) {
 func TestReplicaWatchRecordsChangesOnly(t *testing.T) {
 	w := &replicaWatch{events: map[string][]replicaEvent{}}
 	for _, n := range []int32{2, 2, 6, 6, 7} {
-		w.observe(newDeployment("d", n))
+		w.observe(newDeployment(Namespace, "d", n))
 	}
 	var got []int32
 	for _, e := range w.events["d"] {

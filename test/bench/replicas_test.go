@@ -106,3 +106,30 @@ func TestClusterGateForShardedReplicas(t *testing.T) {
 		}
 	}
 }
+
+func TestNamespacesOfTheWorkload(t *testing.T) {
+	o := NewOptions()
+	o.HPAs = 1000
+	if got := o.namespaces(); !slices.Equal(got, []string{Namespace}) || o.namespaceOf(999) != Namespace || o.spreadNamespaces() != 0 {
+		t.Errorf("one namespace: %v, HPA 999 in %s", got, o.namespaceOf(999))
+	}
+	o.Namespaces = 50
+	got := o.namespaces()
+	if len(got) != 50 || got[0] != "t00-hpa-bench" || got[49] != "t49-hpa-bench" || o.spreadNamespaces() != 50 {
+		t.Fatalf("50 namespaces: %d, from %s to %s", len(got), got[0], got[len(got)-1])
+	}
+	// Blocks of 20 consecutive HPAs: a shared metric's group (every other
+	// HPA, ten of them) stays in one namespace.
+	if o.namespaceOf(19) != "t00-hpa-bench" || o.namespaceOf(20) != "t01-hpa-bench" || o.namespaceOf(999) != "t49-hpa-bench" {
+		t.Errorf("blocks: 19 in %s, 20 in %s, 999 in %s", o.namespaceOf(19), o.namespaceOf(20), o.namespaceOf(999))
+	}
+	if d := deployment(20, o); d.Namespace != "t01-hpa-bench" || hpa(20, o).Namespace != "t01-hpa-bench" {
+		t.Errorf("Deployment 20 in %s, its HPA in %s", d.Namespace, hpa(20, o).Namespace)
+	}
+	for _, bad := range []int{-1, 1001} {
+		o.Namespaces = bad
+		if err := o.Validate(); err == nil || !strings.Contains(err.Error(), "namespaces must be from 0") {
+			t.Errorf("%d namespaces: %v", bad, err)
+		}
+	}
+}

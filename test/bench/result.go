@@ -37,6 +37,7 @@ type Machine struct {
 // Setup is the workload and the flags both controllers ran with.
 type Setup struct {
 	HPAs                 int     `json:"hpas"`
+	Namespaces           int     `json:"namespaces,omitempty"`
 	PodsPerHPA           int     `json:"podsPerHPA"`
 	LatencyHPAs          int     `json:"latencyHPAs"`
 	SharedGroupSize      int     `json:"sharedGroupSize"`

@@ -212,6 +212,7 @@ func (o Options) setup() Setup {
 	distinct := distinctMetrics(o)
 	s := Setup{
 		HPAs:                     o.HPAs,
+		Namespaces:               o.spreadNamespaces(),
 		PodsPerHPA:               o.podsPerHPA(),
 		LatencyHPAs:              o.LatencyHPAs,
 		SharedGroupSize:          o.SharedGroupSize,

@@ -92,6 +92,9 @@ func (o Options) validateScaling() []error {
 	if len(o.ScalingSizes) == 0 {
 		errs = append(errs, errors.New("scaling-sizes must list at least one size"))
 	}
+	if o.ScalingNamespaces < 0 || len(o.ScalingSizes) > 0 && o.ScalingNamespaces > o.ScalingSizes[0] {
+		errs = append(errs, fmt.Errorf("scaling-namespaces must be from 0 to the smallest size, got %d", o.ScalingNamespaces))
+	}
 	for _, n := range o.ScalingReplicas {
 		if n < 2 || n > maxScalingReplicas {
 			errs = append(errs, fmt.Errorf("scaling-replicas must be from 2 to %d, got %d", maxScalingReplicas, n))
@@ -133,6 +136,7 @@ func (o Options) scalingScenarios() []scenario {
 	base := o.defaultWorkload()
 	base.SyncPeriodMix = false
 	base.PodsPerHPA = o.ScalingPodsPerHPA
+	base.Namespaces = o.ScalingNamespaces
 	base.SkipSaturation = true
 	base.ClusterClientQPS, base.ClusterClientBurst, base.ClusterWorkloadSyncs = scalingClusterQPS, scalingClusterBurst, scalingClusterSyncs
 	base.RecordControllerErrors = true

@@ -72,6 +72,9 @@ func TestScalingOptions(t *testing.T) {
 		{name: "one replica is kube-hpa itself", change: func(o *Options) { scalingAlone(o); o.ScalingReplicas = []int{1} },
 			wantErr: "scaling-replicas must be from 2 to 16, got 1"},
 		{name: "more replicas than shards would idle", change: func(o *Options) { scalingAlone(o); o.ScalingReplicas = []int{2, 17} }, wantErr: "got 17"},
+		{name: "the sizes spread over namespaces", change: func(o *Options) { scalingAlone(o); o.ScalingNamespaces = 50 }},
+		{name: "more namespaces than the smallest size has HPAs", change: func(o *Options) { scalingAlone(o); o.ScalingSizes, o.ScalingNamespaces = []int{100}, 101 },
+			wantErr: "scaling-namespaces must be from 0 to the smallest size, got 101"},
 		{name: "negative pods per HPA", change: func(o *Options) { o.PodsPerHPA = -1 }, wantErr: "must not be negative (0 keeps the default)"},
 		{name: "negative cluster client limits", change: func(o *Options) { o.ClusterClientQPS = -1 }, wantErr: "must not be negative (0 keeps the default)"},
 	}

@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -20,8 +21,9 @@ import (
 // thousands of requests.
 const createParallelism = 16
 
-// createWorkload creates the adapter's ConfigMap, then every Deployment
-// and HPA of the workload (the namespace exists already).
+// createWorkload creates the adapter's ConfigMap, the workload's
+// namespaces other than Namespace (which exists already), then every
+// Deployment and HPA of the workload.
 func createWorkload(ctx context.Context, kube kubernetes.Interface, o Options) error {
 	cm := &corev1.ConfigMap{
 		ObjectMeta: metav1.ObjectMeta{Name: metricsConfigMap, Namespace: Namespace},
@@ -30,14 +32,22 @@ func createWorkload(ctx context.Context, kube kubernetes.Interface, o Options) e
 	if _, err := kube.CoreV1().ConfigMaps(Namespace).Create(ctx, cm, metav1.CreateOptions{}); err != nil {
 		return fmt.Errorf("creating the metrics ConfigMap: %w", err)
 	}
+	for _, ns := range o.namespaces() {
+		if ns == Namespace {
+			continue
+		}
+		if _, err := kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
+			return fmt.Errorf("creating namespace %s: %w", ns, err)
+		}
+	}
 	g, ctx := errgroup.WithContext(ctx)
 	g.SetLimit(createParallelism)
 	for i := range o.HPAs {
 		g.Go(func() error {
-			if _, err := kube.AppsV1().Deployments(Namespace).Create(ctx, deployment(i, o), metav1.CreateOptions{}); err != nil {
+			if _, err := kube.AppsV1().Deployments(o.namespaceOf(i)).Create(ctx, deployment(i, o), metav1.CreateOptions{}); err != nil {
 				return fmt.Errorf("creating Deployment %s: %w", workloadName(i), err)
 			}
-			if _, err := kube.AutoscalingV2().HorizontalPodAutoscalers(Namespace).Create(ctx, hpa(i, o), metav1.CreateOptions{}); err != nil {
+			if _, err := kube.AutoscalingV2().HorizontalPodAutoscalers(o.namespaceOf(i)).Create(ctx, hpa(i, o), metav1.CreateOptions{}); err != nil {
 				return fmt.Errorf("creating HPA %s: %w", workloadName(i), err)
 			}
 			return nil
@@ -77,13 +87,14 @@ func waitSettled(ctx context.Context, kube kubernetes.Interface, o Options, time
 	logger := klog.FromContext(ctx)
 	var last int
 	err := wait.PollUntilContextTimeout(ctx, 2*time.Second, timeout, true, func(ctx context.Context) (bool, error) {
-		list, err := kube.AppsV1().Deployments(Namespace).List(ctx, metav1.ListOptions{ResourceVersion: "0"})
+		list, err := kube.AppsV1().Deployments(metav1.NamespaceAll).List(ctx, metav1.ListOptions{ResourceVersion: "0"})
 		if err != nil {
 			return false, nil
 		}
+		ours := o.namespaces()
 		last = 0
 		for i := range list.Items {
-			if settledAt(&list.Items[i], int32(o.podsPerHPA())) {
+			if slices.Contains(ours, list.Items[i].Namespace) && settledAt(&list.Items[i], int32(o.podsPerHPA())) {
 				last++
 			}
 		}
@@ -121,10 +132,10 @@ func resetLatencyWorkload(ctx context.Context, kube kubernetes.Interface, o Opti
 	}
 	for i := range o.LatencyHPAs {
 		scale := &autoscalingv1.Scale{
-			ObjectMeta: metav1.ObjectMeta{Name: workloadName(i), Namespace: Namespace},
+			ObjectMeta: metav1.ObjectMeta{Name: workloadName(i), Namespace: o.namespaceOf(i)},
 			Spec:       autoscalingv1.ScaleSpec{Replicas: int32(o.podsPerHPA())},
 		}
-		if _, err := kube.AppsV1().Deployments(Namespace).UpdateScale(ctx, scale.Name, scale, metav1.UpdateOptions{}); err != nil {
+		if _, err := kube.AppsV1().Deployments(scale.Namespace).UpdateScale(ctx, scale.Name, scale, metav1.UpdateOptions{}); err != nil {
 			return fmt.Errorf("scaling %s back to %d: %w", scale.Name, scale.Spec.Replicas, err)
 		}
 	}

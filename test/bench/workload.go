@@ -77,6 +77,41 @@ type metricRef struct {
 // same for all.
 func (m metricRef) key() string { return m.name + "/" + m.labelKey + "=" + m.labelValue }
 
+// namespaceOf is the namespace of Deployment and HPA i: Namespace, or with
+// Options.Namespaces the k-th of as many blocks of consecutive HPAs, named
+// t<k>-hpa-bench. The varying part comes first: kube-apiserver's namespace
+// hash (FNV-1a, which sharded replicas divide) puts names that differ only
+// at their end in one shard.
+func (o Options) namespaceOf(i int) string {
+	if o.Namespaces <= 1 {
+		return Namespace
+	}
+	return fmt.Sprintf("t%02d-%s", i*o.Namespaces/max(o.HPAs, 1), Namespace)
+}
+
+// namespaces lists the workload's namespaces.
+func (o Options) namespaces() []string {
+	if o.Namespaces <= 1 {
+		return []string{Namespace}
+	}
+	var out []string
+	for i := range o.HPAs {
+		if ns := o.namespaceOf(i); len(out) == 0 || out[len(out)-1] != ns {
+			out = append(out, ns)
+		}
+	}
+	return out
+}
+
+// spreadNamespaces is how many namespaces the workload spreads over, 0
+// when it is all in Namespace.
+func (o Options) spreadNamespaces() int {
+	if o.Namespaces <= 1 {
+		return 0
+	}
+	return len(o.namespaces())
+}
+
 // workloadName names the Deployment and the HPA of index i.
 func workloadName(i int) string { return fmt.Sprintf("w-%05d", i) }
 
@@ -189,14 +224,14 @@ func seriesYAML(labels map[string]bool, value int) string {
 // deployment is the scale target of HPA i: Options.PodsPerHPA kwok pods
 // that never run a container.
 func deployment(i int, o Options) *appsv1.Deployment {
-	return newDeployment(workloadName(i), int32(o.podsPerHPA()))
+	return newDeployment(o.namespaceOf(i), workloadName(i), int32(o.podsPerHPA()))
 }
 
 // newDeployment is a Deployment of kwok pods that never run a container.
-func newDeployment(name string, replicas int32) *appsv1.Deployment {
+func newDeployment(namespace, name string, replicas int32) *appsv1.Deployment {
 	labels := map[string]string{"app": name}
 	return &appsv1.Deployment{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: Namespace},
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace},
 		Spec: appsv1.DeploymentSpec{
 			Replicas: ptr.To(replicas),
 			Selector: &metav1.LabelSelector{MatchLabels: labels},
@@ -223,7 +258,7 @@ func hpa(i int, o Options) *autoscalingv2.HorizontalPodAutoscaler {
 	}
 	name := workloadName(i)
 	return &autoscalingv2.HorizontalPodAutoscaler{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: Namespace},
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: o.namespaceOf(i)},
 		Spec: autoscalingv2.HorizontalPodAutoscalerSpec{
 			ScaleTargetRef: autoscalingv2.CrossVersionObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Name: name},
 			MinReplicas:    ptr.To(int32(o.podsPerHPA())),

@@ -69,6 +69,7 @@ func run() error {
 		"About an hour on 2 cores at the default sizes.")
 	scalingSizes := flag.String("scaling-sizes", bench.FormatSizes(o.ScalingSizes), "HPA counts of the scaling scenario, ascending, separated by commas.")
 	scalingReplicas := flag.String("scaling-replicas", "", "Replica counts (2 or more, separated by commas) of kube-hpa with --sharded that the scaling scenario measures at each size besides kube-hpa alone, each as kube-hpa-x<n>: per-replica RSS and CPU, kube-apiserver's watch egress, passes per HPA and period.")
+	flag.IntVar(&o.ScalingNamespaces, "scaling-namespaces", o.ScalingNamespaces, "Spread each scaling size's workload over this many namespaces (blocks of consecutive HPAs, t<k>-hpa-bench), as a multi-tenant cluster's, which -scaling-replicas' sharded replicas divide by namespace; 0 or 1 keeps it in one.")
 	flag.IntVar(&o.ScalingPodsPerHPA, "scaling-pods-per-hpa", o.ScalingPodsPerHPA, "Ready pods of each Deployment in the scaling scenario, which its HPA holds steady.")
 	flag.StringVar(&o.ControllerBinary, "controller-binary", "", "hpa-controller-manager to measure; default _output/bin/hpa-controller-manager.")
 	flag.StringVar(&o.UpstreamBinary, "upstream-binary", "", "kube-controller-manager to measure; default _output/bin/kube-controller-manager (linked without symbols: build one with them for -perf).")
