@@ -15,7 +15,7 @@ import (
 // renewMember writes this replica's member Lease, creating it on the first
 // round.
 func (m *Manager) renewMember(ctx context.Context, now time.Time) {
-	if _, err := m.claim(ctx, m.o.memberLease(), roleReplica, now); err != nil {
+	if err := m.claim(ctx, m.o.memberLease(), roleReplica, now); err != nil {
 		klog.FromContext(ctx).Error(err, "Renewing the replica's lease", "lease", m.o.memberLease())
 	}
 }
@@ -33,7 +33,7 @@ func (m *Manager) renewHeld(ctx context.Context, now time.Time) {
 			delete(m.held, i)
 			continue
 		}
-		if _, err := m.claim(ctx, name, roleShard, now); err != nil {
+		if err := m.claim(ctx, name, roleShard, now); err != nil {
 			klog.FromContext(ctx).Error(err, "Renewing a shard's lease", "shard", i, "lease", name)
 			continue
 		}
@@ -45,7 +45,7 @@ func (m *Manager) renewHeld(ctx context.Context, now time.Time) {
 // sure it is still the free Lease this replica planned from.
 func (m *Manager) acquire(ctx context.Context, i int, now time.Time) {
 	name := m.o.shardLease(i)
-	if _, err := m.claim(ctx, name, roleShard, now); err != nil {
+	if err := m.claim(ctx, name, roleShard, now); err != nil {
 		klog.FromContext(ctx).Info("Could not acquire a shard", "shard", i, "lease", name, "err", err)
 		return
 	}
@@ -55,37 +55,34 @@ func (m *Manager) acquire(ctx context.Context, i int, now time.Time) {
 
 // claim creates the Lease naming this replica as holder, or updates the
 // version in the view to do so, as of now.
-func (m *Manager) claim(ctx context.Context, name, role string, now time.Time) (*coordinationv1.Lease, error) {
+func (m *Manager) claim(ctx context.Context, name, role string, now time.Time) error {
 	ctx, cancel := context.WithTimeout(ctx, m.o.RetryPeriod)
 	defer cancel()
 	leases := m.o.Client.Leases(m.o.Namespace)
 	stamp := metav1.NewMicroTime(now)
-	s, ok := m.view[name]
-	if !ok {
+	var written *coordinationv1.Lease
+	var err error
+	if s, ok := m.view[name]; ok {
+		lease := s.lease.DeepCopy()
+		if holder := lease.Spec.HolderIdentity; holder == nil || *holder != m.o.Identity {
+			lease.Spec.AcquireTime = &stamp
+			lease.Spec.LeaseTransitions = ptr.To(ptr.Deref(lease.Spec.LeaseTransitions, 0) + 1)
+		}
+		m.stamp(lease, role, stamp)
+		written, err = leases.Update(ctx, lease, metav1.UpdateOptions{})
+	} else {
 		lease := &coordinationv1.Lease{
 			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: m.o.Namespace},
 			Spec:       coordinationv1.LeaseSpec{AcquireTime: &stamp},
 		}
 		m.stamp(lease, role, stamp)
-		written, err := leases.Create(ctx, lease, metav1.CreateOptions{})
-		if err != nil {
-			return nil, err
-		}
-		m.view.record(written, now)
-		return written, nil
+		written, err = leases.Create(ctx, lease, metav1.CreateOptions{})
 	}
-	lease := s.lease.DeepCopy()
-	if holder := lease.Spec.HolderIdentity; holder == nil || *holder != m.o.Identity {
-		lease.Spec.AcquireTime = &stamp
-		lease.Spec.LeaseTransitions = ptr.To(ptr.Deref(lease.Spec.LeaseTransitions, 0) + 1)
-	}
-	m.stamp(lease, role, stamp)
-	written, err := leases.Update(ctx, lease, metav1.UpdateOptions{})
 	if err != nil {
-		return nil, err
+		return err
 	}
 	m.view.record(written, now)
-	return written, nil
+	return nil
 }
 
 // stamp writes what every claim carries: holder, duration, renewal time,

@@ -58,20 +58,6 @@ func (s scope) inScope() func(string) bool {
 	return s.filter.Matches
 }
 
-// newSelectorHonoredGauge registers whether the API server applied this
-// replica's shard selector on the last check: 1 it did, 0 it ignored it
-// and the replica filters what it receives.
-func newSelectorHonoredGauge(registry metrics.KubeRegistry) *metrics.Gauge {
-	g := metrics.NewGauge(&metrics.GaugeOpts{
-		Subsystem:      "horizontal_pod_autoscaler_controller",
-		Name:           "shard_selector_honored",
-		StabilityLevel: metrics.ALPHA,
-		Help:           "With --sharded, 1 when the API server applied this replica's shard selector (ShardedListAndWatch on), 0 when it ignored it and the replica filters its lists and watches itself.",
-	})
-	registry.MustRegister(g)
-	return g
-}
-
 // checkSelector asks the API server, with one small list, whether it
 // applies the scope's selector, and says so in the log and the gauge.
 // Answers are the same either way (the controller filters what it

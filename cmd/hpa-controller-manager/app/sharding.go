@@ -101,14 +101,28 @@ func newLeaseClient(cfg *config.Config) (coordinationv1.LeasesGetter, error) {
 	return client.CoordinationV1(), nil
 }
 
-// newShardsHeldGauge registers the count of shards this replica works.
-func newShardsHeldGauge(registry metrics.KubeRegistry) *metrics.Gauge {
+// newShardGauge registers one of the gauges of --sharded: shards_held, the
+// shards (ranges of the namespace hash) whose HPAs this replica runs, and
+// shard_selector_honored, 1 when the API server applied this replica's
+// shard selector at the last check, 0 when it ignored it and the replica
+// filters what it receives.
+func newShardGauge(registry metrics.KubeRegistry, name, help string) *metrics.Gauge {
 	g := metrics.NewGauge(&metrics.GaugeOpts{
 		Subsystem:      "horizontal_pod_autoscaler_controller",
-		Name:           "shards_held",
+		Name:           name,
 		StabilityLevel: metrics.ALPHA,
-		Help:           "With --sharded, the number of shards (ranges of the namespace hash) whose HPAs this replica runs.",
+		Help:           help,
 	})
 	registry.MustRegister(g)
 	return g
+}
+
+func newShardsHeldGauge(registry metrics.KubeRegistry) *metrics.Gauge {
+	return newShardGauge(registry, "shards_held",
+		"With --sharded, the number of shards (ranges of the namespace hash) whose HPAs this replica runs.")
+}
+
+func newSelectorHonoredGauge(registry metrics.KubeRegistry) *metrics.Gauge {
+	return newShardGauge(registry, "shard_selector_honored",
+		"With --sharded, 1 when the API server applied this replica's shard selector (ShardedListAndWatch on), 0 when it ignored it and the replica filters its lists and watches itself.")
 }

@@ -319,8 +319,11 @@ func (c *Controller) processNextWorkItem(ctx context.Context) bool {
 	c.progress.mark(end)
 	// A record of every pass, whatever its outcome: with sharded replicas,
 	// it is how one tells from their logs that no HPA was passed by two.
-	klog.FromContext(ctx).V(4).Info("HPA pass", "hpa", key.String(),
-		"start", start.UTC().Format(time.RFC3339Nano), "end", end.UTC().Format(time.RFC3339Nano))
+	// Checked first, so that a pass below -v=4 formats nothing.
+	if logger := klog.FromContext(ctx).V(4); logger.Enabled() {
+		logger.Info("HPA pass", "hpa", key.String(),
+			"start", start.UTC().Format(time.RFC3339Nano), "end", end.UTC().Format(time.RFC3339Nano))
+	}
 	if err != nil {
 		utilruntime.HandleErrorWithContext(ctx, err, "Reconciling HPA failed", "key", key)
 	}

@@ -120,12 +120,15 @@ func startOwnProcess(args, env []string, logPath string) (int64, *os.Process) {
 }
 
 // log is what the process logged (since the start of its case).
-func (r *ownReplica) log() string {
-	data, _ := os.ReadFile(r.logPath)
-	if len(data) < int(r.offset) {
+func (r *ownReplica) log() string { return logSince(r.logPath, r.offset) }
+
+// logSince is what the log at path holds from offset on.
+func logSince(path string, offset int64) string {
+	data, _ := os.ReadFile(path)
+	if len(data) < int(offset) {
 		return ""
 	}
-	return string(data[r.offset:])
+	return string(data[offset:])
 }
 
 // waitLeading waits until the process says it became the leader.

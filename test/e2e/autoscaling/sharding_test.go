@@ -32,13 +32,7 @@ type shardedProcess struct {
 }
 
 // log returns what the process logged from offset on.
-func (p *shardedProcess) log(offset int64) string {
-	data, _ := os.ReadFile(p.logPath)
-	if len(data) < int(offset) {
-		return ""
-	}
-	return string(data[offset:])
-}
+func (p *shardedProcess) log(offset int64) string { return logSince(p.logPath, offset) }
 
 // countPassesFromNow has passed count only the passes from now on.
 func (p *shardedProcess) countPassesFromNow() {
