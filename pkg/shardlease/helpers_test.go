@@ -129,6 +129,19 @@ func (f *fleet) rounds(n int, members ...member) {
 	}
 }
 
+// tick moves the clock one retry period once Run's ticker is waiting, so
+// that Run comes to its second round, the first that plans.
+func (f *fleet) tick(ctx context.Context) {
+	for !f.clock.HasWaiters() {
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(time.Millisecond):
+		}
+	}
+	f.step(testRetry)
+}
+
 // step moves the clock; the fence timers that fall due run at once.
 func (f *fleet) step(d time.Duration) { f.clock.Step(d) }
 

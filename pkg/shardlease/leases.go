@@ -13,11 +13,13 @@ import (
 )
 
 // renewMember writes this replica's member Lease, creating it on the first
-// round.
-func (m *Manager) renewMember(ctx context.Context, now time.Time) {
+// round, and tells whether the write succeeded.
+func (m *Manager) renewMember(ctx context.Context, now time.Time) bool {
 	if err := m.claim(ctx, m.o.memberLease(), roleReplica, now); err != nil {
 		klog.FromContext(ctx).Error(err, "Renewing the replica's lease", "lease", m.o.memberLease())
+		return false
 	}
+	return true
 }
 
 // renewHeld renews every held shard; a shard whose renewal fails keeps its

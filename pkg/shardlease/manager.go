@@ -25,6 +25,12 @@ type Manager struct {
 	// renewal (or acquisition) was sent; the fence falls RenewDeadline later.
 	held map[int]time.Time
 	run  *running
+	// joined is set once the member Lease has been written. Replicas started
+	// together would each see no peer in their first list and take every
+	// shard for a round (their informers' memory with it), so a replica
+	// plans only from the round after the one that registered it, when its
+	// peers' lists have had a retry period to see it.
+	joined bool
 }
 
 // New checks the options and returns a Manager holding nothing yet.
@@ -76,10 +82,11 @@ func (m *Manager) round(ctx context.Context) {
 	logger := klog.FromContext(ctx)
 	now := m.o.Clock.Now()
 	listed := m.list(ctx, now)
-	m.renewMember(ctx, now)
+	joined := m.joined
+	m.joined = m.renewMember(ctx, now) || m.joined
 	m.renewHeld(ctx, now)
 	m.dropFenced(ctx, m.o.Clock.Now())
-	if !listed {
+	if !listed || !joined {
 		m.setWork(ctx)
 		return
 	}

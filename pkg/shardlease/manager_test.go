@@ -65,10 +65,29 @@ func TestReplicasShareTheShardsFairly(t *testing.T) {
 	f.work.noOverlaps(t)
 }
 
+// TestReplicasStartedTogetherNeverHoldMoreThanAShare pins the start-up
+// delay: the first replica to list sees no peer, and without waiting a round
+// after registering it would take every shard (and build the informers of
+// all of them) before handing most back.
+func TestReplicasStartedTogetherNeverHoldMoreThanAShare(t *testing.T) {
+	f := newFleet(t)
+	members := []member{f.member("a", 16), f.member("b", 16), f.member("c", 16)}
+	for range 4 {
+		for _, m := range members {
+			m.round(f.ctx)
+			if held := heldShards(m); len(held) > 6 {
+				t.Fatalf("%s holds %v, more than its share of 16 among 3", m.o.Identity, held)
+			}
+		}
+		f.step(testRetry)
+	}
+	assertPartition(t, 16, members...)
+}
+
 func TestAJoiningReplicaGetsShardsOnlyAfterTheOwnerStoppedThem(t *testing.T) {
 	f := newFleet(t)
 	a := f.member("a", 8)
-	f.rounds(1, a)
+	f.rounds(2, a)
 	f.work.waitWorking(t, "a", []int{0, 1, 2, 3, 4, 5, 6, 7})
 
 	var releasedWhileWorked []string
@@ -220,6 +239,7 @@ func TestRunEndsWhenTheWorkStopsOnItsOwn(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(f.ctx, 10*time.Second)
 	defer cancel()
+	go f.tick(ctx)
 	if err := m.Run(ctx); !errors.Is(err, broken) {
 		t.Errorf("Run returned %v, want the Work's error", err)
 	}
@@ -318,7 +338,7 @@ func TestNewRejectsOptions(t *testing.T) {
 func TestTheFenceDoesNotWaitForAStuckRound(t *testing.T) {
 	f := newFleet(t)
 	a := f.member("a", 2)
-	f.rounds(1, a)
+	f.rounds(2, a)
 	f.work.waitWorking(t, "a", []int{0, 1})
 
 	a.hang.Store(true)
@@ -344,6 +364,7 @@ func TestRunEndsQuietlyWhenStopped(t *testing.T) {
 	ctx, cancel := context.WithCancel(f.ctx)
 	done := make(chan error, 1)
 	go func() { done <- m.Run(ctx) }()
+	f.tick(ctx)
 	f.work.waitWorking(t, "a", []int{0, 1})
 
 	// The next round hangs on the API server until ctx ends, and goes on
