@@ -50,10 +50,10 @@ func TestAssign(t *testing.T) {
 		wantMoved int
 	}{
 		{
-			name:   "three replicas on sixteen free shards get contiguous blocks of 6, 5 and 5",
+			name:   "three replicas on sixteen free shards get contiguous blocks of 5, 5 and 6",
 			shards: 16,
 			live:   []string{"c", "a", "b"},
-			want:   owners("a", 6, "b", 5, "c", 5),
+			want:   owners("a", 5, "b", 5, "c", 6),
 		},
 		{
 			name:    "a balanced assignment is kept as is",
@@ -132,7 +132,7 @@ func TestAssign(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := Assign(tc.shards, tc.live, tc.current)
+			got, err := Assign(tc.shards, tc.live, tc.current, nil)
 			if err != nil {
 				t.Fatalf("Assign: %v", err)
 			}
@@ -162,7 +162,7 @@ func TestAssignRejectsBadInput(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got, err := Assign(tc.shards, tc.live, tc.current); err == nil {
+			if got, err := Assign(tc.shards, tc.live, tc.current, nil); err == nil {
 				t.Errorf("Assign() = %v, want an error", got)
 			}
 		})
@@ -188,7 +188,7 @@ func TestAssignProperties(t *testing.T) {
 		}
 		name := fmt.Sprintf("case %d: %d shards, live %v, current %v", iter, shards, live, current)
 
-		target, err := Assign(shards, live, current)
+		target, err := Assign(shards, live, current, nil)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -210,7 +210,7 @@ func TestAssignProperties(t *testing.T) {
 
 		shuffled := slices.Clone(live)
 		rng.Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
-		again, err := Assign(shards, shuffled, current)
+		again, err := Assign(shards, shuffled, current, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -261,4 +261,133 @@ func popcount(x int) int {
 		n++
 	}
 	return n
+}
+
+func TestAssignWeighsShardsByTheirHPAs(t *testing.T) {
+	tests := []struct {
+		name      string
+		live      []string
+		current   []string
+		hpas      []int
+		want      []string
+		wantMoved int
+	}{
+		{
+			name: "a heavy shard is balanced by the light ones on a cold start",
+			live: []string{"a", "b"},
+			hpas: []int{9, 0, 0, 0},
+			want: []string{"a", "b", "b", "b"},
+		},
+		{
+			name:      "shards move to even the HPAs, not the shard counts",
+			live:      []string{"a", "b"},
+			current:   owners("a", 2, "b", 2),
+			hpas:      []int{40, 40, 0, 0},
+			want:      owners("a", 1, "b", 3),
+			wantMoved: 1,
+		},
+		{
+			name:      "a joining replica takes the shard that evens the load best",
+			live:      []string{"a", "b"},
+			current:   owners("a", 4),
+			hpas:      []int{0, 0, 0, 30},
+			want:      owners("a", 3, "b", 1),
+			wantMoved: 1,
+		},
+		{
+			name:      "HPA counts a few apart move no shard",
+			live:      []string{"a", "b"},
+			current:   owners("a", 2, "b", 2),
+			hpas:      []int{100, 1, 50, 45},
+			want:      owners("a", 2, "b", 2),
+			wantMoved: 0,
+		},
+		{
+			name:      "a move that gains less than the margin is not made",
+			live:      []string{"a", "b"},
+			current:   owners("a", 2, "b", 1),
+			hpas:      []int{40, 19, 39},
+			want:      owners("a", 2, "b", 1),
+			wantMoved: 0,
+		},
+		{
+			name:      "shards of equal weight are shared as counts are",
+			live:      []string{"a", "b", "c"},
+			current:   owners("a", 6),
+			hpas:      []int{7, 7, 7, 7, 7, 7},
+			want:      []string{"a", "a", "b", "c", "b", "c"},
+			wantMoved: 4,
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := Assign(len(tc.hpas), tc.live, tc.current, tc.hpas)
+			if err != nil {
+				t.Fatalf("Assign: %v", err)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("Assign mismatch (-want +got):\n%s", diff)
+			}
+			if tc.current != nil {
+				if n := moved(tc.current, got, tc.live); n != tc.wantMoved {
+					t.Errorf("Assign moved %d shards from live owners, want %d", n, tc.wantMoved)
+				}
+			}
+		})
+	}
+}
+
+func TestAssignRejectsBadHPACounts(t *testing.T) {
+	for name, hpas := range map[string][]int{
+		"a negative count":         {1, -1, 0, 0},
+		"counts of another length": {1, 2, 3},
+	} {
+		if _, err := Assign(4, []string{"a"}, nil, hpas); err == nil {
+			t.Errorf("%s: Assign accepted %v", name, hpas)
+		}
+	}
+}
+
+// TestAssignWeightedProperties checks on random HPA counts that every shard
+// goes to a live replica, the result does not depend on the order of the
+// live replicas, and an assignment is a fixed point: planned again from its
+// own result with the same counts it moves nothing, so replicas that agree
+// on the leases stop handing shards over.
+func TestAssignWeightedProperties(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	pool := []string{"r0", "r1", "r2", "r3", "r4", "r5", "r6", "r7"}
+	for iter := range 500 {
+		shards := 1 + rng.IntN(64)
+		live := slices.Clone(pool[:1+rng.IntN(len(pool))])
+		current := make([]string, shards)
+		hpas := make([]int, shards)
+		for i := range current {
+			if k := rng.IntN(len(pool) + 2); k < len(pool) {
+				current[i] = pool[k]
+			}
+			// Mostly small shards, a few tenants far larger.
+			hpas[i] = rng.IntN(50)
+			if rng.IntN(8) == 0 {
+				hpas[i] = rng.IntN(2000)
+			}
+		}
+		name := fmt.Sprintf("case %d: %d shards, live %v", iter, shards, live)
+		target, err := Assign(shards, live, current, hpas)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		for i, o := range target {
+			if !slices.Contains(live, o) {
+				t.Errorf("%s: shard %d goes to %q, not a live replica", name, i, o)
+			}
+		}
+		shuffled := slices.Clone(live)
+		rng.Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
+		if again, _ := Assign(shards, shuffled, current, hpas); !slices.Equal(target, again) {
+			t.Errorf("%s: live order changes the result", name)
+		}
+		if again, _ := Assign(shards, live, target, hpas); !slices.Equal(target, again) {
+			t.Errorf("%s: not a fixed point: %v, then %v", name, target, again)
+		}
+	}
 }

@@ -23,11 +23,11 @@ type Moves struct {
 // PlanReplica returns the moves of replica self, computing the target with
 // Assign from the same inputs. A replica shutting down passes live without
 // itself and is told to release everything it holds.
-func PlanReplica(self string, shards int, live, current []string) (Moves, error) {
+func PlanReplica(self string, shards int, live, current []string, hpas []int) (Moves, error) {
 	if self == "" {
 		return Moves{}, fmt.Errorf("the replica has an empty identity, which is reserved for free shards")
 	}
-	target, err := Assign(shards, live, current)
+	target, err := Assign(shards, live, current, hpas)
 	if err != nil {
 		return Moves{}, err
 	}

@@ -73,7 +73,7 @@ func TestPlanReplica(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := PlanReplica(tc.self, tc.shards, tc.live, tc.current)
+			got, err := PlanReplica(tc.self, tc.shards, tc.live, tc.current, nil)
 			if err != nil {
 				t.Fatalf("PlanReplica: %v", err)
 			}
@@ -85,7 +85,7 @@ func TestPlanReplica(t *testing.T) {
 }
 
 func TestPlanReplicaRejectsEmptyIdentity(t *testing.T) {
-	if _, err := PlanReplica("", 4, []string{"a"}, nil); err == nil {
+	if _, err := PlanReplica("", 4, []string{"a"}, nil, nil); err == nil {
 		t.Error("PlanReplica accepted an empty identity")
 	}
 }
@@ -98,7 +98,7 @@ func TestPlanReplicaConverges(t *testing.T) {
 	current := owners("a", 10, "gone", 4, "", 2)
 	for round := 0; round < 4; round++ {
 		for _, r := range live {
-			moves, err := PlanReplica(r, len(current), live, current)
+			moves, err := PlanReplica(r, len(current), live, current, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -119,7 +119,7 @@ func TestPlanReplicaConverges(t *testing.T) {
 			}
 		}
 	}
-	want, err := Assign(len(current), live, current)
+	want, err := Assign(len(current), live, current, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -99,6 +99,10 @@ func (m *Manager) stamp(lease *coordinationv1.Lease, role string, now metav1.Mic
 		lease.Annotations = map[string]string{}
 	}
 	lease.Annotations[countAnnotation] = strconv.Itoa(m.o.Shards)
+	// A shard missing from the counts has no HPA.
+	if i, ok := m.shardIndex(lease.Name); ok && role == roleShard && m.counts != nil {
+		lease.Annotations[hpasAnnotation] = strconv.Itoa(m.counts[i])
+	}
 	lease.Spec.HolderIdentity = ptr.To(m.o.Identity)
 	lease.Spec.LeaseDurationSeconds = ptr.To(int32((m.o.LeaseDuration + time.Second - 1) / time.Second))
 	lease.Spec.RenewTime = &now

@@ -31,6 +31,8 @@ type Manager struct {
 	// plans only from the round after the one that registered it, when its
 	// peers' lists have had a retry period to see it.
 	joined bool
+	// counts is the HPAs of each held shard, as the Work last told them.
+	counts map[int]int
 }
 
 // New checks the options and returns a Manager holding nothing yet.
@@ -84,19 +86,20 @@ func (m *Manager) round(ctx context.Context) {
 	listed := m.list(ctx, now)
 	joined := m.joined
 	m.joined = m.renewMember(ctx, now) || m.joined
+	m.recount()
 	m.renewHeld(ctx, now)
 	m.dropFenced(ctx, m.o.Clock.Now())
 	if !listed || !joined {
 		m.setWork(ctx)
 		return
 	}
-	live, current, foreign := m.standing(now)
+	live, current, hpas, foreign := m.standing(now)
 	if foreign != "" {
 		logger.Info("Not acquiring shards while a replica with another shard count is live", "lease", foreign, "shards", m.o.Shards)
 		m.setWork(ctx)
 		return
 	}
-	moves, err := shard.PlanReplica(m.o.Identity, m.o.Shards, live, current)
+	moves, err := shard.PlanReplica(m.o.Identity, m.o.Shards, live, current, hpas)
 	if err != nil {
 		logger.Error(err, "Planning the shards")
 		m.setWork(ctx)
@@ -133,16 +136,22 @@ func (m *Manager) list(ctx context.Context, now time.Time) bool {
 	return true
 }
 
-// standing returns who is live, who holds each shard, and the name of a live
-// Lease written with another shard count, if any. A shard whose Lease names
+// standing returns who is live, who holds each shard, the HPAs counted in
+// each, and the name of a live Lease written with another shard count, if
+// any. A shard's count stays readable in its Lease after it was released or
+// expired, for planning who takes it. A shard whose Lease names
 // this replica but that it does not hold (it was fenced, or it restarted
 // with the same identity) counts as free, so it is acquired again through a
 // fresh write before any work on it.
-func (m *Manager) standing(now time.Time) (live, current []string, foreign string) {
+func (m *Manager) standing(now time.Time) (live, current []string, hpas []int, foreign string) {
 	live = []string{m.o.Identity}
 	current = make([]string, m.o.Shards)
+	hpas = make([]int, m.o.Shards)
 	for _, name := range slices.Sorted(maps.Keys(m.view)) {
 		s := m.view[name]
+		if i, ok := m.shardIndex(name); ok && s.lease.Labels[roleLabel] == roleShard && s.count() == m.o.Shards {
+			hpas[i] = s.hpas()
+		}
 		holder := s.holder(now, m.o.LeaseDuration)
 		if holder == "" {
 			continue
@@ -160,7 +169,18 @@ func (m *Manager) standing(now time.Time) (live, current []string, foreign strin
 			}
 		}
 	}
-	return live, current, foreign
+	return live, current, hpas, foreign
+}
+
+// recount asks the Work for the held shards' HPAs; a Work that does not
+// know yet leaves the last counts, and the Leases' annotations with them.
+func (m *Manager) recount() {
+	if m.o.Count == nil {
+		return
+	}
+	if counts, ok := m.o.Count(); ok {
+		m.counts = counts
+	}
 }
 
 // shardIndex reads the shard of a Lease named by shardLease.
@@ -217,6 +237,8 @@ func (m *Manager) setWork(ctx context.Context) {
 	if len(owned) > 0 {
 		klog.FromContext(ctx).Info("Working shards", "shards", owned, "of", m.o.Shards)
 		m.run = start(ctx, m.o.Work, owned)
+		// The new run counts anew; until it does, the Leases keep theirs.
+		m.counts = nil
 		m.run.fenceAt(m.o.Clock, m.fence())
 	}
 	if m.o.OnHeld != nil {

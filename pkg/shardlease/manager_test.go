@@ -404,3 +404,40 @@ func TestShardIndex(t *testing.T) {
 		}
 	}
 }
+
+// TestShardsAreWeighedByTheHPAsTheirHoldersCount pins the counts' path:
+// the holder writes each held shard's HPAs in its Lease, keeps the last
+// count while its Work does not know, and a joining replica plans from the
+// counts, taking one heavy shard rather than half the shards.
+func TestShardsAreWeighedByTheHPAsTheirHoldersCount(t *testing.T) {
+	f := newFleet(t)
+	a := f.member("a", 4)
+	counts, known := map[int]int{0: 40, 1: 40}, true
+	a.o.Count = func() (map[int]int, bool) { return counts, known }
+	f.rounds(3, a)
+	wantCounts := func(want ...string) {
+		t.Helper()
+		for i, w := range want {
+			if got := f.lease(a.o.shardLease(i)).Annotations[hpasAnnotation]; got != w {
+				t.Errorf("shard %d's lease counts %q HPAs, want %q", i, got, w)
+			}
+		}
+	}
+	wantCounts("40", "40", "0", "0")
+
+	known = false
+	f.rounds(1, a)
+	wantCounts("40", "40", "0", "0")
+	known = true
+
+	b := f.member("b", 4)
+	f.rounds(4, a, b)
+	if got := heldShards(b); len(got) != 1 || got[0] > 1 {
+		t.Errorf("b holds %v, want one of the two shards of 40 HPAs", got)
+	}
+	if got := heldShards(a); len(got) != 3 {
+		t.Errorf("a holds %v, want the other three", got)
+	}
+	f.work.waitWorking(t, "b", heldShards(b))
+	f.work.noOverlaps(t)
+}

@@ -51,6 +51,12 @@ type Options struct {
 	Work Work
 	// OnHeld, when set, is told the shards worked each time they change.
 	OnHeld func(owned []int)
+	// Count, when set, returns how many HPAs each held shard has, or false
+	// while the Work does not know yet (its informers have not synced). Each
+	// renewal writes the count in the shard's Lease, and every replica
+	// weighs the shards by the counts it reads there; without counts the
+	// shards weigh the same.
+	Count func() (map[int]int, bool)
 	// Clock defaults to the real clock.
 	Clock clock.WithTickerAndDelayedExecution
 }

@@ -7,14 +7,16 @@ import (
 	coordinationv1 "k8s.io/api/coordination/v1"
 )
 
-// The labels find a group's Leases with one list; the annotation carries the
-// shard count each replica runs with.
+// The labels find a group's Leases with one list; the annotations carry the
+// shard count each replica runs with and, on a shard's Lease, the HPAs its
+// last holder counted in it.
 const (
 	groupLabel      = "shards.kube-hpa.io/group"
 	roleLabel       = "shards.kube-hpa.io/role"
 	roleShard       = "shard"
 	roleReplica     = "replica"
 	countAnnotation = "shards.kube-hpa.io/count"
+	hpasAnnotation  = "shards.kube-hpa.io/hpas"
 )
 
 // sighting is a Lease as last read or written, and when this replica first
@@ -71,6 +73,16 @@ func (s sighting) count() int {
 	n, err := strconv.Atoi(s.lease.Annotations[countAnnotation])
 	if err != nil {
 		return -1
+	}
+	return n
+}
+
+// hpas returns the HPAs the shard's last holder counted in it; 0 when it
+// did not say or wrote something else than a count.
+func (s sighting) hpas() int {
+	n, err := strconv.Atoi(s.lease.Annotations[hpasAnnotation])
+	if err != nil || n < 0 {
+		return 0
 	}
 	return n
 }

@@ -99,6 +99,7 @@ func runControllers(ctx context.Context, cfg *config.Config, c *clients, mon mon
 	go metricsClient.Run(ctx)
 	go wait.UntilWithContext(ctx, func(context.Context) { c.mapper.Reset() }, mapperResetPeriod)
 	health.setSynced(func() bool { return controller.HasSynced() && scales.hasSynced() })
+	defer sc.counter.serve(hpaStores, controller.HasSynced)()
 	health.setStalled(func() error { return controller.Stalled(stallPeriods * cfg.HPA.SyncPeriod) })
 
 	controller.Run(ctx, cfg.HPA.ConcurrentSyncs)

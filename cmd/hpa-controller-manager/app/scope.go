@@ -21,6 +21,8 @@ type scope struct {
 	// filter repeats the selection on this side, for API servers that
 	// ignore the selector; nil for all.
 	filter *shard.Filter
+	// counter is told the run's HPA stores; nil when not sharded.
+	counter *hpaCounter
 }
 
 // scopeOf returns the scope of the shards owned out of shards.

@@ -32,6 +32,7 @@ func runSharded(ctx context.Context, cfg *config.Config, c *clients, registry me
 	// The series of HPAs whose shard moved away go with it.
 	scoped := monitor.NewScoped(mon)
 	honored := newSelectorHonoredGauge(registry)
+	counter := &hpaCounter{shards: cfg.Sharding.Shards}
 	le := cfg.LeaderElection
 	leases, err := newLeaseClient(cfg)
 	if err != nil {
@@ -51,11 +52,13 @@ func runSharded(ctx context.Context, cfg *config.Config, c *clients, registry me
 			held.Set(float64(len(owned)))
 			scoped.DropOutside(keepOnly(cfg.Sharding.Shards, owned))
 		},
+		Count: counter.count,
 		Work: func(ctx context.Context, owned []int) error {
 			sc, err := scopeOf(cfg.Sharding.Shards, owned)
 			if err != nil {
 				return err
 			}
+			sc.counter = counter
 			ctx = klog.NewContext(ctx, klog.LoggerWithValues(klog.FromContext(ctx), "shards", owned))
 			checkSelector(ctx, c.kube, sc, honored)
 			return runControllers(ctx, cfg, c, scoped, health, sc)

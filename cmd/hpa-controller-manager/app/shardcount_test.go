@@ -1,0 +1,66 @@
+package app
+
+import (
+	"testing"
+
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/kube-hpa/kube-hpa/pkg/shard"
+)
+
+func TestHPACounterCountsEachShardsHPAs(t *testing.T) {
+	const shards = 16
+	store := cache.NewStore(cache.MetaNamespaceKeyFunc)
+	other := cache.NewStore(cache.MetaNamespaceKeyFunc)
+	want := map[int]int{}
+	add := func(s cache.Store, namespace, name string) {
+		t.Helper()
+		if err := s.Add(&autoscalingv2.HorizontalPodAutoscaler{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name}}); err != nil {
+			t.Fatal(err)
+		}
+		want[shard.Index(shard.NamespaceHash(namespace), shards)]++
+	}
+	add(store, "team-a", "web")
+	add(store, "team-a", "api")
+	add(store, "payments", "web")
+	// The extended kind's store counts as well.
+	add(other, "search", "web")
+
+	c := &hpaCounter{shards: shards}
+	if _, ok := c.count(); ok {
+		t.Fatal("counted with no run serving")
+	}
+	synced := false
+	stop := c.serve([]cache.Store{store, other}, func() bool { return synced })
+	if _, ok := c.count(); ok {
+		t.Fatal("counted before the informers synced")
+	}
+	synced = true
+	got, ok := c.count()
+	if !ok {
+		t.Fatal("no count once synced")
+	}
+	if len(got) != len(want) {
+		t.Errorf("counts %v, want %v", got, want)
+	}
+	for i, n := range want {
+		if got[i] != n {
+			t.Errorf("shard %d: %d HPAs, want %d (all: %v)", i, got[i], n, got)
+		}
+	}
+
+	// A later run's stores stay when an earlier run's stop comes late.
+	stopNext := c.serve([]cache.Store{other}, func() bool { return true })
+	stop()
+	if got, ok := c.count(); !ok || len(got) != 1 {
+		t.Errorf("after the earlier run's stop: %v, %v; want the later run's one HPA", got, ok)
+	}
+	stopNext()
+	if _, ok := c.count(); ok {
+		t.Error("counted after the run stopped")
+	}
+	var unsharded *hpaCounter
+	unsharded.serve(nil, nil)()
+}
