@@ -24,8 +24,8 @@ import (
 //     within the fair share with half the shard's load, else to the least
 //     loaded one, so a cold start gives each replica one contiguous block;
 //   - then the least loaded replica is handed shards from the most loaded
-//     ones that can give one, while the two differ by a margin (one shard's
-//     base load, or a tenth of a fair share of HPAs if that is more): the
+//     ones that can give one, while the two differ by a margin (two shards'
+//     base loads, or a tenth of a fair share of HPAs if that is more): the
 //     shard that evens them best, if that lowers the larger load by the
 //     margin (or by the shard's whole load, if less), preferring a shard not
 //     held yet, then the highest.
@@ -108,7 +108,7 @@ func newBalance(shards int, replicas []string, hpas []int) (*balance, error) {
 		b.total += b.weight[i]
 		counted += n
 	}
-	b.margin = max(1, counted/int64(10*len(replicas)))
+	b.margin = max(2, counted/int64(10*len(replicas)))
 	return b, nil
 }
 

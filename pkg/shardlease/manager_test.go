@@ -441,3 +441,28 @@ func TestShardsAreWeighedByTheHPAsTheirHoldersCount(t *testing.T) {
 	f.work.waitWorking(t, "b", heldShards(b))
 	f.work.noOverlaps(t)
 }
+
+func TestSightingHPAs(t *testing.T) {
+	cases := []struct {
+		name       string
+		annotation string
+		want       int
+	}{
+		{"a count is read", "42", 42},
+		{"no annotation counts nothing", "", 0},
+		{"a negative count counts nothing", "-3", 0},
+		{"something else than a count counts nothing", "many", 0},
+		{"a count beyond any cluster's is bounded", "9223372036854775807", maxHPAs},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			l := &coordinationv1.Lease{}
+			if tc.annotation != "" {
+				l.Annotations = map[string]string{hpasAnnotation: tc.annotation}
+			}
+			if got := (sighting{lease: l}).hpas(); got != tc.want {
+				t.Errorf("hpas() = %d, want %d", got, tc.want)
+			}
+		})
+	}
+}

@@ -77,6 +77,10 @@ func (s sighting) count() int {
 	return n
 }
 
+// maxHPAs bounds a count read from a Lease, far above any cluster's, so
+// that a hand-edited annotation cannot overflow the planner's sums.
+const maxHPAs = 1 << 24
+
 // hpas returns the HPAs the shard's last holder counted in it; 0 when it
 // did not say or wrote something else than a count.
 func (s sighting) hpas() int {
@@ -84,5 +88,5 @@ func (s sighting) hpas() int {
 	if err != nil || n < 0 {
 		return 0
 	}
-	return n
+	return min(n, maxHPAs)
 }
