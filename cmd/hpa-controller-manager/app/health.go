@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"k8s.io/client-go/tools/leaderelection"
+	componentbaseconfig "k8s.io/component-base/config"
 	"k8s.io/component-base/metrics"
 )
 
@@ -82,7 +83,7 @@ func (h *healthState) healthy(r *http.Request) error {
 	return errors.Join(errs...)
 }
 
-func healthMux(h *healthState, registry metrics.KubeRegistry) *http.ServeMux {
+func healthMux(h *healthState, registry metrics.KubeRegistry, debugging componentbaseconfig.DebuggingConfiguration) *http.ServeMux {
 	mux := http.NewServeMux()
 	// /livez is /healthz under the name kube-apiserver and newer probes
 	// use; both are liveness.
@@ -103,5 +104,8 @@ func healthMux(h *healthState, registry metrics.KubeRegistry) *http.ServeMux {
 		_, _ = w.Write([]byte("ok"))
 	})
 	mux.Handle("/metrics", metrics.HandlerFor(metricsGatherer(registry), metrics.HandlerOpts{}))
+	if debugging.EnableProfiling {
+		installProfiling(mux)
+	}
 	return mux
 }

@@ -2,6 +2,8 @@ package app
 
 import (
 	"errors"
+	componentbaseconfig "k8s.io/component-base/config"
+	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -74,12 +76,37 @@ func TestLiveness(t *testing.T) {
 func checkProbe(t *testing.T, h *healthState, path, want string) {
 	t.Helper()
 	rec := httptest.NewRecorder()
-	healthMux(h, nil).ServeHTTP(rec, httptest.NewRequest("GET", path, nil))
+	healthMux(h, nil, componentbaseconfig.DebuggingConfiguration{}).ServeHTTP(rec, httptest.NewRequest("GET", path, nil))
 	body := strings.TrimSpace(rec.Body.String())
 	switch {
 	case want == "" && (rec.Code != 200 || body != "ok"):
 		t.Errorf("%s = %d %q, want 200 ok", path, rec.Code, body)
 	case want != "" && (rec.Code < 500 || !strings.Contains(body, want)):
 		t.Errorf("%s = %d %q, want a failure saying %q", path, rec.Code, body, want)
+	}
+}
+
+// TestProfilingFollowsTheFlag pins --profiling: kube-controller-manager's
+// default serves Go's profiles, and --profiling=false serves none.
+func TestProfilingFollowsTheFlag(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		profiling bool
+		want      int
+	}{
+		{"profiling on serves the heap profile", true, http.StatusOK},
+		{"profiling off serves no profile", false, http.StatusNotFound},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rec := httptest.NewRecorder()
+			mux := healthMux(newHealthState(), nil, componentbaseconfig.DebuggingConfiguration{EnableProfiling: tc.profiling})
+			mux.ServeHTTP(rec, httptest.NewRequest("GET", "/debug/pprof/heap?debug=1", nil))
+			if rec.Code != tc.want {
+				t.Errorf("GET /debug/pprof/heap = %d, want %d", rec.Code, tc.want)
+			}
+			if tc.want == http.StatusOK && !strings.Contains(rec.Body.String(), "heap profile") {
+				t.Errorf("GET /debug/pprof/heap answered %.80q, want a heap profile", rec.Body.String())
+			}
+		})
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"io"
+	componentbaseconfig "k8s.io/component-base/config"
 	"net"
 	"net/http"
 	"os"
@@ -67,7 +68,7 @@ func startSecureServer(t *testing.T, cfg config.SecureServing) string {
 	counter := metrics.NewCounter(&metrics.CounterOpts{Name: testMetric, Help: "A series for the test."})
 	registry.MustRegister(counter)
 	counter.Inc()
-	s, err := newSecureServer(ctx, cfg, healthMux(newHealthState(), registry))
+	s, err := newSecureServer(ctx, cfg, healthMux(newHealthState(), registry, componentbaseconfig.DebuggingConfiguration{EnableProfiling: true}))
 	if err != nil {
 		cancel()
 		t.Fatal(err)

@@ -31,6 +31,7 @@ func Run(ctx context.Context, cfg *config.Config) error {
 	}
 	registry := metrics.NewKubeRegistry()
 	health := newHealthState()
+	setContentionProfiling(cfg.Debugging)
 	var webhookServer *http.Server
 	if cfg.Webhook.CertFile != "" {
 		if webhookServer, err = newWebhookServer(ctx, cfg); err != nil {
@@ -40,7 +41,7 @@ func Run(ctx context.Context, cfg *config.Config) error {
 
 	var secure *secureServer
 	if cfg.SecureServing.Address != "" {
-		if secure, err = newSecureServer(ctx, cfg.SecureServing, healthMux(health, registry)); err != nil {
+		if secure, err = newSecureServer(ctx, cfg.SecureServing, healthMux(health, registry, cfg.Debugging)); err != nil {
 			return err
 		}
 	}
@@ -51,7 +52,9 @@ func Run(ctx context.Context, cfg *config.Config) error {
 	}
 	if cfg.HealthAddress != "" {
 		logger.Info("Serving /healthz, /readyz, /livez and /metrics over plain HTTP without authentication (--port): for local runs only", "address", cfg.HealthAddress)
-		g.Go(func() error { return serve(ctx, newHealthServer(cfg.HealthAddress, healthMux(health, registry)), nil) })
+		g.Go(func() error {
+			return serve(ctx, newHealthServer(cfg.HealthAddress, healthMux(health, registry, cfg.Debugging)), nil)
+		})
 	}
 	if webhookServer != nil {
 		// Ready only once the webhook listens: a replica that the API

@@ -17,7 +17,9 @@ type Config struct {
 	// what they are given (the scale client) get a copy.
 	RESTConfig *rest.Config
 
-	LeaderElection   componentbaseconfig.LeaderElectionConfiguration
+	LeaderElection componentbaseconfig.LeaderElectionConfiguration
+	// Debugging serves /debug/pprof on the servers of /metrics.
+	Debugging        componentbaseconfig.DebuggingConfiguration
 	HPA              HPA
 	ManageNativeHPAs bool
 	Sharding         Sharding

@@ -62,6 +62,7 @@ func (o *Options) Config() (*config.Config, error) {
 	cfg := &config.Config{
 		RESTConfig:       restConfig,
 		LeaderElection:   o.LeaderElection,
+		Debugging:        o.Debugging,
 		ManageNativeHPAs: o.ManageNativeHPAs,
 		Sharding:         config.Sharding{Enabled: o.Sharding.Enabled, Shards: int(o.Sharding.Shards)},
 		FeatureGates:     o.FeatureGates,

@@ -46,6 +46,10 @@ type Options struct {
 
 	LeaderElection componentbaseconfig.LeaderElectionConfiguration
 
+	// Debugging is kube-controller-manager's --profiling and
+	// --contention-profiling.
+	Debugging componentbaseconfig.DebuggingConfiguration
+
 	HPA HPAOptions
 
 	Sharding ShardingOptions
@@ -122,6 +126,7 @@ func NewOptions() (*Options, error) {
 			ResourceName:      "hpa-controller-manager",
 			ResourceNamespace: "kube-hpa-system",
 		},
+		Debugging: componentbaseconfig.DebuggingConfiguration{EnableProfiling: true},
 		HPA: HPAOptions{
 			ConcurrentSyncs:              5,
 			SyncPeriod:                   15 * time.Second,
@@ -148,6 +153,7 @@ func NewOptions() (*Options, error) {
 func (o *Options) Flags() cliflag.NamedFlagSets {
 	var fss cliflag.NamedFlagSets
 	o.addGenericFlags(fss.FlagSet("generic"))
+	addDebuggingFlags(&o.Debugging, fss.FlagSet("debugging"))
 	o.SecureServing.addFlags(&fss)
 	componentbaseoptions.BindLeaderElectionFlags(&o.LeaderElection, fss.FlagSet("leader election"))
 	o.Sharding.addFlags(fss.FlagSet("sharding"))
@@ -156,6 +162,12 @@ func (o *Options) Flags() cliflag.NamedFlagSets {
 	o.FeatureGates.AddFlag(fss.FlagSet("feature gate"))
 	logsapi.AddFlags(o.Logs, fss.FlagSet("logs"))
 	return fss
+}
+
+// addDebuggingFlags binds kube-controller-manager's debugging flags.
+func addDebuggingFlags(d *componentbaseconfig.DebuggingConfiguration, fs *pflag.FlagSet) {
+	fs.BoolVar(&d.EnableProfiling, "profiling", d.EnableProfiling, "Enable profiling via web interface host:port/debug/pprof/")
+	fs.BoolVar(&d.EnableContentionProfiling, "contention-profiling", d.EnableContentionProfiling, "Enable block profiling, if profiling is enabled")
 }
 
 func (o *Options) addGenericFlags(fs *pflag.FlagSet) {

@@ -69,6 +69,8 @@ func TestFlagDefaultsMatchKubeControllerManager(t *testing.T) {
 		"leader-elect-lease-duration":                  "15s",
 		"leader-elect-renew-deadline":                  "10s",
 		"leader-elect-retry-period":                    "2s",
+		"profiling":                                    "true",
+		"contention-profiling":                         "false",
 		"leader-elect-resource-lock":                   "leases",
 		"feature-gates":                                "",
 		"v":                                            "0",
@@ -111,7 +113,7 @@ func TestOwnFlagDefaults(t *testing.T) {
 func TestFlagSectionsFollowKubeControllerManagerHelp(t *testing.T) {
 	o := newTestOptions(t)
 	got := o.Flags().Order
-	want := []string{"generic", "secure serving", "authentication", "authorization", "leader election", "sharding", "horizontalpodautoscaling controller", "admission webhook", "feature gate", "logs"}
+	want := []string{"generic", "debugging", "secure serving", "authentication", "authorization", "leader election", "sharding", "horizontalpodautoscaling controller", "admission webhook", "feature gate", "logs"}
 	if strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Errorf("sections = %q, want %q", got, want)
 	}
