@@ -2,6 +2,7 @@ package integration
 
 import (
 	"bufio"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -11,12 +12,16 @@ import (
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/klog/v2/ktesting"
+	"k8s.io/utils/ptr"
 
 	"github.com/kube-hpa/kube-hpa/pkg/hpaclient"
 	"github.com/kube-hpa/kube-hpa/pkg/shard"
@@ -138,8 +143,9 @@ func runShardedReplicas(t *testing.T, cluster *localcluster.Cluster, binary stri
 		}
 	})
 
-	// Three rounds to share the shards, the informers' start, two periods.
-	time.Sleep(3*replicaRetry + 2*replicaSync + 3*time.Second)
+	// The shards are shared, then weighed by the HPAs the holders count.
+	waitLeaseCounts(ctx, t, kubernetes.NewForConfigOrDie(cluster.RESTConfig()), leases, namespaces)
+	time.Sleep(2 * replicaSync)
 	settled := time.Now()
 	time.Sleep(3 * replicaSync)
 	killedAt := time.Now()
@@ -192,6 +198,57 @@ func runShardedReplicas(t *testing.T, cluster *localcluster.Cluster, binary stri
 		t.Error(problem)
 	}
 	t.Logf("ShardedListAndWatch %v: %d HPAs, replica %s killed, its %d HPAs taken over", gate, len(namespaces), victim, len(orphans))
+}
+
+// waitLeaseCounts waits until every shard Lease has a holder and counts the
+// HPAs of its namespaces (one per namespace here), with no holder changed
+// for a second, and fails if that does not come.
+func waitLeaseCounts(ctx context.Context, t *testing.T, kube kubernetes.Interface, namespace string, namespaces []string) {
+	t.Helper()
+	want := map[string]string{}
+	for i := range 16 {
+		want[fmt.Sprintf("hpa-shard-%d", i)] = "0"
+	}
+	for _, ns := range namespaces {
+		name := fmt.Sprintf("hpa-shard-%d", shard.Index(shard.NamespaceHash(ns), 16))
+		want[name] = fmt.Sprint(atoi(want[name]) + 1)
+	}
+	var last, problem string
+	stableSince := time.Now()
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		time.Sleep(250 * time.Millisecond)
+		list, err := kube.CoordinationV1().Leases(namespace).List(ctx, metav1.ListOptions{LabelSelector: "shards.kube-hpa.io/role=shard"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		holders := map[string]string{}
+		problem = ""
+		for _, l := range list.Items {
+			holders[l.Name] = ptr.Deref(l.Spec.HolderIdentity, "")
+			if got := l.Annotations["shards.kube-hpa.io/hpas"]; got != want[l.Name] {
+				problem = fmt.Sprintf("%s counts %q HPAs, want %s", l.Name, got, want[l.Name])
+			}
+			if holders[l.Name] == "" {
+				problem = l.Name + " has no holder"
+			}
+		}
+		if len(list.Items) != 16 {
+			problem = fmt.Sprintf("%d shard Leases, want 16", len(list.Items))
+		}
+		if now := fmt.Sprint(holders); now != last {
+			last, stableSince = now, time.Now()
+		}
+		if problem == "" && time.Since(stableSince) >= time.Second {
+			return
+		}
+	}
+	t.Fatalf("the shard Leases did not settle with their HPA counts: %s", problem)
+}
+
+func atoi(s string) int {
+	n, _ := strconv.Atoi(s)
+	return n
 }
 
 // pass is one HPA pass from a replica's log.
