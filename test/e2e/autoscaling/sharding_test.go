@@ -118,15 +118,29 @@ var _ = sigDescribe([]string{featureSharded, featureHPA, serial, disruptive, crd
 			p.passesFrom = p.offset
 			replicas = append(replicas, p)
 		}
-		// Shared fairly, so that no handover comes after the HPAs exist.
-		gomega.Eventually(ctx, func() []int {
+		// Shared, and settled, so that no handover comes after the HPAs
+		// exist. The shares weigh the HPAs already in the cluster (other
+		// specs'), so only their sum and stability are known in advance.
+		var last string
+		var stableSince time.Time
+		gomega.Eventually(ctx, func() error {
 			var counts []int
+			total := 0
 			for _, p := range replicas {
 				counts = append(counts, len(p.working()))
+				total += len(p.working())
 			}
-			slices.Sort(counts)
-			return counts
-		}).WithTimeout(30*time.Second).WithPolling(500*time.Millisecond).Should(gomega.Equal([]int{5, 5, 6}), "the three replicas to share the 16 shards")
+			if now := fmt.Sprint(counts); now != last {
+				last, stableSince = now, time.Now()
+			}
+			switch {
+			case total != 16 || slices.Contains(counts, 0):
+				return fmt.Errorf("the replicas work %v shards, want all 16 shared by the three", counts)
+			case time.Since(stableSince) < 3*time.Second:
+				return fmt.Errorf("the replicas' shares %v changed %v ago", counts, time.Since(stableSince).Round(time.Second))
+			}
+			return nil
+		}).WithTimeout(45*time.Second).WithPolling(500*time.Millisecond).Should(gomega.Succeed(), "the three replicas to share the 16 shards")
 		// A replica may have passed an HPA before handing its shard on.
 		for _, p := range replicas {
 			p.countPassesFromNow()
