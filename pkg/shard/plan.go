@@ -20,22 +20,43 @@ type Moves struct {
 	Acquire []int
 }
 
+// Standing is what a replica read of its group's leases.
+type Standing struct {
+	// Live lists the live replicas.
+	Live []string
+	// Current is the holder of each shard, "" when it is free or its lease
+	// expired; nil when every shard is free.
+	Current []string
+	// Released names, for a free shard, the replica that released it (""
+	// for none); nil when none was released. Planning counts such a shard
+	// as still its releaser's while that one is live, so that the plan made
+	// while the shard is on its way is the plan that sent it, and it goes
+	// where it was sent rather than back.
+	Released []string
+	// HPAs is each shard's HPA count as its holder last wrote it; nil when
+	// nothing is known.
+	HPAs []int
+}
+
 // PlanReplica returns the moves of replica self, computing the target with
-// Assign from the same inputs. A replica shutting down passes live without
-// itself and is told to release everything it holds.
-func PlanReplica(self string, shards int, live, current []string, hpas []int) (Moves, error) {
+// Assign. A replica shutting down passes Live without itself and is told to
+// release everything it holds.
+func PlanReplica(self string, shards int, s Standing) (Moves, error) {
 	if self == "" {
 		return Moves{}, fmt.Errorf("the replica has an empty identity, which is reserved for free shards")
 	}
-	target, err := Assign(shards, live, current, hpas)
+	if s.Released != nil && len(s.Released) != shards {
+		return Moves{}, fmt.Errorf("releasers cover %d shards, want %d", len(s.Released), shards)
+	}
+	target, err := Assign(shards, s.Live, planningBasis(shards, s), s.HPAs)
 	if err != nil {
 		return Moves{}, err
 	}
 	var moves Moves
 	for i, want := range target {
 		var have string
-		if current != nil {
-			have = current[i]
+		if s.Current != nil {
+			have = s.Current[i]
 		}
 		switch {
 		case have == self && want != self:
@@ -45,6 +66,23 @@ func PlanReplica(self string, shards int, live, current []string, hpas []int) (M
 		}
 	}
 	return moves, nil
+}
+
+// planningBasis is Current with each free shard given to its releaser.
+func planningBasis(shards int, s Standing) []string {
+	if s.Released == nil {
+		return s.Current
+	}
+	basis := make([]string, shards)
+	if s.Current != nil {
+		copy(basis, s.Current)
+	}
+	for i, by := range s.Released {
+		if basis[i] == "" {
+			basis[i] = by
+		}
+	}
+	return basis
 }
 
 // Owned returns the ranges of Split(len(owners)) whose owner is self, for

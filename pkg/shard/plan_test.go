@@ -8,12 +8,14 @@ import (
 
 func TestPlanReplica(t *testing.T) {
 	tests := []struct {
-		name    string
-		self    string
-		shards  int
-		live    []string
-		current []string
-		want    Moves
+		name     string
+		self     string
+		shards   int
+		live     []string
+		current  []string
+		released []string
+		hpas     []int
+		want     Moves
 	}{
 		{
 			name:   "on a cold start each replica acquires its block",
@@ -63,6 +65,43 @@ func TestPlanReplica(t *testing.T) {
 			want:    Moves{Acquire: []int{1}},
 		},
 		{
+			name:     "a shard released toward a replica is acquired by it",
+			self:     "b",
+			shards:   4,
+			live:     []string{"a", "b"},
+			current:  owners("a", 2, "", 2),
+			released: owners("", 2, "a", 2),
+			want:     Moves{Acquire: []int{2, 3}},
+		},
+		{
+			name:     "a replica does not take back the shards it released",
+			self:     "a",
+			shards:   4,
+			live:     []string{"a", "b"},
+			current:  owners("a", 2, "", 2),
+			released: owners("", 2, "a", 2),
+			want:     Moves{},
+		},
+		{
+			name:     "shards released toward a replica go to it, not to another under its share",
+			self:     "c",
+			shards:   5,
+			live:     []string{"a", "b", "c"},
+			current:  []string{"a", "a", "", "", "b"},
+			released: []string{"", "", "a", "a", ""},
+			hpas:     []int{9, 9, 9, 9, 9},
+			want:     Moves{Acquire: []int{2, 3}},
+		},
+		{
+			name:     "the shards of a releaser that left are shared anew",
+			self:     "a",
+			shards:   4,
+			live:     []string{"a", "b"},
+			current:  owners("a", 1, "", 1, "b", 2),
+			released: owners("", 1, "gone", 1, "", 2),
+			want:     Moves{Acquire: []int{1}},
+		},
+		{
 			name:    "a balanced replica has nothing to do",
 			self:    "a",
 			shards:  4,
@@ -73,7 +112,7 @@ func TestPlanReplica(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := PlanReplica(tc.self, tc.shards, tc.live, tc.current, nil)
+			got, err := PlanReplica(tc.self, tc.shards, Standing{Live: tc.live, Current: tc.current, Released: tc.released, HPAs: tc.hpas})
 			if err != nil {
 				t.Fatalf("PlanReplica: %v", err)
 			}
@@ -85,7 +124,7 @@ func TestPlanReplica(t *testing.T) {
 }
 
 func TestPlanReplicaRejectsEmptyIdentity(t *testing.T) {
-	if _, err := PlanReplica("", 4, []string{"a"}, nil, nil); err == nil {
+	if _, err := PlanReplica("", 4, Standing{Live: []string{"a"}}); err == nil {
 		t.Error("PlanReplica accepted an empty identity")
 	}
 }
@@ -98,7 +137,7 @@ func TestPlanReplicaConverges(t *testing.T) {
 	current := owners("a", 10, "gone", 4, "", 2)
 	for round := 0; round < 4; round++ {
 		for _, r := range live {
-			moves, err := PlanReplica(r, len(current), live, current, nil)
+			moves, err := PlanReplica(r, len(current), Standing{Live: live, Current: current})
 			if err != nil {
 				t.Fatal(err)
 			}

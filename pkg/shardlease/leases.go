@@ -99,9 +99,11 @@ func (m *Manager) stamp(lease *coordinationv1.Lease, role string, now metav1.Mic
 		lease.Annotations = map[string]string{}
 	}
 	lease.Annotations[countAnnotation] = strconv.Itoa(m.o.Shards)
-	// A shard missing from the counts has no HPA.
-	if i, ok := m.shardIndex(lease.Name); ok && role == roleShard && m.counts != nil {
-		lease.Annotations[hpasAnnotation] = strconv.Itoa(m.counts[i])
+	delete(lease.Annotations, releasedAnnotation)
+	if i, ok := m.shardIndex(lease.Name); ok && role == roleShard {
+		if n, ok := m.counts[i]; ok {
+			lease.Annotations[hpasAnnotation] = strconv.Itoa(n)
+		}
 	}
 	lease.Spec.HolderIdentity = ptr.To(m.o.Identity)
 	lease.Spec.LeaseDurationSeconds = ptr.To(int32((m.o.LeaseDuration + time.Second - 1) / time.Second))
@@ -121,6 +123,10 @@ func (m *Manager) release(ctx context.Context, i int) {
 	defer cancel()
 	lease := s.lease.DeepCopy()
 	lease.Spec.HolderIdentity = nil
+	if lease.Annotations == nil {
+		lease.Annotations = map[string]string{}
+	}
+	lease.Annotations[releasedAnnotation] = m.o.Identity
 	written, err := m.o.Client.Leases(m.o.Namespace).Update(ctx, lease, metav1.UpdateOptions{})
 	if err != nil {
 		klog.FromContext(ctx).Info("Could not release a shard; it will expire", "shard", i, "lease", name, "err", err)

@@ -93,13 +93,13 @@ func (m *Manager) round(ctx context.Context) {
 		m.setWork(ctx)
 		return
 	}
-	live, current, hpas, foreign := m.standing(now)
+	standing, foreign := m.standing(now)
 	if foreign != "" {
 		logger.Info("Not acquiring shards while a replica with another shard count is live", "lease", foreign, "shards", m.o.Shards)
 		m.setWork(ctx)
 		return
 	}
-	moves, err := shard.PlanReplica(m.o.Identity, m.o.Shards, live, current, hpas)
+	moves, err := shard.PlanReplica(m.o.Identity, m.o.Shards, standing)
 	if err != nil {
 		logger.Error(err, "Planning the shards")
 		m.setWork(ctx)
@@ -136,51 +136,77 @@ func (m *Manager) list(ctx context.Context, now time.Time) bool {
 	return true
 }
 
-// standing returns who is live, who holds each shard, the HPAs counted in
-// each, and the name of a live Lease written with another shard count, if
-// any. A shard's count stays readable in its Lease after it was released or
-// expired, for planning who takes it. A shard whose Lease names
-// this replica but that it does not hold (it was fenced, or it restarted
-// with the same identity) counts as free, so it is acquired again through a
-// fresh write before any work on it.
-func (m *Manager) standing(now time.Time) (live, current []string, hpas []int, foreign string) {
-	live = []string{m.o.Identity}
-	current = make([]string, m.o.Shards)
-	hpas = make([]int, m.o.Shards)
+// standing returns what the view says of the group: who is live, who holds
+// each shard, who released each free one, the HPAs counted in each (only
+// once every shard has a count: weighing some shards' HPAs against others'
+// unknown ones would move shards for what is not known yet, and again when
+// it is), and the name of a live Lease written with another shard count, if
+// any. A shard's
+// count and releaser stay in its Lease after a release or expiry, for
+// planning who takes it. A shard whose Lease names this replica but that it
+// does not hold (it was fenced, or it restarted with the same identity)
+// counts as free, so it is acquired again through a fresh write before any
+// work on it.
+func (m *Manager) standing(now time.Time) (s shard.Standing, foreign string) {
+	s = shard.Standing{
+		Live:     []string{m.o.Identity},
+		Current:  make([]string, m.o.Shards),
+		Released: make([]string, m.o.Shards),
+		HPAs:     make([]int, m.o.Shards),
+	}
+	counted := 0
 	for _, name := range slices.Sorted(maps.Keys(m.view)) {
-		s := m.view[name]
-		if i, ok := m.shardIndex(name); ok && s.lease.Labels[roleLabel] == roleShard && s.count() == m.o.Shards {
-			hpas[i] = s.hpas()
+		l := m.view[name]
+		i, isShard := m.shardIndex(name)
+		isShard = isShard && l.lease.Labels[roleLabel] == roleShard && l.count() == m.o.Shards
+		if isShard {
+			n, ok := l.hpas()
+			if ok {
+				s.HPAs[i] = n
+				counted++
+			}
+			s.Released[i] = l.lease.Annotations[releasedAnnotation]
 		}
-		holder := s.holder(now, m.o.LeaseDuration)
+		holder := l.holder(now, m.o.LeaseDuration)
 		if holder == "" {
 			continue
 		}
-		if s.count() != m.o.Shards {
+		if l.count() != m.o.Shards {
 			foreign = name
 			continue
 		}
-		switch s.lease.Labels[roleLabel] {
+		switch l.lease.Labels[roleLabel] {
 		case roleReplica:
-			live = append(live, holder)
+			s.Live = append(s.Live, holder)
 		case roleShard:
-			if i, ok := m.shardIndex(name); ok && (holder != m.o.Identity || m.holds(i)) {
-				current[i] = holder
+			if isShard && (holder != m.o.Identity || m.holds(i)) {
+				s.Current[i] = holder
 			}
 		}
 	}
-	return live, current, hpas, foreign
+	if counted < m.o.Shards {
+		s.HPAs = nil
+	}
+	return s, foreign
 }
 
-// recount asks the Work for the held shards' HPAs; a Work that does not
-// know yet leaves the last counts, and the Leases' annotations with them.
+// recount asks the Work for the HPAs of the shards it runs; a Work that
+// does not know yet leaves the last counts, and the Leases' annotations with
+// them. Only the run's own shards are counted: a shard just acquired is not
+// in its informers yet, and keeps the count its last holder wrote.
 func (m *Manager) recount() {
-	if m.o.Count == nil {
+	if m.o.Count == nil || m.run == nil {
 		return
 	}
-	if counts, ok := m.o.Count(); ok {
-		m.counts = counts
+	counts, ok := m.o.Count()
+	if !ok {
+		return
 	}
+	known := make(map[int]int, len(m.run.owned))
+	for _, i := range m.run.owned {
+		known[i] = counts[i]
+	}
+	m.counts = known
 }
 
 // shardIndex reads the shard of a Lease named by shardLease.

@@ -447,12 +447,13 @@ func TestSightingHPAs(t *testing.T) {
 		name       string
 		annotation string
 		want       int
+		known      bool
 	}{
-		{"a count is read", "42", 42},
-		{"no annotation counts nothing", "", 0},
-		{"a negative count counts nothing", "-3", 0},
-		{"something else than a count counts nothing", "many", 0},
-		{"a count beyond any cluster's is bounded", "9223372036854775807", maxHPAs},
+		{"a count is read", "42", 42, true},
+		{"no annotation is no count", "", 0, false},
+		{"a negative count is no count", "-3", 0, false},
+		{"something else than a count is no count", "many", 0, false},
+		{"a count beyond any cluster's is bounded", "9223372036854775807", maxHPAs, true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -460,9 +461,106 @@ func TestSightingHPAs(t *testing.T) {
 			if tc.annotation != "" {
 				l.Annotations = map[string]string{hpasAnnotation: tc.annotation}
 			}
-			if got := (sighting{lease: l}).hpas(); got != tc.want {
-				t.Errorf("hpas() = %d, want %d", got, tc.want)
+			got, ok := (sighting{lease: l}).hpas()
+			if got != tc.want || ok != tc.known {
+				t.Errorf("hpas() = %d, %v; want %d, %v", got, ok, tc.want, tc.known)
 			}
 		})
+	}
+}
+
+// TestWeighedSharesSettle pins that replicas planning from HPA counts
+// never hand a shard back, from a cold start and when a replica joins: a
+// shard released toward its new owner is planned as still its releaser's
+// until taken (else, free, it could be planned back to the releaser, now
+// lighter), and weights count only once every shard has one (else shards
+// would move for the first counts and back for the rest).
+func TestWeighedSharesSettle(t *testing.T) {
+	f := newFleet(t)
+	// The bench's 50 tenants of 100 HPAs, t00-hpa-bench … t49-hpa-bench,
+	// fall into the 16 shards so.
+	hpas := []int{300, 400, 500, 300, 100, 300, 0, 200, 300, 200, 200, 500, 700, 200, 200, 600}
+	counting := func(m member) member {
+		// A new run knows its counts a round after it started, as
+		// informers sync after the work starts.
+		var seen []int
+		m.o.Count = func() (map[int]int, bool) {
+			if held := heldShards(m); !slices.Equal(held, seen) {
+				seen = held
+				return nil, false
+			}
+			counts := map[int]int{}
+			for _, i := range heldShards(m) {
+				counts[i] = hpas[i]
+			}
+			return counts, true
+		}
+		return m
+	}
+	members := []member{counting(f.member("a", 16)), counting(f.member("b", 16))}
+	f.roundsNoGoingBack(t, 10, members...)
+	members = append(members, counting(f.member("c", 16)))
+	f.roundsNoGoingBack(t, 12, members...)
+	starts := f.work.starts
+	f.rounds(12, members...)
+	if n := f.work.starts - starts; n != 0 {
+		t.Errorf("the replicas restarted their work %d times after 12 rounds; the shares should have settled", n)
+	}
+	assertCovered(t, 16, members...)
+	f.work.noOverlaps(t)
+}
+
+// roundsNoGoingBack runs n rounds and fails for every shard that comes
+// back to a replica it left during them.
+func (f *fleet) roundsNoGoingBack(t *testing.T, n int, members ...member) {
+	t.Helper()
+	left := map[int]string{}
+	for range n {
+		before := map[int]string{}
+		for _, m := range members {
+			for _, i := range heldShards(m) {
+				before[i] = m.o.Identity
+			}
+		}
+		f.rounds(1, members...)
+		for _, m := range members {
+			for _, i := range heldShards(m) {
+				if left[i] == m.o.Identity {
+					t.Errorf("shard %d went back to %s, which had handed it on", i, m.o.Identity)
+				}
+			}
+		}
+		for i, was := range before {
+			if !slices.Contains(heldShards(memberNamed(members, was)), i) {
+				left[i] = was
+			}
+		}
+	}
+}
+
+func memberNamed(members []member, id string) member {
+	for _, m := range members {
+		if m.o.Identity == id {
+			return m
+		}
+	}
+	panic("no member " + id)
+}
+
+// assertCovered checks that the members' held shards are disjoint and cover
+// 0..shards-1.
+func assertCovered(t *testing.T, shards int, members ...member) {
+	t.Helper()
+	seen := map[int]string{}
+	for _, m := range members {
+		for _, i := range heldShards(m) {
+			if other, ok := seen[i]; ok {
+				t.Errorf("shard %d held by %s and %s", i, other, m.o.Identity)
+			}
+			seen[i] = m.o.Identity
+		}
+	}
+	if len(seen) != shards {
+		t.Errorf("%d shards held, want %d", len(seen), shards)
 	}
 }

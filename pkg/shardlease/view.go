@@ -17,6 +17,10 @@ const (
 	roleReplica     = "replica"
 	countAnnotation = "shards.kube-hpa.io/count"
 	hpasAnnotation  = "shards.kube-hpa.io/hpas"
+	// releasedAnnotation names, on a free shard's Lease, the replica that
+	// released it, so that every plan counts it as that one's until its
+	// new owner takes it (shard.Standing.Released).
+	releasedAnnotation = "shards.kube-hpa.io/released-by"
 )
 
 // sighting is a Lease as last read or written, and when this replica first
@@ -81,12 +85,12 @@ func (s sighting) count() int {
 // that a hand-edited annotation cannot overflow the planner's sums.
 const maxHPAs = 1 << 24
 
-// hpas returns the HPAs the shard's last holder counted in it; 0 when it
-// did not say or wrote something else than a count.
-func (s sighting) hpas() int {
+// hpas returns the HPAs the shard's last holder counted in it, or false
+// when it did not say or wrote something else than a count.
+func (s sighting) hpas() (int, bool) {
 	n, err := strconv.Atoi(s.lease.Annotations[hpasAnnotation])
 	if err != nil || n < 0 {
-		return 0
+		return 0, false
 	}
-	return min(n, maxHPAs)
+	return min(n, maxHPAs), true
 }
