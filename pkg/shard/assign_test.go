@@ -132,19 +132,26 @@ func TestAssign(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := Assign(tc.shards, tc.live, tc.current, nil)
-			if err != nil {
-				t.Fatalf("Assign: %v", err)
-			}
-			if diff := cmp.Diff(tc.want, got); diff != "" {
-				t.Errorf("Assign mismatch (-want +got):\n%s", diff)
-			}
-			if tc.current != nil {
-				if n := moved(tc.current, got, tc.live); n != tc.wantMoved {
-					t.Errorf("Assign moved %d shards from live owners, want %d", n, tc.wantMoved)
-				}
-			}
+			checkAssign(t, tc.shards, tc.live, tc.current, nil, tc.want, tc.wantMoved)
 		})
+	}
+}
+
+// checkAssign compares Assign's target and the shards it takes from live
+// owners with the wanted ones.
+func checkAssign(t *testing.T, shards int, live, current []string, hpas []int, want []string, wantMoved int) {
+	t.Helper()
+	got, err := Assign(shards, live, current, hpas)
+	if err != nil {
+		t.Fatalf("Assign: %v", err)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Assign mismatch (-want +got):\n%s", diff)
+	}
+	if current != nil {
+		if n := moved(current, got, live); n != wantMoved {
+			t.Errorf("Assign moved %d shards from live owners, want %d", n, wantMoved)
+		}
 	}
 }
 
@@ -321,18 +328,7 @@ func TestAssignWeighsShardsByTheirHPAs(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := Assign(len(tc.hpas), tc.live, tc.current, tc.hpas)
-			if err != nil {
-				t.Fatalf("Assign: %v", err)
-			}
-			if diff := cmp.Diff(tc.want, got); diff != "" {
-				t.Errorf("Assign mismatch (-want +got):\n%s", diff)
-			}
-			if tc.current != nil {
-				if n := moved(tc.current, got, tc.live); n != tc.wantMoved {
-					t.Errorf("Assign moved %d shards from live owners, want %d", n, tc.wantMoved)
-				}
-			}
+			checkAssign(t, len(tc.hpas), tc.live, tc.current, tc.hpas, tc.want, tc.wantMoved)
 		})
 	}
 }
