@@ -141,12 +141,11 @@ func (m *Manager) list(ctx context.Context, now time.Time) bool {
 // once every shard has a count: weighing some shards' HPAs against others'
 // unknown ones would move shards for what is not known yet, and again when
 // it is), and the name of a live Lease written with another shard count, if
-// any. A shard's
-// count and releaser stay in its Lease after a release or expiry, for
-// planning who takes it. A shard whose Lease names this replica but that it
-// does not hold (it was fenced, or it restarted with the same identity)
-// counts as free, so it is acquired again through a fresh write before any
-// work on it.
+// any. A shard's count and releaser stay in its Lease after a release or
+// expiry, for planning who takes it. A shard whose Lease names this replica
+// but that it does not hold (it was fenced, or it restarted with the same
+// identity) counts as free, so it is acquired again through a fresh write
+// before any work on it.
 func (m *Manager) standing(now time.Time) (s shard.Standing, foreign string) {
 	s = shard.Standing{
 		Live:     []string{m.o.Identity},
