@@ -163,6 +163,13 @@ type workLog struct {
 	starts   int
 }
 
+// started returns how many times any Work started.
+func (w *workLog) started() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.starts
+}
+
 func newWorkLog() *workLog { return &workLog{active: map[string][]int{}} }
 
 func (w *workLog) work(id string) Work {

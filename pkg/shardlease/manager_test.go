@@ -501,9 +501,13 @@ func TestWeighedSharesSettle(t *testing.T) {
 	f.roundsNoGoingBack(t, 10, members...)
 	members = append(members, counting(f.member("c", 16)))
 	f.roundsNoGoingBack(t, 12, members...)
-	starts := f.work.starts
+	// Runs start asynchronously: the count starts once each has.
+	for _, m := range members {
+		f.work.waitWorking(t, m.o.Identity, heldShards(m))
+	}
+	starts := f.work.started()
 	f.rounds(12, members...)
-	if n := f.work.starts - starts; n != 0 {
+	if n := f.work.started() - starts; n != 0 {
 		t.Errorf("the replicas restarted their work %d times after 12 rounds; the shares should have settled", n)
 	}
 	assertCovered(t, 16, members...)
