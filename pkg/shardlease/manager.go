@@ -156,8 +156,9 @@ func (m *Manager) standing(now time.Time) (s shard.Standing, foreign string) {
 	counted := 0
 	for _, name := range slices.Sorted(maps.Keys(m.view)) {
 		l := m.view[name]
+		sameCount := l.count() == m.o.Shards
 		i, isShard := m.shardIndex(name)
-		isShard = isShard && l.lease.Labels[roleLabel] == roleShard && l.count() == m.o.Shards
+		isShard = isShard && l.lease.Labels[roleLabel] == roleShard && sameCount
 		if isShard {
 			n, ok := l.hpas()
 			if ok {
@@ -170,7 +171,7 @@ func (m *Manager) standing(now time.Time) (s shard.Standing, foreign string) {
 		if holder == "" {
 			continue
 		}
-		if l.count() != m.o.Shards {
+		if !sameCount {
 			foreign = name
 			continue
 		}
