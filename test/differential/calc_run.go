@@ -14,7 +14,7 @@ import (
 	upstream "k8s.io/kubernetes/pkg/controller/podautoscaler"
 
 	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/calculator"
-	"github.com/kube-hpa/kube-hpa/pkg/podstrip"
+	"github.com/kube-hpa/kube-hpa/pkg/podrecord"
 )
 
 // calcResult is what a replica calculator method returns.
@@ -40,10 +40,10 @@ func errText(err error) string {
 	return err.Error()
 }
 
-// podLister lists the scenario's pods as they are at now, each passed
+// podIndexer holds the scenario's pods as they are at now, each passed
 // through transform: upstream's calculator reads whole pods, kube-hpa's
-// the stripped pods its informer holds.
-func (s calcScenario) podLister(now time.Time, transform cache.TransformFunc) corelisters.PodLister {
+// the records its informer holds.
+func (s calcScenario) podIndexer(now time.Time, transform cache.TransformFunc) cache.Indexer {
 	indexer := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
 	for _, p := range s.Pods {
 		obj, err := transform(p.object(now))
@@ -54,7 +54,7 @@ func (s calcScenario) podLister(now time.Time, transform cache.TransformFunc) co
 			panic(err)
 		}
 	}
-	return corelisters.NewPodLister(indexer)
+	return indexer
 }
 
 // wholePods is the transform of an informer without one.
@@ -73,7 +73,7 @@ func (s calcScenario) runUpstream(ctx context.Context) calcResult {
 	now := time.Now()
 	f := newFakeMetrics()
 	s.load(f, now)
-	c := upstreamCalc{upstream.NewReplicaCalculator(upstreamClient{f}, s.podLister(now, wholePods), time.Duration(s.CPUInit)*time.Second, time.Duration(s.ReadinessDelay)*time.Second)}
+	c := upstreamCalc{upstream.NewReplicaCalculator(upstreamClient{f}, corelisters.NewPodLister(s.podIndexer(now, wholePods)), time.Duration(s.CPUInit)*time.Second, time.Duration(s.ReadinessDelay)*time.Second)}
 	tol := upstreamTolerances(s.TolDown, s.TolUp)
 	var r calcResult
 	var err error
@@ -107,7 +107,7 @@ func (s calcScenario) runOurs(ctx context.Context) calcResult {
 	s.load(f, now)
 	c := calculator.New(calculator.Options{
 		MetricsClient:                 ourClient{f},
-		PodLister:                     s.podLister(now, podstrip.Strip),
+		PodLister:                     podrecord.NewLister(s.podIndexer(now, podrecord.Transform)),
 		CPUInitializationPeriod:       time.Duration(s.CPUInit) * time.Second,
 		DelayOfInitialReadinessStatus: time.Duration(s.ReadinessDelay) * time.Second,
 	})

@@ -112,8 +112,8 @@ func (p pod) object(now time.Time) *corev1.Pod { return p.objectOf(appLabel, now
 func (p pod) objectOf(app string, now time.Time) *corev1.Pod {
 	ago := func(s int) time.Time { return now.Add(-time.Duration(s) * time.Second) }
 	// Besides what the calculators read, the pod carries what a real one
-	// does and kube-hpa's informer strips (podstrip): an annotation, an
-	// image and limits, a container status and a condition before Ready.
+	// does and kube-hpa's pod records leave out (podrecord): an annotation,
+	// an image and limits, a container status and a condition before Ready.
 	o := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: p.Name, Labels: map[string]string{"app": app},
 			Annotations: map[string]string{"example.com/note": "stripped"}},

@@ -35,7 +35,6 @@ import (
 	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/monitor"
 	"github.com/kube-hpa/kube-hpa/pkg/features"
 	"github.com/kube-hpa/kube-hpa/pkg/hpaclient"
-	"github.com/kube-hpa/kube-hpa/pkg/podstrip"
 	"github.com/kube-hpa/kube-hpa/pkg/scalecache"
 )
 
@@ -220,10 +219,6 @@ func (s seqScenario) controller(ctx context.Context, kind controllerKind, client
 		c := upstream.NewHorizontalController(ctx, client.CoreV1(), scales, client.AutoscalingV2(), restMapper(), upstreamClient{f},
 			hpaInformer, podInformer, syncPeriod, downscaleWindow+s.windowNudge, tolerance, cpuInitializationPeriod, initialReadinessDelay)
 		return func() { c.Run(ctx, workers) }, nil
-	}
-	// As shipped: pods stripped to what the controller reads.
-	if err := podInformer.Informer().SetTransform(podstrip.Strip); err != nil {
-		return nil, err
 	}
 	// As shipped: the scale read from a watch of the Deployment (the
 	// scale cache), written through the scale subresource.

@@ -19,7 +19,6 @@ import (
 	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/metrics"
 	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/monitor"
 	"github.com/kube-hpa/kube-hpa/pkg/hpaclient"
-	"github.com/kube-hpa/kube-hpa/pkg/podstrip"
 	"github.com/kube-hpa/kube-hpa/pkg/scalecache"
 )
 
@@ -64,10 +63,8 @@ func runControllers(ctx context.Context, cfg *config.Config, c *clients, mon mon
 		}
 		hpaStores = append(hpaStores, informer.GetStore())
 	}
+	// The controller makes the pod informer keep records (podrecord).
 	pods := factory.Core().V1().Pods()
-	if err := pods.Informer().SetTransform(podstrip.Strip); err != nil {
-		return fmt.Errorf("stripping the pod informer's objects: %w", err)
-	}
 	scales := newScaleSource(cfg, c, targetedKinds(hpaStores...), sc)
 	controller, err := podautoscaler.New(podautoscaler.Options{
 		Sources:                      sources,

@@ -14,7 +14,6 @@ import (
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
 	coreinformers "k8s.io/client-go/informers/core/v1"
-	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/scale"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
@@ -30,6 +29,7 @@ import (
 	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/metrics"
 	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/monitor"
 	"github.com/kube-hpa/kube-hpa/pkg/features"
+	"github.com/kube-hpa/kube-hpa/pkg/podrecord"
 )
 
 // HPASource is where the controller finds HPAs and writes their status. The
@@ -134,7 +134,7 @@ func (o *Options) validate() error {
 type Controller struct {
 	opts       Options
 	queue      workqueue.TypedRateLimitingInterface[hpaKey]
-	podLister  corelisters.PodLister
+	podLister  podrecord.Lister
 	synced     []cache.InformerSynced
 	selectors  *selectorIndex
 	calculator *calculator.Calculator
@@ -163,7 +163,7 @@ func New(opts Options) (*Controller, error) {
 			fixedIntervalLimiter{interval: opts.SyncPeriod},
 			workqueue.TypedRateLimitingQueueConfig[hpaKey]{Name: "horizontalpodautoscaler", Clock: opts.Clock, MetricsProvider: opts.QueueMetrics},
 		),
-		podLister:    opts.PodInformer.Lister(),
+		podLister:    podrecord.NewLister(opts.PodInformer.Informer().GetIndexer()),
 		synced:       []cache.InformerSynced{opts.PodInformer.Informer().HasSynced},
 		selectors:    newSelectorIndex(),
 		panicBackoff: newPanicBackoff(opts.SyncPeriod),

@@ -35,7 +35,7 @@ import (
 	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/metrics/metricstest"
 	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/monitor"
 	"github.com/kube-hpa/kube-hpa/pkg/features"
-	"github.com/kube-hpa/kube-hpa/pkg/podstrip"
+	"github.com/kube-hpa/kube-hpa/pkg/podrecord"
 )
 
 // The harness builds a Controller from fakes of every seam: an HPA source,
@@ -212,13 +212,9 @@ func (h *harness) addPods(n int, cpuRequest int64) {
 	}
 }
 
-// addPod stores the pod as the informer holds it: stripped (podstrip).
+// addPod stores the pod as the informer holds it: its record (podrecord).
 func (h *harness) addPod(pod *corev1.Pod) {
-	stripped, err := podstrip.Strip(pod)
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	if err := h.pods.Add(stripped); err != nil {
+	if err := h.pods.Add(podrecord.FromPod(pod)); err != nil {
 		h.t.Fatalf("adding pod: %v", err)
 	}
 	// The informer is never started, so its handlers would not hear of it.

@@ -1,14 +1,19 @@
 package podautoscaler
 
 import (
-	corev1 "k8s.io/api/core/v1"
+	"github.com/kube-hpa/kube-hpa/pkg/podrecord"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/tools/cache"
 )
 
-// watchPods keeps the selector index's answers true as pods come, go and
-// change labels.
+// watchPods makes the pod informer keep records (podrecord), which is all
+// the calculator and the selector index read, and keeps the selector
+// index's answers true as pods come, go and change labels.
 func (c *Controller) watchPods(informer cache.SharedIndexInformer) error {
+	if err := informer.SetTransform(podrecord.Transform); err != nil {
+		// Only a started informer refuses: its cache may hold whole pods.
+		return err
+	}
 	_, err := informer.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    c.onPodAdd,
 		UpdateFunc: c.onPodUpdate,
@@ -18,7 +23,7 @@ func (c *Controller) watchPods(informer cache.SharedIndexInformer) error {
 }
 
 func (c *Controller) onPodAdd(obj any) {
-	if pod, ok := obj.(*corev1.Pod); ok {
+	if pod, ok := obj.(*podrecord.Pod); ok {
 		c.selectors.podChanged(pod.Namespace, nil, labels.Set(pod.Labels))
 	}
 }
@@ -26,11 +31,11 @@ func (c *Controller) onPodAdd(obj any) {
 // onPodUpdate ignores updates that keep the labels: status updates, by far
 // the most frequent, then cost one comparison.
 func (c *Controller) onPodUpdate(old, cur any) {
-	oldPod, ok := old.(*corev1.Pod)
+	oldPod, ok := old.(*podrecord.Pod)
 	if !ok {
 		return
 	}
-	curPod, ok := cur.(*corev1.Pod)
+	curPod, ok := cur.(*podrecord.Pod)
 	if !ok || labels.Equals(oldPod.Labels, curPod.Labels) {
 		return
 	}
@@ -42,7 +47,7 @@ func (c *Controller) onPodDelete(obj any) {
 	if tombstone, ok := obj.(cache.DeletedFinalStateUnknown); ok {
 		obj = tombstone.Obj
 	}
-	if pod, ok := obj.(*corev1.Pod); ok {
+	if pod, ok := obj.(*podrecord.Pod); ok {
 		c.selectors.podChanged(pod.Namespace, labels.Set(pod.Labels), nil)
 	}
 }

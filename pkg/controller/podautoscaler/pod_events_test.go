@@ -4,16 +4,15 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/cache"
+
+	"github.com/kube-hpa/kube-hpa/pkg/podrecord"
 )
 
 func TestPodEventsKeepOwnersTrue(t *testing.T) {
-	pod := func(podLabels map[string]string, phase corev1.PodPhase) *corev1.Pod {
-		return &corev1.Pod{
-			ObjectMeta: metav1.ObjectMeta{Namespace: worldNS, Name: "p", Labels: podLabels},
-			Status:     corev1.PodStatus{Phase: phase},
-		}
+	// Events carry records: the informer's transform made them.
+	pod := func(podLabels map[string]string, phase corev1.PodPhase) *podrecord.Pod {
+		return &podrecord.Pod{Namespace: worldNS, Name: "p", Labels: podLabels, Phase: phase}
 	}
 	selected := map[string]string{"app": "a"}
 	cases := []struct {
@@ -61,7 +60,7 @@ func TestPodEventsKeepOwnersTrue(t *testing.T) {
 			}
 			listed := 0
 			ask := func() {
-				_, _ = c.selectors.owners(key, func() ([]*corev1.Pod, error) { listed++; return nil, nil })
+				_, _ = c.selectors.owners(key, func() ([]*podrecord.Pod, error) { listed++; return nil, nil })
 			}
 			ask()
 			tc.event(c)

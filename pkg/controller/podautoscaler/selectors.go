@@ -6,8 +6,9 @@ import (
 	"strings"
 	"sync"
 
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/kube-hpa/kube-hpa/pkg/podrecord"
 )
 
 // selectorIndex remembers the pod selector of each HPA's target, so that a
@@ -153,7 +154,7 @@ func (s *selectorIndex) parse(key hpaKey, raw string) (labels.Selector, error) {
 // owners returns, sorted, the HPAs of key's namespace whose selector matches
 // at least one of key's pods; pods lists those pods when the answer is not
 // known.
-func (s *selectorIndex) owners(key hpaKey, pods func() ([]*corev1.Pod, error)) ([]hpaKey, error) {
+func (s *selectorIndex) owners(key hpaKey, pods func() ([]*podrecord.Pod, error)) ([]hpaKey, error) {
 	known, asked, ok := s.knownOwners(key)
 	if ok {
 		return known, nil
@@ -184,7 +185,7 @@ func (s *selectorIndex) knownOwners(key hpaKey) (owners []hpaKey, at asked, ok b
 	return answer.owners, asked{ns: ns, epoch: ns.epoch}, ok
 }
 
-func (s *selectorIndex) computeOwners(key hpaKey, pods []*corev1.Pod, at asked) []hpaKey {
+func (s *selectorIndex) computeOwners(key hpaKey, pods []*podrecord.Pod, at asked) []hpaKey {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	ns := s.byNamespace[key.namespace]

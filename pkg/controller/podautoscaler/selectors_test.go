@@ -4,9 +4,9 @@ import (
 	"slices"
 	"testing"
 
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/kube-hpa/kube-hpa/pkg/podrecord"
 )
 
 // selectorWorld is a namespace of pods and an index kept up to date the way
@@ -58,12 +58,12 @@ func (w *selectorWorld) deletePod(name string) {
 func (w *selectorWorld) owners(name string) []string {
 	w.t.Helper()
 	key := worldKey(name)
-	got, err := w.index.owners(key, func() ([]*corev1.Pod, error) {
+	got, err := w.index.owners(key, func() ([]*podrecord.Pod, error) {
 		w.listed++
-		var out []*corev1.Pod
+		var out []*podrecord.Pod
 		for podName, set := range w.pods {
 			if w.parsing[key].Matches(set) {
-				out = append(out, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: worldNS, Name: podName, Labels: set}})
+				out = append(out, &podrecord.Pod{Namespace: worldNS, Name: podName, Labels: set})
 			}
 		}
 		if w.onList != nil {
@@ -375,8 +375,8 @@ func TestSelectorIndexParse(t *testing.T) {
 			if (err != nil) != tc.wantErr {
 				t.Fatalf("second parse error = %v, want error %v", err, tc.wantErr)
 			}
-			pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: worldNS, Labels: tc.wantMatch}}
-			got, _ := index.owners(key, func() ([]*corev1.Pod, error) { return []*corev1.Pod{pod}, nil })
+			pod := &podrecord.Pod{Namespace: worldNS, Labels: tc.wantMatch}
+			got, _ := index.owners(key, func() ([]*podrecord.Pod, error) { return []*podrecord.Pod{pod}, nil })
 			if !slices.Equal(keyStrings(got), []string{"ns/a"}) {
 				t.Errorf("owners = %v, want the HPA's selector to match %v", got, tc.wantMatch)
 			}

@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/kube-hpa/kube-hpa/pkg/features"
+	"github.com/kube-hpa/kube-hpa/pkg/podrecord"
 )
 
 // targetSelector parses the selector of the target's pods and refuses one
@@ -33,8 +34,8 @@ func (p *pass) targetSelector(tgt target) (labels.Selector, []conditionEdit, err
 		p.event(corev1.EventTypeWarning, "InvalidSelector", "%s", err.Error())
 		return nil, invalid("InvalidSelector", "%s", err.Error()), err
 	}
-	owners, err := p.c.selectors.owners(p.key, func() ([]*corev1.Pod, error) {
-		return p.c.podLister.Pods(ns).List(selector)
+	owners, err := p.c.selectors.owners(p.key, func() ([]*podrecord.Pod, error) {
+		return p.c.podLister.List(ns, selector)
 	})
 	if err != nil {
 		return nil, nil, err

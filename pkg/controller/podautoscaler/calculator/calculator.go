@@ -4,18 +4,25 @@ import (
 	"fmt"
 	"time"
 
-	corelisters "k8s.io/client-go/listers/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/utils/clock"
 
 	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/metrics"
+	"github.com/kube-hpa/kube-hpa/pkg/podrecord"
 )
+
+// PodLister lists the records of the pods a selector matches in a
+// namespace (podrecord.Lister).
+type PodLister interface {
+	List(namespace string, selector labels.Selector) ([]*podrecord.Pod, error)
+}
 
 // Options configures a Calculator.
 type Options struct {
 	// MetricsClient fetches the readings.
 	MetricsClient metrics.Client
 	// PodLister lists the pods an HPA's selector matches.
-	PodLister corelisters.PodLister
+	PodLister PodLister
 	// CPUInitializationPeriod is how long after a pod starts its CPU
 	// readings are distrusted unless it is ready and has been for a whole
 	// metric window (--horizontal-pod-autoscaler-cpu-initialization-period).
@@ -37,7 +44,7 @@ type Options struct {
 // Calculator proposes replica counts. It is safe for concurrent use.
 type Calculator struct {
 	metrics                       metrics.Client
-	pods                          corelisters.PodLister
+	pods                          PodLister
 	cpuInitializationPeriod       time.Duration
 	delayOfInitialReadinessStatus time.Duration
 	ignorePodLevelResources       bool

@@ -12,13 +12,12 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
-	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2/ktesting"
 	testingclock "k8s.io/utils/clock/testing"
 
 	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/metrics"
-	"github.com/kube-hpa/kube-hpa/pkg/podstrip"
+	"github.com/kube-hpa/kube-hpa/pkg/podrecord"
 )
 
 // The fixture: pods labelled app=web in testNamespace, started an hour
@@ -187,19 +186,15 @@ func tolerancesOr(t *Tolerances) Tolerances {
 func newTestCalculator(t testing.TB, podList []*corev1.Pod, fake metrics.Client, modify ...func(*Options)) *Calculator {
 	t.Helper()
 	indexer := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
-	// As the controller's informer holds them: stripped (podstrip).
+	// As the controller's informer holds them: records (podrecord).
 	for _, p := range podList {
-		stripped, err := podstrip.Strip(p.DeepCopy())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := indexer.Add(stripped); err != nil {
+		if err := indexer.Add(podrecord.FromPod(p.DeepCopy())); err != nil {
 			t.Fatalf("adding pod %s: %v", p.Name, err)
 		}
 	}
 	opts := Options{
 		MetricsClient:                 fake,
-		PodLister:                     corelisters.NewPodLister(indexer),
+		PodLister:                     podrecord.NewLister(indexer),
 		CPUInitializationPeriod:       cpuInitPeriod,
 		DelayOfInitialReadinessStatus: readinessDelay,
 		Clock:                         testingclock.NewFakePassiveClock(now),

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 
 	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/metrics"
+	"github.com/kube-hpa/kube-hpa/pkg/podrecord"
 )
 
 // errNoPods is returned when the HPA's selector matches no pod.
@@ -30,8 +31,8 @@ type podGroups struct {
 
 // listPods returns the pods selector matches in namespace, failing when
 // there are none.
-func (c *Calculator) listPods(namespace string, selector labels.Selector) ([]*corev1.Pod, error) {
-	pods, err := c.pods.Pods(namespace).List(selector)
+func (c *Calculator) listPods(namespace string, selector labels.Selector) ([]*podrecord.Pod, error) {
+	pods, err := c.pods.List(namespace, selector)
 	if err != nil {
 		return nil, fmt.Errorf("unable to get pods while calculating replica count: %w", err)
 	}
@@ -43,15 +44,15 @@ func (c *Calculator) listPods(namespace string, selector labels.Selector) ([]*co
 
 // groupPods sorts pods by how their readings count. Readiness matters only
 // for CPU, whose readings a starting pod skews.
-func (c *Calculator) groupPods(pods []*corev1.Pod, readings metrics.PodMetricsInfo, resource corev1.ResourceName) podGroups {
+func (c *Calculator) groupPods(pods []*podrecord.Pod, readings metrics.PodMetricsInfo, resource corev1.ResourceName) podGroups {
 	g := podGroups{unready: sets.New[string](), missing: sets.New[string](), ignored: sets.New[string]()}
 	now := c.clock.Now()
 	for _, pod := range pods {
-		if pod.DeletionTimestamp != nil || pod.Status.Phase == corev1.PodFailed {
+		if pod.Deleting || pod.Phase == corev1.PodFailed {
 			g.ignored.Insert(pod.Name)
 			continue
 		}
-		if pod.Status.Phase == corev1.PodPending {
+		if pod.Phase == corev1.PodPending {
 			g.unready.Insert(pod.Name)
 			continue
 		}
@@ -72,43 +73,21 @@ func (c *Calculator) groupPods(pods []*corev1.Pod, readings metrics.PodMetricsIn
 // cpuReadingUnreliable tells whether a pod's CPU reading should be held back
 // because the pod is not ready or is still starting up (when CPU use is
 // typically higher than in steady state).
-func (c *Calculator) cpuReadingUnreliable(pod *corev1.Pod, reading metrics.PodMetric, now time.Time) bool {
-	ready := readyCondition(pod)
-	start := pod.Status.StartTime
-	if ready == nil || start == nil {
+func (c *Calculator) cpuReadingUnreliable(pod *podrecord.Pod, reading metrics.PodMetric, now time.Time) bool {
+	if pod.Ready == "" || !pod.Started {
 		return true
 	}
-	if start.Add(c.cpuInitializationPeriod).After(now) {
+	if pod.StartTime.Add(c.cpuInitializationPeriod).After(now) {
 		// Still initializing: trust only a ready pod whose reading covers a
 		// whole window since it last changed readiness.
-		return ready.Status == corev1.ConditionFalse ||
-			reading.Timestamp.Before(ready.LastTransitionTime.Add(reading.Window))
+		return pod.Ready == corev1.ConditionFalse ||
+			reading.Timestamp.Before(pod.ReadySince.Add(reading.Window))
 	}
 	// Past initialization: an unready pod counts unless it was ready once,
 	// which is told by its last transition coming after the initial
 	// readiness delay.
-	return ready.Status == corev1.ConditionFalse &&
-		start.Add(c.delayOfInitialReadinessStatus).After(ready.LastTransitionTime.Time)
-}
-
-// readyCondition returns the pod's Ready condition, or nil.
-func readyCondition(pod *corev1.Pod) *corev1.PodCondition {
-	for i := range pod.Status.Conditions {
-		if pod.Status.Conditions[i].Type == corev1.PodReady {
-			return &pod.Status.Conditions[i]
-		}
-	}
-	return nil
-}
-
-// isRunningAndReady tells whether the pod serves: running, with its Ready
-// condition true.
-func isRunningAndReady(pod *corev1.Pod) bool {
-	if pod.Status.Phase != corev1.PodRunning {
-		return false
-	}
-	ready := readyCondition(pod)
-	return ready != nil && ready.Status == corev1.ConditionTrue
+	return pod.Ready == corev1.ConditionFalse &&
+		pod.StartTime.Add(c.delayOfInitialReadinessStatus).After(pod.ReadySince)
 }
 
 // readyPodCount counts the running and ready pods selector matches, which is
@@ -120,7 +99,7 @@ func (c *Calculator) readyPodCount(namespace string, selector labels.Selector) (
 	}
 	var n int64
 	for _, pod := range pods {
-		if isRunningAndReady(pod) {
+		if pod.RunningAndReady() {
 			n++
 		}
 	}

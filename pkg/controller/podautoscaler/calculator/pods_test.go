@@ -9,6 +9,7 @@ import (
 
 	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/metrics"
 	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/metrics/metricstest"
+	"github.com/kube-hpa/kube-hpa/pkg/podrecord"
 )
 
 // TestCPUReadingUnreliable pins the readiness rules for CPU readings at the
@@ -60,6 +61,18 @@ func TestCPUReadingUnreliable(t *testing.T) {
 			want:    false,
 		},
 		{
+			name:  "pod without a start time is unreliable",
+			start: nil, ready: corev1.ConditionTrue, transition: now.Add(-time.Hour),
+			reading: metrics.PodMetric{Timestamp: now, Window: time.Minute},
+			want:    true,
+		},
+		{
+			name:  "pod without a Ready condition is unreliable",
+			start: at(-time.Hour), ready: "",
+			reading: metrics.PodMetric{Timestamp: now, Window: time.Minute},
+			want:    true,
+		},
+		{
 			name:  "initialization ends exactly at the period",
 			start: at(-cpuInitPeriod), ready: corev1.ConditionTrue, transition: now.Add(-time.Second),
 			reading: metrics.PodMetric{Timestamp: now, Window: time.Minute},
@@ -71,8 +84,11 @@ func TestCPUReadingUnreliable(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			pod := newPod(0)
 			pod.Status.StartTime = tc.start
-			setReady(pod, tc.ready, tc.transition)
-			if got := calc.cpuReadingUnreliable(pod, tc.reading, now); got != tc.want {
+			pod.Status.Conditions = nil
+			if tc.ready != "" {
+				setReady(pod, tc.ready, tc.transition)
+			}
+			if got := calc.cpuReadingUnreliable(podrecord.FromPod(pod), tc.reading, now); got != tc.want {
 				t.Errorf("got %v, want %v", got, tc.want)
 			}
 		})

@@ -2,18 +2,17 @@ package calculator
 
 import (
 	"fmt"
-	"iter"
 
 	corev1 "k8s.io/api/core/v1"
-	resourcehelpers "k8s.io/component-helpers/resource"
 
 	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/metrics"
+	"github.com/kube-hpa/kube-hpa/pkg/podrecord"
 )
 
 // podRequests returns each pod's request of resource, as a milli-value, by
 // pod name. A pod that requests none of it is an error: utilization is
 // relative to the request.
-func (c *Calculator) podRequests(pods []*corev1.Pod, container string, resource corev1.ResourceName) (map[string]int64, error) {
+func (c *Calculator) podRequests(pods []*podrecord.Pod, container string, resource corev1.ResourceName) (map[string]int64, error) {
 	requests := make(map[string]int64, len(pods))
 	for _, pod := range pods {
 		var request int64
@@ -33,60 +32,40 @@ func (c *Calculator) podRequests(pods []*corev1.Pod, container string, resource 
 
 // usesPodLevelRequests tells whether the pod's own requests (KEP-2837)
 // stand for its containers'. A container named by the HPA takes precedence.
-func (c *Calculator) usesPodLevelRequests(pod *corev1.Pod, container string) bool {
-	return !c.ignorePodLevelResources && container == "" && resourcehelpers.IsPodLevelRequestsSet(pod)
+func (c *Calculator) usesPodLevelRequests(pod *podrecord.Pod, container string) bool {
+	return !c.ignorePodLevelResources && container == "" && pod.PodLevel != nil
 }
 
 // podLevelRequest returns the pod's effective request of resource, as the
 // scheduler sees it: pod-level where set, else aggregated from containers,
 // plus overhead.
-func podLevelRequest(pod *corev1.Pod, resource corev1.ResourceName) (int64, error) {
-	request, found := resourcehelpers.PodRequests(pod, resourcehelpers.PodResourcesOptions{})[resource]
+func podLevelRequest(pod *podrecord.Pod, resource corev1.ResourceName) (int64, error) {
+	request, found := pod.PodLevel.Get(resource)
 	if !found {
 		return 0, fmt.Errorf("missing pod-level request for %s in Pod %s", resource, pod.Name)
 	}
-	return metrics.MilliValue(request), nil
+	return request, nil
 }
 
 // containerRequests returns the request of resource by the named container,
 // or summed over the containers that run alongside each other (regular
-// containers and restartable init containers, i.e. sidecars) when container
-// is empty.
-func containerRequests(pod *corev1.Pod, container string, resource corev1.ResourceName) (int64, error) {
+// containers and sidecars) when container is empty.
+func containerRequests(pod *podrecord.Pod, container string, resource corev1.ResourceName) (int64, error) {
 	var sum int64
 	matched := false
-	for c := range longRunningContainers(pod) {
+	for _, c := range pod.Containers {
 		if container != "" && c.Name != container {
 			continue
 		}
-		request, found := c.Resources.Requests[resource]
+		request, found := c.Requests.Get(resource)
 		if !found {
 			return 0, fmt.Errorf("missing request for %s in container %s of Pod %s", resource, c.Name, pod.Name)
 		}
-		sum = metrics.AddMilli(sum, metrics.MilliValue(request))
+		sum = metrics.AddMilli(sum, request)
 		matched = true
 	}
 	if container != "" && !matched {
 		return 0, fmt.Errorf("container %s not found in Pod %s", container, pod.Name)
 	}
 	return sum, nil
-}
-
-// longRunningContainers returns the pod's regular containers followed by its
-// sidecars. Plain init containers are left out: they have finished before
-// the pod serves.
-func longRunningContainers(pod *corev1.Pod) iter.Seq[*corev1.Container] {
-	return func(yield func(*corev1.Container) bool) {
-		for i := range pod.Spec.Containers {
-			if !yield(&pod.Spec.Containers[i]) {
-				return
-			}
-		}
-		for i := range pod.Spec.InitContainers {
-			c := &pod.Spec.InitContainers[i]
-			if c.RestartPolicy != nil && *c.RestartPolicy == corev1.ContainerRestartPolicyAlways && !yield(c) {
-				return
-			}
-		}
-	}
 }

@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/metrics"
+	"github.com/kube-hpa/kube-hpa/pkg/podrecord"
 )
 
 // errNoCountedReadings is returned when every pod with a reading was held
@@ -90,7 +91,7 @@ func (c *Calculator) averageValueReplicas(readings metrics.PodMetricsInfo, curre
 // countedReadings lists the pods selector matches, groups them, and leaves
 // in readings only those of the pods that count as they are. It fails when
 // none is left.
-func (c *Calculator) countedReadings(namespace string, selector labels.Selector, readings metrics.PodMetricsInfo, resource corev1.ResourceName) ([]*corev1.Pod, podGroups, error) {
+func (c *Calculator) countedReadings(namespace string, selector labels.Selector, readings metrics.PodMetricsInfo, resource corev1.ResourceName) ([]*podrecord.Pod, podGroups, error) {
 	pods, err := c.listPods(namespace, selector)
 	if err != nil {
 		return nil, podGroups{}, err

@@ -1,0 +1,80 @@
+package podrecord
+
+import (
+	"fmt"
+	"runtime"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/cache"
+)
+
+// benchPod is a pod of a Deployment as the API server sends it to an
+// informer that drops managedFields: what the bench's kwok pods carry.
+func benchPod(i int) *corev1.Pod {
+	at := metav1.NewTime(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	return &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{
+			Name: fmt.Sprintf("workload-%05d-5d8f7c9b4-%05d", i/5, i), Namespace: fmt.Sprintf("ns-%02d", i%50),
+			UID: types.UID(fmt.Sprintf("%08d-1111-2222-3333-444455556666", i)), ResourceVersion: fmt.Sprint(100000 + i),
+			Labels:          map[string]string{"app": fmt.Sprintf("workload-%05d", i/5), "pod-template-hash": "5d8f7c9b4"},
+			OwnerReferences: []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: "workload-5d8f7c9b4"}},
+		},
+		Spec: corev1.PodSpec{
+			NodeName: "kwok-node-0",
+			Containers: []corev1.Container{{Name: "app", Image: "fake",
+				Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("100m")}}}},
+		},
+		Status: corev1.PodStatus{Phase: corev1.PodRunning, StartTime: &at, PodIP: "10.0.0.1",
+			Conditions: []corev1.PodCondition{
+				{Type: corev1.PodScheduled, Status: corev1.ConditionTrue, LastTransitionTime: at},
+				{Type: corev1.PodReady, Status: corev1.ConditionTrue, LastTransitionTime: at},
+			},
+			ContainerStatuses: []corev1.ContainerStatus{{Name: "app", Ready: true, Image: "fake"}}},
+	}
+}
+
+func heapInUse() uint64 {
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.HeapAlloc
+}
+
+// BenchmarkCacheHeld reports the heap that each pod holds in an informer's
+// indexer (held-B/pod): as its record, and as the whole pod that an
+// informer without the transform would keep.
+func BenchmarkCacheHeld(b *testing.B) {
+	const pods = 10000
+	for _, bc := range []struct {
+		name      string
+		transform cache.TransformFunc
+	}{
+		{"record", Transform},
+		{"whole-pod", func(obj any) (any, error) { return obj, nil }},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			var held uint64
+			for b.Loop() {
+				indexer := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
+				before := heapInUse()
+				for i := range pods {
+					obj, err := bc.transform(benchPod(i))
+					if err != nil {
+						b.Fatal(err)
+					}
+					if err := indexer.Add(obj); err != nil {
+						b.Fatal(err)
+					}
+				}
+				held = heapInUse() - before
+				runtime.KeepAlive(indexer)
+			}
+			b.ReportMetric(float64(held)/pods, "held-B/pod")
+		})
+	}
+}

@@ -1,0 +1,98 @@
+package podrecord
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	resourcehelpers "k8s.io/component-helpers/resource"
+
+	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/metrics"
+)
+
+// Transform is the pod informer's transform: a Pod becomes its record.
+// Anything else, a tombstone included (its object is already a record, from
+// the cache), passes unchanged.
+func Transform(obj any) (any, error) {
+	if pod, ok := obj.(*corev1.Pod); ok {
+		return FromPod(pod), nil
+	}
+	return obj, nil
+}
+
+// FromPod returns the record of pod. It keeps references to pod's labels
+// map and strings, not copies: the informer drops the pod right after.
+func FromPod(pod *corev1.Pod) *Pod {
+	r := &Pod{
+		Name:            pod.Name,
+		Namespace:       pod.Namespace,
+		ResourceVersion: pod.ResourceVersion,
+		Labels:          pod.Labels,
+		Phase:           pod.Status.Phase,
+		Deleting:        pod.DeletionTimestamp != nil,
+		Containers:      longRunningContainers(&pod.Spec),
+	}
+	if pod.Status.StartTime != nil {
+		r.Started, r.StartTime = true, pod.Status.StartTime.Time
+	}
+	for _, c := range pod.Status.Conditions {
+		if c.Type == corev1.PodReady {
+			r.Ready, r.ReadySince = c.Status, c.LastTransitionTime.Time
+			break
+		}
+	}
+	if resourcehelpers.IsPodLevelRequestsSet(pod) {
+		// The helper is the scheduler's: pod-level requests where set,
+		// the containers' sum (with sidecars and the largest init
+		// container) for the rest, plus the overhead.
+		r.PodLevel = requests(resourcehelpers.PodRequests(pod, resourcehelpers.PodResourcesOptions{}))
+		if r.PodLevel == nil {
+			r.PodLevel = Requests{}
+		}
+	}
+	return r
+}
+
+func longRunningContainers(spec *corev1.PodSpec) []Container {
+	var out []Container
+	for i := range spec.Containers {
+		out = append(out, container(&spec.Containers[i]))
+	}
+	for i := range spec.InitContainers {
+		c := &spec.InitContainers[i]
+		if c.RestartPolicy != nil && *c.RestartPolicy == corev1.ContainerRestartPolicyAlways {
+			out = append(out, container(c))
+		}
+	}
+	return out
+}
+
+func container(c *corev1.Container) Container {
+	return Container{Name: c.Name, Requests: requests(c.Resources.Requests)}
+}
+
+func requests(list corev1.ResourceList) Requests {
+	if len(list) == 0 {
+		return nil
+	}
+	out := make(Requests, 0, len(list))
+	for name, q := range list {
+		out = append(out, Request{Resource: resourceName(name), Milli: milli(q)})
+	}
+	return out
+}
+
+// milli is the request as the calculator divides by it, saturated at the
+// int64 bounds rather than wrapped.
+func milli(q resource.Quantity) int64 { return metrics.MilliValue(q) }
+
+// resourceName returns the package constant for the common resources, so
+// that a decoded "cpu" in every record does not keep a string of its own.
+func resourceName(name corev1.ResourceName) corev1.ResourceName {
+	switch name {
+	case corev1.ResourceCPU:
+		return corev1.ResourceCPU
+	case corev1.ResourceMemory:
+		return corev1.ResourceMemory
+	default:
+		return name
+	}
+}
