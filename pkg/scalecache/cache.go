@@ -147,8 +147,7 @@ func (c *Cache) afterWrite(key objectKey, result *autoscalingv1.Scale, err error
 // cached returns the scale of key from the informer, or the controller's
 // own newer write, and false when the read must go to the API.
 func (c *Cache) cached(key objectKey) (*autoscalingv1.Scale, bool) {
-	k, ok := c.kinds[key.resource]
-	if !ok {
+	if _, ok := c.kinds[key.resource]; !ok {
 		return nil, false
 	}
 	informer, ok := c.watches.informer(key.resource)
@@ -166,10 +165,13 @@ func (c *Cache) cached(key objectKey) (*autoscalingv1.Scale, bool) {
 		// Perhaps created after the last event: the API knows.
 		return nil, false
 	}
-	s, err := k.toScale(obj)
-	if err != nil {
+	stored, ok := obj.(*autoscalingv1.Scale)
+	if !ok {
+		// The transform found no scale in it: the API knows.
 		return nil, false
 	}
+	// The caller may change the scale it gets; the cache's must stay.
+	s := stored.DeepCopy()
 	written, ok := c.written[key]
 	if !ok {
 		return s, true

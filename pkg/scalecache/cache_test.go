@@ -106,14 +106,19 @@ func runCache(t *testing.T, c *Cache) {
 	}
 }
 
-// store puts obj in the informer of resource, as a watch event would.
+// store puts obj in the informer of resource, as a watch event would:
+// through the kind's transform.
 func (f *fixture) store(t *testing.T, resource schema.GroupResource, obj any) {
 	t.Helper()
 	informer, ok := f.cache.watches.informer(resource)
 	if !ok {
 		t.Fatalf("no informer of %s", resource)
 	}
-	if err := informer.GetIndexer().Update(obj); err != nil {
+	transformed, err := f.cache.kinds[resource].transform(obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := informer.GetIndexer().Update(transformed); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -231,6 +236,19 @@ func TestReadsOfADeploymentScale(t *testing.T) {
 	}
 }
 
+// The informer holds one scale per object; what a reader does with the
+// scale it got must not change the next reader's.
+func TestAReaderCannotChangeTheCachedScale(t *testing.T) {
+	f := newFixture(t, true)
+	f.store(t, deployments, deployment("10", 3, 2))
+	first := f.get(t, deployments)
+	first.Spec.Replicas = 9
+	first.Status.Selector = "changed"
+	if again := f.get(t, deployments); again.Spec.Replicas != 3 || again.Status.Selector != "app=web,tier in (a,b)" {
+		t.Errorf("second read %+v, want the cached scale unchanged", again)
+	}
+}
+
 func TestScaleMatchesWhatTheAPIServerRenders(t *testing.T) {
 	f := newFixture(t, true)
 	f.store(t, deployments, deployment("10", 3, 2))
@@ -285,23 +303,54 @@ func TestKindsWithoutAWatchReadTheAPI(t *testing.T) {
 	}
 }
 
-func TestStripKeepsWhatTheScaleNeeds(t *testing.T) {
+// Each kind's informer keeps only the scale of its objects, built as the
+// API server's /scale renders it.
+func TestTransformKeepsTheScale(t *testing.T) {
 	full := deployment("10", 3, 2)
 	full.Labels = map[string]string{"big": "label"}
 	full.Annotations = map[string]string{"kubectl.kubernetes.io/last-applied-configuration": "{...}"}
 	full.Spec.Template = corev1.PodTemplateSpec{Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "i"}}}}
 	full.Status.ReadyReplicas = 2
-	got, err := Strip(full)
-	if err != nil {
-		t.Fatal(err)
+	meta := metav1.ObjectMeta{Namespace: "ns", Name: "web", ResourceVersion: "10", UID: "uid-web"}
+	scale := func(spec, status int32, selector string) *autoscalingv1.Scale {
+		return &autoscalingv1.Scale{ObjectMeta: meta, Spec: autoscalingv1.ScaleSpec{Replicas: spec},
+			Status: autoscalingv1.ScaleStatus{Replicas: status, Selector: selector}}
 	}
-	want := deployment("10", 3, 2)
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("stripped (-want +got):\n%s", diff)
+	selector := &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}}
+	badSelector := &appsv1.Deployment{ObjectMeta: meta, Spec: appsv1.DeploymentSpec{Replicas: ptr.To[int32](1),
+		Selector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "k", Operator: "Bogus"}}}}}
+	tombstone := cache.DeletedFinalStateUnknown{Key: "ns/web", Obj: scale(3, 2, "app=web")}
+	kinds := watchedKinds()
+	cases := []struct {
+		name     string
+		resource schema.GroupResource
+		obj      any
+		want     any
+	}{
+		{"a Deployment becomes its scale, without template, labels or annotations", deployments, full, scale(3, 2, "app=web,tier in (a,b)")},
+		{"a ReplicaSet becomes its scale", replicaSetsResource,
+			&appsv1.ReplicaSet{ObjectMeta: meta, Spec: appsv1.ReplicaSetSpec{Replicas: ptr.To[int32](4), Selector: selector}, Status: appsv1.ReplicaSetStatus{Replicas: 1}},
+			scale(4, 1, "app=web")},
+		{"a StatefulSet without spec.replicas has the API server's default of one", statefulSetsResource,
+			&appsv1.StatefulSet{ObjectMeta: meta, Spec: appsv1.StatefulSetSpec{Selector: selector}},
+			scale(1, 0, "app=web")},
+		{"a ReplicationController's map selector renders as the API server's", rcs,
+			&corev1.ReplicationController{ObjectMeta: meta, Spec: corev1.ReplicationControllerSpec{Replicas: ptr.To[int32](2), Selector: map[string]string{"app": "web"}}},
+			scale(2, 0, "app=web")},
+		{"an object whose selector does not parse passes unchanged, for a read from the API", deployments, badSelector, badSelector},
+		{"a tombstone passes unchanged", deployments, tombstone, tombstone},
+		{"an object of another kind passes unchanged", deployments, &appsv1.ReplicaSet{ObjectMeta: meta}, &appsv1.ReplicaSet{ObjectMeta: meta}},
 	}
-	tombstone := cache.DeletedFinalStateUnknown{Key: "ns/web", Obj: full}
-	if got, _ := Strip(tombstone); !cmp.Equal(got, tombstone) {
-		t.Error("a tombstone was changed")
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := kinds[tc.resource].transform(tc.obj)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("transformed (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
 

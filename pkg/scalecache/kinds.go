@@ -21,8 +21,8 @@ type kind struct {
 	// all) and with tweak applied to its list and watch options.
 	newInformer func(kube kubernetes.Interface, namespace string, tweak func(*metav1.ListOptions)) cache.SharedIndexInformer
 	// toScale builds the scale the API server's /scale would return for
-	// one of the informer's objects.
-	toScale func(obj any) (*autoscalingv1.Scale, error)
+	// an object of the kind; false for anything else.
+	toScale func(obj any) (*autoscalingv1.Scale, bool)
 }
 
 var (
@@ -44,8 +44,11 @@ func watchedKinds() map[schema.GroupResource]kind {
 			newInformer: func(kube kubernetes.Interface, ns string, tweak func(*metav1.ListOptions)) cache.SharedIndexInformer {
 				return appsinformers.NewFilteredDeploymentInformer(kube, ns, 0, namespaceIndex, tweak)
 			},
-			toScale: func(obj any) (*autoscalingv1.Scale, error) {
-				d := obj.(*appsv1.Deployment)
+			toScale: func(obj any) (*autoscalingv1.Scale, bool) {
+				d, ok := obj.(*appsv1.Deployment)
+				if !ok {
+					return nil, false
+				}
 				return scaleOf(d.ObjectMeta, d.Spec.Replicas, d.Status.Replicas, d.Spec.Selector)
 			},
 		},
@@ -54,8 +57,11 @@ func watchedKinds() map[schema.GroupResource]kind {
 			newInformer: func(kube kubernetes.Interface, ns string, tweak func(*metav1.ListOptions)) cache.SharedIndexInformer {
 				return appsinformers.NewFilteredReplicaSetInformer(kube, ns, 0, namespaceIndex, tweak)
 			},
-			toScale: func(obj any) (*autoscalingv1.Scale, error) {
-				rs := obj.(*appsv1.ReplicaSet)
+			toScale: func(obj any) (*autoscalingv1.Scale, bool) {
+				rs, ok := obj.(*appsv1.ReplicaSet)
+				if !ok {
+					return nil, false
+				}
 				return scaleOf(rs.ObjectMeta, rs.Spec.Replicas, rs.Status.Replicas, rs.Spec.Selector)
 			},
 		},
@@ -64,8 +70,11 @@ func watchedKinds() map[schema.GroupResource]kind {
 			newInformer: func(kube kubernetes.Interface, ns string, tweak func(*metav1.ListOptions)) cache.SharedIndexInformer {
 				return appsinformers.NewFilteredStatefulSetInformer(kube, ns, 0, namespaceIndex, tweak)
 			},
-			toScale: func(obj any) (*autoscalingv1.Scale, error) {
-				s := obj.(*appsv1.StatefulSet)
+			toScale: func(obj any) (*autoscalingv1.Scale, bool) {
+				s, ok := obj.(*appsv1.StatefulSet)
+				if !ok {
+					return nil, false
+				}
 				return scaleOf(s.ObjectMeta, s.Spec.Replicas, s.Status.Replicas, s.Spec.Selector)
 			},
 		},
@@ -74,11 +83,14 @@ func watchedKinds() map[schema.GroupResource]kind {
 			newInformer: func(kube kubernetes.Interface, ns string, tweak func(*metav1.ListOptions)) cache.SharedIndexInformer {
 				return coreinformers.NewFilteredReplicationControllerInformer(kube, ns, 0, namespaceIndex, tweak)
 			},
-			toScale: func(obj any) (*autoscalingv1.Scale, error) {
-				rc := obj.(*corev1.ReplicationController)
+			toScale: func(obj any) (*autoscalingv1.Scale, bool) {
+				rc, ok := obj.(*corev1.ReplicationController)
+				if !ok {
+					return nil, false
+				}
 				s := scaleWith(rc.ObjectMeta, rc.Spec.Replicas, rc.Status.Replicas)
 				s.Status.Selector = labels.SelectorFromSet(rc.Spec.Selector).String()
-				return s, nil
+				return s, true
 			},
 		},
 	}
@@ -102,17 +114,17 @@ func ResourceOf(apiVersion, kindName string) (schema.GroupResource, bool) {
 }
 
 // scaleOf is the scale of an object with a label selector, as the API
-// server's /scale renders it.
-func scaleOf(meta metav1.ObjectMeta, specReplicas *int32, statusReplicas int32, selector *metav1.LabelSelector) (*autoscalingv1.Scale, error) {
+// server's /scale renders it; false when the selector does not parse,
+// which the API server's validation makes unreachable for stored objects.
+func scaleOf(meta metav1.ObjectMeta, specReplicas *int32, statusReplicas int32, selector *metav1.LabelSelector) (*autoscalingv1.Scale, bool) {
 	s := scaleWith(meta, specReplicas, statusReplicas)
 	sel, err := metav1.LabelSelectorAsSelector(selector)
 	if err != nil {
-		return nil, err
+		return nil, false
 	}
 	s.Status.Selector = sel.String()
-	return s, nil
+	return s, true
 }
-
 func scaleWith(meta metav1.ObjectMeta, specReplicas *int32, statusReplicas int32) *autoscalingv1.Scale {
 	return &autoscalingv1.Scale{
 		ObjectMeta: metav1.ObjectMeta{
@@ -129,33 +141,15 @@ func scaleWith(meta metav1.ObjectMeta, specReplicas *int32, statusReplicas int32
 	}
 }
 
-// Strip is the informers' transform: it keeps of each workload object
-// what its scale needs, so that a cache of thousands of Deployments holds
-// no pod templates.
-func Strip(obj any) (any, error) {
-	switch o := obj.(type) {
-	case *appsv1.Deployment:
-		return &appsv1.Deployment{ObjectMeta: minimalMeta(o.ObjectMeta),
-			Spec:   appsv1.DeploymentSpec{Replicas: o.Spec.Replicas, Selector: o.Spec.Selector},
-			Status: appsv1.DeploymentStatus{Replicas: o.Status.Replicas}}, nil
-	case *appsv1.ReplicaSet:
-		return &appsv1.ReplicaSet{ObjectMeta: minimalMeta(o.ObjectMeta),
-			Spec:   appsv1.ReplicaSetSpec{Replicas: o.Spec.Replicas, Selector: o.Spec.Selector},
-			Status: appsv1.ReplicaSetStatus{Replicas: o.Status.Replicas}}, nil
-	case *appsv1.StatefulSet:
-		return &appsv1.StatefulSet{ObjectMeta: minimalMeta(o.ObjectMeta),
-			Spec:   appsv1.StatefulSetSpec{Replicas: o.Spec.Replicas, Selector: o.Spec.Selector},
-			Status: appsv1.StatefulSetStatus{Replicas: o.Status.Replicas}}, nil
-	case *corev1.ReplicationController:
-		return &corev1.ReplicationController{ObjectMeta: minimalMeta(o.ObjectMeta),
-			Spec:   corev1.ReplicationControllerSpec{Replicas: o.Spec.Replicas, Selector: o.Spec.Selector},
-			Status: corev1.ReplicationControllerStatus{Replicas: o.Status.Replicas}}, nil
-	default:
-		// Tombstones and anything else pass unchanged.
-		return obj, nil
+// transform is the transform of a kind's informer: each object becomes
+// its scale, which is all the cache answers, so that a cache of thousands
+// of Deployments holds neither pod templates nor the rest of their
+// objects. A tombstone passes unchanged (its object comes from the cache,
+// already a scale), and so does an object without a scale, which a read
+// then takes to the API.
+func (k kind) transform(obj any) (any, error) {
+	if s, ok := k.toScale(obj); ok {
+		return s, nil
 	}
-}
-
-func minimalMeta(m metav1.ObjectMeta) metav1.ObjectMeta {
-	return metav1.ObjectMeta{Name: m.Name, Namespace: m.Namespace, UID: m.UID, ResourceVersion: m.ResourceVersion, CreationTimestamp: m.CreationTimestamp}
+	return obj, nil
 }

@@ -56,7 +56,7 @@ func (w *watches) informer(resource schema.GroupResource) (cache.SharedIndexInfo
 		return nil, false
 	}
 	informer := k.newInformer(w.opts.Kube, w.opts.Namespace, w.opts.TweakListOptions)
-	if err := informer.SetTransform(Strip); err != nil {
+	if err := informer.SetTransform(k.transform); err != nil {
 		// Only a started informer refuses a transform.
 		klog.FromContext(w.ctx).Error(err, "Setting the transform of a new informer", "resource", resource)
 		return nil, false
