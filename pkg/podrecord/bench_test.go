@@ -54,7 +54,7 @@ func BenchmarkCacheHeld(b *testing.B) {
 		name      string
 		transform cache.TransformFunc
 	}{
-		{"record", Transform},
+		{"record", NewTransformer().Transform},
 		{"whole-pod", func(obj any) (any, error) { return obj, nil }},
 	} {
 		b.Run(bc.name, func(b *testing.B) {

@@ -8,7 +8,8 @@ import (
 	"k8s.io/client-go/tools/cache"
 )
 
-// Lister lists the records of an informer whose transform is Transform.
+// Lister lists the records of an informer whose transform is a
+// Transformer's.
 type Lister struct {
 	indexer cache.Indexer
 }
@@ -34,7 +35,7 @@ func (l Lister) List(namespace string, selector labels.Selector) ([]*Pod, error)
 	for _, obj := range objs {
 		pod, ok := obj.(*Pod)
 		if !ok {
-			return nil, fmt.Errorf("pod cache holds a %T, not a pod record: its informer has no podrecord.Transform", obj)
+			return nil, fmt.Errorf("pod cache holds a %T, not a pod record: its informer has no podrecord transform", obj)
 		}
 		if selector.Matches(labels.Set(pod.Labels)) {
 			out = append(out, pod)

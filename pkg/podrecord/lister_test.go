@@ -77,7 +77,7 @@ func TestInformerKeepsRecords(t *testing.T) {
 	defer cancel()
 	client := fake.NewClientset(pod("shop", "web-1", "web"))
 	informer := informers.NewSharedInformerFactory(client, 0).Core().V1().Pods().Informer()
-	if err := informer.SetTransform(Transform); err != nil {
+	if err := informer.SetTransform(NewTransformer().Transform); err != nil {
 		t.Fatal(err)
 	}
 	events := make(chan string, 10)

@@ -32,6 +32,10 @@ type Pod struct {
 	// them, when the pod sets pod-level requests (KEP-2837); nil when it
 	// does not.
 	PodLevel Requests
+
+	// labels is the shared set Labels comes from, if any: holding it
+	// keeps the set, and its entry in the Transformer, alive.
+	labels *labelSet
 }
 
 // Container is one long-running container's requests.

@@ -65,8 +65,12 @@ func fullPod() *corev1.Pod {
 	}
 }
 
-// Requests compare as sets: a map's order is not kept.
-var requestsAsSets = cmpopts.SortSlices(func(a, b Request) bool { return a.Resource < b.Resource })
+// Requests compare as sets (a map's order is not kept), and records by
+// their fields (whether the labels map is shared is labels_test's).
+var requestsAsSets = cmp.Options{
+	cmpopts.SortSlices(func(a, b Request) bool { return a.Resource < b.Resource }),
+	cmpopts.IgnoreUnexported(Pod{}),
+}
 
 func TestFromPodKeepsWhatTheControllerReads(t *testing.T) {
 	cases := []struct {
@@ -191,7 +195,7 @@ func TestTransform(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := Transform(tc.obj)
+			got, err := NewTransformer().Transform(tc.obj)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -8,14 +8,30 @@ import (
 	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/metrics"
 )
 
+// Transformer makes the records of one informer, whose records with equal
+// labels share one labels map.
+type Transformer struct {
+	labels *labelSets
+}
+
+// NewTransformer returns a Transformer; use one per informer.
+func NewTransformer() *Transformer {
+	return &Transformer{labels: newLabelSets()}
+}
+
 // Transform is the pod informer's transform: a Pod becomes its record.
 // Anything else, a tombstone included (its object is already a record, from
 // the cache), passes unchanged.
-func Transform(obj any) (any, error) {
-	if pod, ok := obj.(*corev1.Pod); ok {
-		return FromPod(pod), nil
+func (t *Transformer) Transform(obj any) (any, error) {
+	pod, ok := obj.(*corev1.Pod)
+	if !ok {
+		return obj, nil
 	}
-	return obj, nil
+	r := FromPod(pod)
+	if set := t.labels.intern(r.Labels); set != nil {
+		r.Labels, r.labels = set.m, set
+	}
+	return r, nil
 }
 
 // FromPod returns the record of pod. It keeps references to pod's labels

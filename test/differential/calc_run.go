@@ -107,7 +107,7 @@ func (s calcScenario) runOurs(ctx context.Context) calcResult {
 	s.load(f, now)
 	c := calculator.New(calculator.Options{
 		MetricsClient:                 ourClient{f},
-		PodLister:                     podrecord.NewLister(s.podIndexer(now, podrecord.Transform)),
+		PodLister:                     podrecord.NewLister(s.podIndexer(now, podrecord.NewTransformer().Transform)),
 		CPUInitializationPeriod:       time.Duration(s.CPUInit) * time.Second,
 		DelayOfInitialReadinessStatus: time.Duration(s.ReadinessDelay) * time.Second,
 	})

@@ -10,7 +10,7 @@ import (
 // the calculator and the selector index read, and keeps the selector
 // index's answers true as pods come, go and change labels.
 func (c *Controller) watchPods(informer cache.SharedIndexInformer) error {
-	if err := informer.SetTransform(podrecord.Transform); err != nil {
+	if err := informer.SetTransform(podrecord.NewTransformer().Transform); err != nil {
 		// Only a started informer refuses: its cache may hold whole pods.
 		return err
 	}
