@@ -120,17 +120,17 @@ func TestScalingScenarios(t *testing.T) {
 		{
 			name:   "the default sizes: the default workload of five pods per HPA, steady window and latency, warm-up bounded by the size",
 			change: func(*Options) {},
-			want:   []summary{size(1000, 130*time.Second), size(5000, 170*time.Second), size(10000, 220*time.Second)},
+			want:   []summary{size(1000, 150*time.Second), size(5000, 270*time.Second), size(10000, 420*time.Second)},
 		},
 		{
 			name:   "the pods per HPA and the controllers' flags carry over",
 			change: func(o *Options) { o.ScalingPodsPerHPA, o.Workers, o.QPS = 2, 10, 500 },
 			want: []summary{
-				{HPAs: 1000, PodsPerHPA: 2, LatencyHPAs: 50, Workers: 10, QPS: 500, Latency: true, WarmUpLimit: 130 * time.Second, Window: 30 * time.Second,
+				{HPAs: 1000, PodsPerHPA: 2, LatencyHPAs: 50, Workers: 10, QPS: 500, Latency: true, WarmUpLimit: 150 * time.Second, Window: 30 * time.Second,
 					ClusterQPS: 1000, ClusterBurst: 2000, ClusterSyncs: 20, RecordErrors: true},
-				{HPAs: 5000, PodsPerHPA: 2, LatencyHPAs: 50, Workers: 10, QPS: 500, Latency: true, WarmUpLimit: 170 * time.Second, Window: 30 * time.Second,
+				{HPAs: 5000, PodsPerHPA: 2, LatencyHPAs: 50, Workers: 10, QPS: 500, Latency: true, WarmUpLimit: 270 * time.Second, Window: 30 * time.Second,
 					ClusterQPS: 1000, ClusterBurst: 2000, ClusterSyncs: 20, RecordErrors: true},
-				{HPAs: 10000, PodsPerHPA: 2, LatencyHPAs: 50, Workers: 10, QPS: 500, Latency: true, WarmUpLimit: 220 * time.Second, Window: 30 * time.Second,
+				{HPAs: 10000, PodsPerHPA: 2, LatencyHPAs: 50, Workers: 10, QPS: 500, Latency: true, WarmUpLimit: 420 * time.Second, Window: 30 * time.Second,
 					ClusterQPS: 1000, ClusterBurst: 2000, ClusterSyncs: 20, RecordErrors: true},
 			},
 		},
@@ -139,14 +139,14 @@ func TestScalingScenarios(t *testing.T) {
 			change: func(o *Options) {
 				o.ScalingSizes, o.SkipLatency = []int{100}, true
 			},
-			want: []summary{func() summary { s := size(100, 121*time.Second); s.Latency = false; return s }()},
+			want: []summary{func() summary { s := size(100, 123*time.Second); s.Latency = false; return s }()},
 		},
 		{
 			name: "the settings of the other scenarios do not reach the sizes",
 			change: func(o *Options) {
 				o.ScalingSizes, o.SyncPeriodMix, o.SlowTenants, o.DistinctHPAs = []int{100}, true, true, 3000
 			},
-			want: []summary{size(100, 121*time.Second)},
+			want: []summary{size(100, 123*time.Second)},
 		},
 	}
 	for _, tc := range tests {
