@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/cache"
 )
@@ -19,7 +20,7 @@ func benchPod(i int) *corev1.Pod {
 	at := metav1.NewTime(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 	return &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{
-			Name: fmt.Sprintf("workload-%05d-5d8f7c9b4-%05d", i/5, i), Namespace: fmt.Sprintf("ns-%02d", i%50),
+			Name: fmt.Sprintf("workload-%05d-5d8f7c9b4-%05d", i/5, i), Namespace: fmt.Sprintf("ns-%02d", (i/5)%50),
 			UID: types.UID(fmt.Sprintf("%08d-1111-2222-3333-444455556666", i)), ResourceVersion: fmt.Sprint(100000 + i),
 			Labels:          map[string]string{"app": fmt.Sprintf("workload-%05d", i/5), "pod-template-hash": "5d8f7c9b4"},
 			OwnerReferences: []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: "workload-5d8f7c9b4"}},
@@ -46,21 +47,23 @@ func heapInUse() uint64 {
 }
 
 // BenchmarkCacheHeld reports the heap that each pod holds in an informer's
-// indexer (held-B/pod): as its record, and as the whole pod that an
-// informer without the transform would keep.
+// indexer (held-B/pod): as its record with the label index, and as the
+// whole pod that an informer without the transform would keep.
 func BenchmarkCacheHeld(b *testing.B) {
 	const pods = 10000
 	for _, bc := range []struct {
 		name      string
 		transform cache.TransformFunc
+		// whole pods have the namespace index alone, as upstream's.
+		withoutLabels bool
 	}{
-		{"record", NewTransformer().Transform},
-		{"whole-pod", func(obj any) (any, error) { return obj, nil }},
+		{"record", NewTransformer().Transform, false},
+		{"whole-pod", func(obj any) (any, error) { return obj, nil }, true},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			var held uint64
 			for b.Loop() {
-				indexer := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
+				indexer := newIndexer(bc.withoutLabels)
 				before := heapInUse()
 				for i := range pods {
 					obj, err := bc.transform(benchPod(i))
@@ -75,6 +78,42 @@ func BenchmarkCacheHeld(b *testing.B) {
 				runtime.KeepAlive(indexer)
 			}
 			b.ReportMetric(float64(held)/pods, "held-B/pod")
+		})
+	}
+}
+
+// BenchmarkList lists one HPA's five pods among 50,000 in one namespace
+// (the bench's scaling workload at its largest), with the label index and
+// with the namespace index alone.
+func BenchmarkList(b *testing.B) {
+	const pods = 50000
+	selector := labels.SelectorFromSet(labels.Set{"app": "workload-04321"})
+	for _, bc := range []struct {
+		name          string
+		withoutLabels bool
+	}{{"label-index", false}, {"namespace-index", true}} {
+		b.Run(bc.name, func(b *testing.B) {
+			indexer := newIndexer(bc.withoutLabels)
+			tr := NewTransformer()
+			for i := range pods {
+				p := benchPod(i)
+				p.Namespace = "hpa-bench"
+				obj, err := tr.Transform(p)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := indexer.Add(obj); err != nil {
+					b.Fatal(err)
+				}
+			}
+			lister := NewLister(indexer)
+			b.ReportAllocs()
+			for b.Loop() {
+				got, err := lister.List("hpa-bench", selector)
+				if err != nil || len(got) != 5 {
+					b.Fatalf("listed %d pods, %v; want 5", len(got), err)
+				}
+			}
 		})
 	}
 }

@@ -2,7 +2,11 @@ package podrecord
 
 import (
 	"context"
+	"fmt"
+	"maps"
+	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -27,14 +31,27 @@ func names(pods []*Pod) []string {
 	return out
 }
 
+// newIndexer returns a cache as the pod informer's: with the namespace
+// index, and the label index unless withoutLabels.
+func newIndexer(withoutLabels bool) cache.Indexer {
+	indexers := cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}
+	if !withoutLabels {
+		maps.Copy(indexers, Indexers())
+	}
+	return cache.NewIndexer(cache.MetaNamespaceKeyFunc, indexers)
+}
+
 func TestListerList(t *testing.T) {
-	indexer := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
-	for _, p := range []*corev1.Pod{pod("shop", "web-1", "web"), pod("shop", "db-1", "db"), pod("blog", "web-1", "web")} {
-		if err := indexer.Add(FromPod(p)); err != nil {
+	pods := []*corev1.Pod{pod("shop", "web-1", "web"), pod("shop", "db-1", "db"), pod("blog", "web-1", "web")}
+	pods[0].Labels["tier"] = "front"
+	web := labels.SelectorFromSet(labels.Set{"app": "web"})
+	parse := func(s string) labels.Selector {
+		sel, err := labels.Parse(s)
+		if err != nil {
 			t.Fatal(err)
 		}
+		return sel
 	}
-	web := labels.SelectorFromSet(labels.Set{"app": "web"})
 	cases := []struct {
 		name      string
 		namespace string
@@ -45,22 +62,106 @@ func TestListerList(t *testing.T) {
 		{"every pod of one namespace", "shop", labels.Everything(), []string{"shop/db-1", "shop/web-1"}},
 		{"the selector's pods of every namespace", metav1.NamespaceAll, web, []string{"blog/web-1", "shop/web-1"}},
 		{"a namespace without pods", "empty", labels.Everything(), nil},
+		{"an in requirement lists the pods of each value", "shop", parse("app in (web,db)"), []string{"shop/db-1", "shop/web-1"}},
+		{"every requirement holds, not only the one the index narrows by", "shop", parse("app=web,tier!=front"), nil},
+		{"a selector without an equality reads the namespace", "shop", parse("tier"), []string{"shop/web-1"}},
+		{"a selector that matches nothing lists nothing", "shop", labels.Nothing(), nil},
+		{"a value of another namespace is not this one's", "blog", parse("tier=front"), nil},
 	}
 	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			got, err := NewLister(indexer).List(tc.namespace, tc.selector)
+		for _, withoutLabels := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s, without the label index %v", tc.name, withoutLabels), func(t *testing.T) {
+				indexer := newIndexer(withoutLabels)
+				for _, p := range pods {
+					if err := indexer.Add(FromPod(p)); err != nil {
+						t.Fatal(err)
+					}
+				}
+				got, err := NewLister(indexer).List(tc.namespace, tc.selector)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !slices.Equal(names(got), tc.want) {
+					t.Errorf("listed %v, want %v", names(got), tc.want)
+				}
+			})
+		}
+	}
+}
+
+// Whatever the pods and the selector, and however the pods' labels changed,
+// the label index lists what a read of the whole namespace does.
+func TestTheLabelIndexListsWhatTheNamespaceHolds(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	keys, values := []string{"app", "tier", "example.com/team"}, []string{"a", "b", "c"}
+	randomLabels := func() map[string]string {
+		m := map[string]string{}
+		for _, k := range keys {
+			if rng.IntN(3) > 0 {
+				m[k] = values[rng.IntN(len(values))]
+			}
+		}
+		return m
+	}
+	ops := []string{"=", "==", "!=", " in ", " notin ", "exists", "!"}
+	randomSelector := func() string {
+		var parts []string
+		for range 1 + rng.IntN(3) {
+			k := keys[rng.IntN(len(keys))]
+			v := values[rng.IntN(len(values))]
+			switch op := ops[rng.IntN(len(ops))]; op {
+			case " in ", " notin ":
+				parts = append(parts, k+op+"("+v+","+values[rng.IntN(len(values))]+")")
+			case "exists":
+				parts = append(parts, k)
+			case "!":
+				parts = append(parts, "!"+k)
+			default:
+				parts = append(parts, k+op+v)
+			}
+		}
+		return strings.Join(parts, ",")
+	}
+	indexed, whole := newIndexer(false), newIndexer(true)
+	namespaces := []string{"shop", "blog"}
+	for round := range 200 {
+		p := pod(namespaces[rng.IntN(2)], fmt.Sprintf("p%d", rng.IntN(30)), "")
+		p.Labels = randomLabels()
+		deleted := rng.IntN(10) == 0
+		for _, indexer := range []cache.Indexer{indexed, whole} {
+			var err error
+			if deleted {
+				err = indexer.Delete(FromPod(p))
+			} else {
+				err = indexer.Update(FromPod(p))
+			}
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !slices.Equal(names(got), tc.want) {
-				t.Errorf("listed %v, want %v", names(got), tc.want)
+		}
+		raw := randomSelector()
+		selector, err := labels.Parse(raw)
+		if err != nil {
+			t.Fatalf("selector %q: %v", raw, err)
+		}
+		for _, ns := range namespaces {
+			got, err := NewLister(indexed).List(ns, selector)
+			if err != nil {
+				t.Fatal(err)
 			}
-		})
+			want, err := NewLister(whole).List(ns, selector)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(names(got), names(want)) {
+				t.Fatalf("round %d, %s, selector %q: the label index listed %v, the namespace %v", round, ns, raw, names(got), names(want))
+			}
+		}
 	}
 }
 
 func TestListerRefusesACacheOfWholePods(t *testing.T) {
-	indexer := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
+	indexer := newIndexer(false)
 	if err := indexer.Add(pod("shop", "web-1", "web")); err != nil {
 		t.Fatal(err)
 	}
@@ -124,5 +225,17 @@ func TestInformerKeepsRecords(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Error("no deletion event")
+	}
+}
+
+func TestAddIndexersLeavesThoseThere(t *testing.T) {
+	informer := informers.NewSharedInformerFactory(fake.NewClientset(), 0).Core().V1().Pods().Informer()
+	for i := range 2 {
+		if err := AddIndexers(informer); err != nil {
+			t.Fatalf("call %d: %v", i+1, err)
+		}
+	}
+	if _, ok := informer.GetIndexer().GetIndexers()[labelIndex]; !ok {
+		t.Error("the label index was not added")
 	}
 }

@@ -7,11 +7,15 @@ import (
 )
 
 // watchPods makes the pod informer keep records (podrecord), which is all
-// the calculator and the selector index read, and keeps the selector
-// index's answers true as pods come, go and change labels.
+// the calculator and the selector index read, indexed by label so that a
+// reconcile lists its own pods rather than its namespace's, and keeps the
+// selector index's answers true as pods come, go and change labels.
 func (c *Controller) watchPods(informer cache.SharedIndexInformer) error {
 	if err := informer.SetTransform(podrecord.NewTransformer().Transform); err != nil {
 		// Only a started informer refuses: its cache may hold whole pods.
+		return err
+	}
+	if err := podrecord.AddIndexers(informer); err != nil {
 		return err
 	}
 	_, err := informer.AddEventHandler(cache.ResourceEventHandlerFuncs{
