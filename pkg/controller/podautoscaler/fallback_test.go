@@ -659,3 +659,28 @@ func TestFallbackEventsInUpstreamOrder(t *testing.T) {
 		"Warning FailedComputeMetricsReplicas ~invalid metrics (1 invalid out of 2)",
 	)
 }
+
+// The series of External metrics in fallback exists only for an HPA that
+// has a fallback: any other one can only ever read 0, and at 10,000 HPAs
+// those series cost megabytes.
+func TestFallbackSeriesOnlyForHPAsWithAFallback(t *testing.T) {
+	cases := []struct {
+		name       string
+		metric     v2.MetricSpec
+		wantSeries bool
+	}{
+		{"an External metric with a fallback has the series", queueDepth(), true},
+		{"an External metric without a fallback has none", externalAverage("queue_depth", "10"), false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t, newHPA(1, 20, tc.metric), fallbackOn)
+			h.scales.setScale(5, 5, testSelector)
+			h.metrics.SetExternal("queue_depth", metricstest.ExternalAnswer{Err: errBoom})
+			h.reconcileFails()
+			if n, ok := h.monitor.fallbackGauge(testHPAName); ok != tc.wantSeries || n != 0 {
+				t.Errorf("series present %v at %d, want present %v at 0", ok, n, tc.wantSeries)
+			}
+		})
+	}
+}

@@ -557,14 +557,14 @@ func (m *fakeMonitor) ObserveSyncPeriod(hpa monitor.HPARef, period time.Duration
 }
 
 // ObserveFallbacks keys the count as ObserveDesiredReplicas does; an HPA
-// without an External metric has none.
-func (m *fakeMonitor) ObserveFallbacks(hpa monitor.HPARef, external bool, inFallback int) {
+// without a fallback has none.
+func (m *fakeMonitor) ObserveFallbacks(hpa monitor.HPARef, withFallback bool, inFallback int) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.fallbacks == nil {
 		m.fallbacks = map[string]int{}
 	}
-	if !external {
+	if !withFallback {
 		delete(m.fallbacks, seriesKey(hpa))
 		return
 	}

@@ -172,7 +172,7 @@ func (p *pass) record(out outcome) error {
 		p.c.opts.Monitor.ObserveDesiredReplicas(p.ref(), out.desired)
 	}
 	if out.observed || out.applied {
-		p.c.opts.Monitor.ObserveFallbacks(p.ref(), fallback.HasExternal(p.hpa.Spec.Metrics), fallback.Count(out.metrics))
+		p.c.opts.Monitor.ObserveFallbacks(p.ref(), fallback.HasFallback(p.hpa.Spec.Metrics), fallback.Count(out.metrics))
 	}
 	werr := p.writeStatus(out)
 	err := out.err

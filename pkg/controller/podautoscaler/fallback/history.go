@@ -114,11 +114,11 @@ func externalSpec(specs []v2.MetricSpec, id v2.MetricIdentifier) *v2.ExternalMet
 	return nil
 }
 
-// HasExternal tells whether specs have an External metric, the only
-// kind with a fallback.
-func HasExternal(specs []v2.MetricSpec) bool {
+// HasFallback tells whether specs have an External metric with a
+// fallback, without which no metric of the HPA can be in fallback.
+func HasFallback(specs []v2.MetricSpec) bool {
 	for i := range specs {
-		if specs[i].External != nil {
+		if ext := specs[i].External; ext != nil && ext.Fallback != nil {
 			return true
 		}
 	}

@@ -90,7 +90,7 @@ func newCollectors() *collectors {
 		fallbacks: metrics.NewGaugeVec(&metrics.GaugeOpts{
 			Subsystem:      subsystem,
 			Name:           "external_metrics_in_fallback",
-			Help:           "Number of each HPA's External metrics whose fallback replicas stand in for the metric (status fallbackStatus Fallback, KEP-5679). Only for HPAs with an External metric.",
+			Help:           "Number of each HPA's External metrics whose fallback replicas stand in for the metric (status fallbackStatus Fallback, KEP-5679). Only for HPAs with an External metric that has a fallback.",
 			StabilityLevel: metrics.ALPHA,
 		}, []string{"namespace", "hpa_name", "hpa_api_version"}),
 	}

@@ -26,9 +26,10 @@ type Monitor interface {
 	// HPAConfigurableSyncPeriod gate on.
 	ObserveSyncPeriod(hpa HPARef, period time.Duration)
 	// ObserveFallbacks records how many of an HPA's External metrics are
-	// in fallback; external says whether the HPA has an External metric
-	// at all (without one, it has no series).
-	ObserveFallbacks(hpa HPARef, external bool, inFallback int)
+	// in fallback; withFallback says whether any of them has a fallback
+	// at all (without one, the HPA has no series: at 10,000 HPAs a series
+	// that can only read 0 costs megabytes).
+	ObserveFallbacks(hpa HPARef, withFallback bool, inFallback int)
 	// ObserveStaleSyncSkip counts a pass skipped because the cache of HPAs
 	// of group and resource was older than the controller's own write.
 	ObserveStaleSyncSkip(group, resource string)
@@ -98,8 +99,8 @@ func (m *prometheusMonitor) ObserveSyncPeriod(hpa HPARef, period time.Duration) 
 	m.c.syncPeriod.WithLabelValues(hpa.Namespace, hpa.Name, hpa.APIVersion).Set(period.Seconds())
 }
 
-func (m *prometheusMonitor) ObserveFallbacks(hpa HPARef, external bool, inFallback int) {
-	if !external {
+func (m *prometheusMonitor) ObserveFallbacks(hpa HPARef, withFallback bool, inFallback int) {
+	if !withFallback {
 		m.c.fallbacks.DeleteLabelValues(hpa.Namespace, hpa.Name, hpa.APIVersion)
 		return
 	}

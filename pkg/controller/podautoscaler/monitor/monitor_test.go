@@ -206,11 +206,11 @@ func TestSyncPeriodGauge(t *testing.T) {
 }
 
 // TestFallbackGauge pins the per-HPA count of External metrics in
-// fallback: a series only for HPAs with an External metric, dropped when
+// fallback: a series only for HPAs with an External metric that has a fallback, dropped when
 // the HPA loses its last one or is deleted.
 func TestFallbackGauge(t *testing.T) {
 	const fallbacks = prefix + "external_metrics_in_fallback"
-	header := `# HELP ` + fallbacks + ` [ALPHA] Number of each HPA's External metrics whose fallback replicas stand in for the metric (status fallbackStatus Fallback, KEP-5679). Only for HPAs with an External metric.
+	header := `# HELP ` + fallbacks + ` [ALPHA] Number of each HPA's External metrics whose fallback replicas stand in for the metric (status fallbackStatus Fallback, KEP-5679). Only for HPAs with an External metric that has a fallback.
 # TYPE ` + fallbacks + ` gauge
 `
 	tests := []struct {
@@ -219,12 +219,12 @@ func TestFallbackGauge(t *testing.T) {
 		want    string
 	}{
 		{
-			name:    "an HPA without an External metric has no series",
+			name:    "an HPA without a fallback has no series",
 			observe: func(m Monitor) { m.ObserveFallbacks(extended("default", "web"), false, 0) },
 			want:    "",
 		},
 		{
-			name: "an HPA with External metrics has its count, 0 included, last value wins",
+			name: "an HPA with a fallback has its count, 0 included, last value wins",
 			observe: func(m Monitor) {
 				m.ObserveFallbacks(extended("default", "web"), true, 2)
 				m.ObserveFallbacks(extended("default", "web"), true, 1)
@@ -235,7 +235,7 @@ func TestFallbackGauge(t *testing.T) {
 				fallbacks + `{hpa_api_version="autoscaling/v2",hpa_name="web",namespace="default"} 0` + "\n",
 		},
 		{
-			name: "an HPA whose spec lost its External metrics loses its series",
+			name: "an HPA whose spec lost its fallbacks loses its series",
 			observe: func(m Monitor) {
 				m.ObserveFallbacks(extended("default", "web"), true, 1)
 				m.ObserveFallbacks(extended("default", "web"), false, 0)

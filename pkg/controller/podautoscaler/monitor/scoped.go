@@ -38,9 +38,9 @@ func (s *Scoped) ObserveSyncPeriod(hpa HPARef, period time.Duration) {
 	s.Monitor.ObserveSyncPeriod(hpa, period)
 }
 
-func (s *Scoped) ObserveFallbacks(hpa HPARef, external bool, inFallback int) {
+func (s *Scoped) ObserveFallbacks(hpa HPARef, withFallback bool, inFallback int) {
 	s.note(hpa)
-	s.Monitor.ObserveFallbacks(hpa, external, inFallback)
+	s.Monitor.ObserveFallbacks(hpa, withFallback, inFallback)
 }
 
 func (s *Scoped) DeleteHPA(hpa HPARef) {
