@@ -3,6 +3,7 @@ package podrecord
 import (
 	"fmt"
 
+	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/selection"
@@ -37,6 +38,16 @@ func AddIndexers(informer cache.SharedIndexInformer) error {
 	return informer.AddIndexers(missing)
 }
 
+// unindexed are the labels that workload controllers set to a value per
+// revision or per pod: an HPA's selector narrows by the workload's own
+// labels, and an entry per revision would cost more than it saves.
+var unindexed = map[string]bool{
+	appsv1.DefaultDeploymentUniqueLabelKey: true,
+	appsv1.ControllerRevisionHashLabelKey:  true,
+	appsv1.StatefulSetPodNameLabel:         true,
+	appsv1.PodIndexLabel:                   true,
+}
+
 func indexLabels(obj any) ([]string, error) {
 	pod, ok := obj.(*Pod)
 	if !ok {
@@ -44,7 +55,9 @@ func indexLabels(obj any) ([]string, error) {
 	}
 	values := make([]string, 0, len(pod.Labels))
 	for k, v := range pod.Labels {
-		values = append(values, labelIndexValue(pod.Namespace, k, v))
+		if !unindexed[k] {
+			values = append(values, labelIndexValue(pod.Namespace, k, v))
+		}
 	}
 	return values, nil
 }
@@ -110,14 +123,17 @@ func (l Lister) candidates(namespace string, selector labels.Selector) ([]any, e
 
 // narrowing returns a label key and values, one of which every set of
 // labels selector matches has: those of its first requirement of =, == or
-// in. A selector with none (only !=, notin, exists or !, or empty) does
-// not narrow.
+// in on an indexed label. A selector with none (only !=, notin, exists or
+// !, or empty, or only unindexed labels) does not narrow.
 func narrowing(selector labels.Selector) (key string, values []string, ok bool) {
 	reqs, selectable := selector.Requirements()
 	if !selectable {
 		return "", nil, false
 	}
 	for _, r := range reqs {
+		if unindexed[r.Key()] {
+			continue
+		}
 		switch r.Operator() {
 		case selection.Equals, selection.DoubleEquals, selection.In:
 			return r.Key(), r.ValuesUnsorted(), true

@@ -44,6 +44,7 @@ func newIndexer(withoutLabels bool) cache.Indexer {
 func TestListerList(t *testing.T) {
 	pods := []*corev1.Pod{pod("shop", "web-1", "web"), pod("shop", "db-1", "db"), pod("blog", "web-1", "web")}
 	pods[0].Labels["tier"] = "front"
+	pods[0].Labels["pod-template-hash"] = "abc"
 	web := labels.SelectorFromSet(labels.Set{"app": "web"})
 	parse := func(s string) labels.Selector {
 		sel, err := labels.Parse(s)
@@ -67,6 +68,8 @@ func TestListerList(t *testing.T) {
 		{"a selector without an equality reads the namespace", "shop", parse("tier"), []string{"shop/web-1"}},
 		{"a selector that matches nothing lists nothing", "shop", labels.Nothing(), nil},
 		{"a value of another namespace is not this one's", "blog", parse("tier=front"), nil},
+		{"a label set per revision is not indexed: the selector narrows by another", "shop", parse("app=web,pod-template-hash=abc"), []string{"shop/web-1"}},
+		{"a selector on a label set per revision alone reads the namespace", "shop", parse("pod-template-hash=abc"), []string{"shop/web-1"}},
 	}
 	for _, tc := range cases {
 		for _, withoutLabels := range []bool{false, true} {
@@ -93,7 +96,7 @@ func TestListerList(t *testing.T) {
 // the label index lists what a read of the whole namespace does.
 func TestTheLabelIndexListsWhatTheNamespaceHolds(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	keys, values := []string{"app", "tier", "example.com/team"}, []string{"a", "b", "c"}
+	keys, values := []string{"app", "tier", "example.com/team", "pod-template-hash"}, []string{"a", "b", "c"}
 	randomLabels := func() map[string]string {
 		m := map[string]string{}
 		for _, k := range keys {
