@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -20,15 +21,20 @@ type answersKey struct{}
 // question.
 type passAnswers struct {
 	mu         sync.Mutex
-	byQuestion map[string]passAnswer
+	byQuestion map[string]*passAnswer
 }
 
-// passAnswer is one question's answer.
+// passAnswer is one question's answer, final once done is closed.
 type passAnswer struct {
+	done      chan struct{}
 	value     any
 	timestamp time.Time
 	err       error
 }
+
+// ErrFetchAbandoned is the answer of a fetch that never returned (it
+// panicked), for the askers that waited for it.
+var ErrFetchAbandoned = errors.New("the metric fetch this one waited for was abandoned")
 
 // WithAnswers returns a context under which a Client wrapped by
 // KeepAnswers asks each question (a call with the same arguments) until it
@@ -38,10 +44,11 @@ type passAnswer struct {
 // under the first takes the metrics the pass already has, as a pass that
 // had read the fresh target would have fetched them once, and a provider
 // that hung until the pass's fetch budget is not waited for twice.
-// Questions asked at once (two metrics of one resource) are asked side by
-// side, as without answers.
+// A question asked while the same one is being fetched (two metrics of a
+// pass, evaluated side by side, that ask the same thing) waits for that
+// fetch, so that both get one answer, as when they are asked in turn.
 func WithAnswers(ctx context.Context) context.Context {
-	return context.WithValue(ctx, answersKey{}, &passAnswers{byQuestion: map[string]passAnswer{}})
+	return context.WithValue(ctx, answersKey{}, &passAnswers{byQuestion: map[string]*passAnswer{}})
 }
 
 // KeepAnswers wraps c so that, under a WithAnswers context, each question
@@ -59,19 +66,41 @@ func ask[T any](ctx context.Context, question string, fetch func() (T, time.Time
 		return fetch()
 	}
 	kept.mu.Lock()
-	a, answered := kept.byQuestion[question]
+	a, asked := kept.byQuestion[question]
+	if !asked {
+		a = &passAnswer{done: make(chan struct{}), err: ErrFetchAbandoned}
+		kept.byQuestion[question] = a
+	}
 	kept.mu.Unlock()
-	if answered {
+	if asked {
+		if err := waitFor(ctx, a.done); err != nil {
+			var zero T
+			return zero, time.Time{}, err
+		}
 		v, _ := a.value.(T)
 		return v, a.timestamp, a.err
 	}
+	defer close(a.done)
 	v, ts, err := fetch()
-	kept.mu.Lock()
-	defer kept.mu.Unlock()
-	if _, answered := kept.byQuestion[question]; !answered {
-		kept.byQuestion[question] = passAnswer{value: v, timestamp: ts, err: err}
-	}
+	a.value, a.timestamp, a.err = v, ts, err
 	return v, ts, err
+}
+
+// waitFor waits until done is closed or ctx ends. An answer already there
+// is given even under an ended context: a pass deciding again after its
+// fetch budget ran out takes the answers it has.
+func waitFor(ctx context.Context, done <-chan struct{}) error {
+	select {
+	case <-done:
+		return nil
+	default:
+	}
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 func selectorText(s labels.Selector) string {

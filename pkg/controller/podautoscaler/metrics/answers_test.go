@@ -2,7 +2,11 @@ package metrics_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -66,5 +70,103 @@ func TestKeepAnswers(t *testing.T) {
 	}
 	if got := fake.Calls(metricstest.External, "queue"); got != 4 {
 		t.Errorf("queue was fetched %d times, want 4: once more from the source, once only", got)
+	}
+}
+
+// heldExternal answers GetExternalMetric once release is closed, counting
+// the calls; a call after a panic was asked for panics.
+type heldExternal struct {
+	metrics.Client
+	release chan struct{}
+	calls   atomic.Int32
+	panics  bool
+}
+
+func (h *heldExternal) GetExternalMetric(context.Context, string, string, labels.Selector, string) ([]int64, time.Time, error) {
+	h.calls.Add(1)
+	<-h.release
+	if h.panics {
+		panic("provider client bug")
+	}
+	return []int64{7000}, time.Time{}, nil
+}
+
+// Two metrics of a pass evaluated side by side may ask the same question
+// at once: the second waits for the first's fetch and gets its answer,
+// as it would asking in turn.
+func TestKeepAnswersSharesAFetchUnderWay(t *testing.T) {
+	cases := []struct {
+		name string
+		// waiterCtx is the waiting asker's context, from the pass's.
+		waiterCtx func(pass context.Context) context.Context
+		panics    bool
+		wantErr   error
+	}{
+		{name: "an asker during the fetch gets its answer", waiterCtx: func(p context.Context) context.Context { return p }},
+		{name: "an asker whose context ends stops waiting", wantErr: context.Canceled, waiterCtx: func(p context.Context) context.Context {
+			ctx, cancel := context.WithCancel(p)
+			cancel()
+			return ctx
+		}},
+		{name: "an asker of a fetch that panicked gets an error, not a zero answer", panics: true, wantErr: metrics.ErrFetchAbandoned,
+			waiterCtx: func(p context.Context) context.Context { return p }},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			held := &heldExternal{release: make(chan struct{}), panics: tc.panics}
+			client := metrics.KeepAnswers(held)
+			pass := metrics.WithAnswers(context.Background())
+			first := make(chan struct{})
+			go func() {
+				defer close(first)
+				defer func() { _ = recover() }()
+				_, _, _ = client.GetExternalMetric(pass, "queue", "ns", nil, "")
+			}()
+			for held.calls.Load() == 0 {
+				time.Sleep(time.Millisecond)
+			}
+			waited := make(chan error, 1)
+			go func() {
+				values, _, err := client.GetExternalMetric(tc.waiterCtx(pass), "queue", "ns", nil, "")
+				if err == nil && (len(values) != 1 || values[0] != 7000) {
+					err = fmt.Errorf("values %v, want [7000]", values)
+				}
+				waited <- err
+			}()
+			if tc.wantErr == context.Canceled {
+				// The waiter returns before the fetch ends.
+				if err := <-waited; !errors.Is(err, tc.wantErr) {
+					t.Errorf("waiting asker: %v, want %v", err, tc.wantErr)
+				}
+				close(held.release)
+				<-first
+				return
+			}
+			close(held.release)
+			<-first
+			if err := <-waited; !errors.Is(err, tc.wantErr) {
+				t.Errorf("waiting asker: %v, want %v", err, tc.wantErr)
+			}
+			if n := held.calls.Load(); n != 1 {
+				t.Errorf("%d fetches, want one", n)
+			}
+		})
+	}
+}
+
+// A pass that decides again after its fetch budget ran out takes the
+// answers it has, even under its ended context.
+func TestKeepAnswersGivesAKeptAnswerAfterTheContextEnds(t *testing.T) {
+	fake := metricstest.NewClient().SetExternal("queue", metricstest.ExternalAnswer{Values: []int64{7000}})
+	client := metrics.KeepAnswers(fake)
+	ctx, cancel := context.WithCancel(metrics.WithAnswers(context.Background()))
+	if _, _, err := client.GetExternalMetric(ctx, "queue", "ns", nil, ""); err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	for range 100 { // a random choice between two ready cases would show
+		if values, _, err := client.GetExternalMetric(ctx, "queue", "ns", nil, ""); err != nil || len(values) != 1 || values[0] != 7000 {
+			t.Fatalf("after the context ended: %v, %v; want the kept [7000]", values, err)
+		}
 	}
 }
