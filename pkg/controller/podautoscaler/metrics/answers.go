@@ -73,10 +73,10 @@ func ask[T any](ctx context.Context, question string, fetch func() (T, time.Time
 	}
 	kept.mu.Unlock()
 	if asked {
-		if err := waitFor(ctx, a.done); err != nil {
-			var zero T
-			return zero, time.Time{}, err
-		}
+		// The fetch is bounded by the pass's fetch budget, which is the
+		// asker's too; waiting on the asker's context as well would
+		// answer with a bare deadline where the fetch gives its own error.
+		<-a.done
 		v, _ := a.value.(T)
 		return v, a.timestamp, a.err
 	}
@@ -84,23 +84,6 @@ func ask[T any](ctx context.Context, question string, fetch func() (T, time.Time
 	v, ts, err := fetch()
 	a.value, a.timestamp, a.err = v, ts, err
 	return v, ts, err
-}
-
-// waitFor waits until done is closed or ctx ends. An answer already there
-// is given even under an ended context: a pass deciding again after its
-// fetch budget ran out takes the answers it has.
-func waitFor(ctx context.Context, done <-chan struct{}) error {
-	select {
-	case <-done:
-		return nil
-	default:
-	}
-	select {
-	case <-done:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }
 
 func selectorText(s labels.Selector) string {
