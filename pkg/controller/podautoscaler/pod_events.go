@@ -1,9 +1,10 @@
 package podautoscaler
 
 import (
-	"github.com/kube-hpa/kube-hpa/pkg/podrecord"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/tools/cache"
+
+	"github.com/kube-hpa/kube-hpa/pkg/podrecord"
 )
 
 // watchPods makes the pod informer keep records (podrecord), which is all
