@@ -417,12 +417,25 @@ func TestWatchesFollowTheTargetedKinds(t *testing.T) {
 			api.AddReactor("get", "*", func(clienttesting.Action) (bool, runtime.Object, error) {
 				return true, apiScale("10", 3), nil
 			})
-			// Run sweeps once as it starts, on its own goroutine.
+			// Run sweeps once as it starts, on its own goroutine, at a
+			// moment of its own: that sweep is shown no kind, so the steps
+			// alone decide what is watched, and they begin once it asked.
 			var targeted atomic.Pointer[sets.Set[schema.GroupResource]]
 			targeted.Store(&sets.Set[schema.GroupResource]{})
-			c := New(Options{Client: api, Kube: kube, Targeted: func() sets.Set[schema.GroupResource] { return *targeted.Load() },
-				SweepPeriod: time.Hour})
+			var asked atomic.Int32
+			c := New(Options{Client: api, Kube: kube, SweepPeriod: time.Hour,
+				Targeted: func() sets.Set[schema.GroupResource] {
+					if asked.Add(1) == 1 {
+						return sets.New[schema.GroupResource]()
+					}
+					return *targeted.Load()
+				}})
 			runCache(t, c)
+			if err := wait.PollUntilContextTimeout(t.Context(), time.Millisecond, wait.ForeverTestTimeout, true, func(context.Context) (bool, error) {
+				return asked.Load() > 0, nil
+			}); err != nil {
+				t.Fatal("the first sweep did not run")
+			}
 			gets := func() int {
 				n := 0
 				for _, a := range api.Actions() {
