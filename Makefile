@@ -55,7 +55,12 @@ differential-intree: intree
 ## verify: formatting, vet, generated code and CRD drift, go.mod tidiness, and the default in-tree
 ## series (it applies with git am and upstream's generators reproduce its generated code).
 .PHONY: verify
-verify: verify-gofmt verify-vet verify-codegen verify-tidy verify-chart verify-monitoring intree-verify
+verify: verify-boilerplate verify-gofmt verify-vet verify-codegen verify-tidy verify-chart verify-monitoring intree-verify
+
+## verify-boilerplate: every Go and shell file opens with the license header (hack/boilerplate.*.txt).
+.PHONY: verify-boilerplate
+verify-boilerplate:
+	hack/verify-boilerplate.sh
 
 .PHONY: verify-gofmt
 verify-gofmt:

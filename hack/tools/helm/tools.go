@@ -1,5 +1,21 @@
 //go:build tools
 
+/*
+Copyright The kube-hpa Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
 // Package tools pins Helm, which `make verify` runs on charts/kube-hpa (lint
 // and template) and the e2e suite installs the chart with. A module of its
 // own, like hack/tools/kwok: Helm's Kubernetes libraries (v0.37.0) are not

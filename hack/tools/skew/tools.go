@@ -1,5 +1,21 @@
 //go:build tools
 
+/*
+Copyright The kube-hpa Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
 // Package tools pins the control plane of the previous Kubernetes minor,
 // v1.36.3 (the latest v1.36 patch), which `make e2e-skew` runs the e2e suite
 // against: kube-apiserver, kube-controller-manager and kube-scheduler,
