@@ -15,7 +15,7 @@ limitations under the License.
 */
 
 // Package podautoscaler is kube-hpa's horizontal pod autoscaler controller:
-// the reconcile loop of kube-controller-manager v1.36's HPA controller, split
+// the reconcile loop of kube-controller-manager v1.37's HPA controller, split
 // by responsibility, plus the fallback of KEP-5679 and the scale-to-zero of
 // KEP-2021. The replica math lives in the calculator subpackage, the
 // stabilization and rate limits in behavior, the fallback rules in fallback,
@@ -27,4 +27,10 @@ limitations under the License.
 // returning its result and the condition changes it decided; record then
 // writes the outcome to status, in one place (status.go). Everything about
 // zero replicas is in zero.go, the evaluation of one metric in evaluate.go.
+//
+// The one status write before the record is a scale to zero's intent:
+// ScaledToZero is stored before the zero is written, so that a zero the
+// controller made is never taken for a person's pause, whatever single
+// write fails or whatever process dies in between (zero_intent.go says why
+// this way and not the target's managedFields).
 package podautoscaler

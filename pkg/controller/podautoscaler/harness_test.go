@@ -352,6 +352,9 @@ type fakeSource struct {
 	statusConflicts  int
 	concurrentStatus func(*v2.HorizontalPodAutoscalerStatus)
 	latestReads      int
+	// statusErrs fail the next status writes in turn, one entry each; a
+	// nil entry lets its write through.
+	statusErrs []error
 	// version counts the status writes, as resourceVersions; the cache
 	// has seen them all unless cacheHeldAt holds it at an older one.
 	version     int
@@ -414,6 +417,13 @@ func (s *fakeSource) UpdateStatus(_ context.Context, hpa *v2.HorizontalPodAutosc
 	defer s.mu.Unlock()
 	if s.updateErr != nil {
 		return "", s.updateErr
+	}
+	if len(s.statusErrs) > 0 {
+		err := s.statusErrs[0]
+		s.statusErrs = s.statusErrs[1:]
+		if err != nil {
+			return "", err
+		}
 	}
 	stored, ok := s.hpas[hpa.Namespace+"/"+hpa.Name]
 	if !ok {

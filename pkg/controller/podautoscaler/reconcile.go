@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"time"
 
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/klog/v2"
 
@@ -54,6 +55,11 @@ type pass struct {
 	period time.Duration
 	// reports are made when the pass is over (passreports.go).
 	reports *reports
+	// zeroAtStart is the ScaledToZero condition stored when the pass began
+	// (nil when there was none). Whether a zero is the controller's own is
+	// read from it, never from the intent the pass itself may write before
+	// a scale to zero (zero_intent.go).
+	zeroAtStart *autoscalingv2.HorizontalPodAutoscalerCondition
 }
 
 func (c *Controller) newPass(ctx context.Context, source HPASource, shared *v2.HorizontalPodAutoscaler, key hpaKey) *pass {
@@ -85,8 +91,9 @@ func (c *Controller) newPass(ctx context.Context, source HPASource, shared *v2.H
 		now:       metav1.NewTime(c.opts.Clock.Now()),
 		hpa:       hpa,
 		reference: fmt.Sprintf("%s/%s/%s", hpa.Spec.ScaleTargetRef.Kind, hpa.Namespace, hpa.Spec.ScaleTargetRef.Name),
-		period:    period,
-		reports:   &reports{},
+		period:      period,
+		reports:     &reports{},
+		zeroAtStart: findCondition(&hpa.Status, v2.ScaledToZero),
 	}
 }
 
@@ -138,7 +145,7 @@ func (p *pass) decide() outcome {
 		restore, mark := p.c.behavior.Checkpoint(p.key.String()), p.reports.mark()
 		out := p.decideOnce(fetches)
 		if !out.staleTarget || attempt == maxDecisions {
-			return out
+			return p.settleZeroIntent(out)
 		}
 		p.logger.V(2).Info("The target changed since it was read; deciding again from a fresh read", "scaleTarget", p.reference, "attempt", attempt)
 		restore()

@@ -116,6 +116,12 @@ func (p *pass) apply(tgt target, pl plan, conds []conditionEdit, metrics []v2.Me
 		out.applied, out.desired = true, pl.desired
 		return out
 	}
+	if p.takesToZero(tgt.current, pl.desired) {
+		if ierr := p.writeZeroIntent(); ierr != nil {
+			out.observed, out.stopped, out.err = true, true, ierr
+			return out
+		}
+	}
 	if uerr := p.updateScale(tgt, pl.desired); uerr != nil {
 		out.staleTarget = apierrors.IsConflict(uerr)
 		p.event(corev1.EventTypeWarning, "FailedRescale", "New size: %d; reason: %s; error: %v", pl.desired, pl.reason, uerr)

@@ -68,16 +68,28 @@ type outcome struct {
 	decision *v2.HorizontalPodAutoscalerScaleDecision
 }
 
-// conditionEdit sets cond, or with remove drops the condition of its type.
+// conditionEdit sets cond, or with remove drops the condition of its type,
+// or with exact puts back that condition as it was, transition time
+// included.
 type conditionEdit struct {
 	cond   behavior.Condition
 	remove bool
+	exact  *autoscalingv2.HorizontalPodAutoscalerCondition
 }
 
 func set(c behavior.Condition) conditionEdit { return conditionEdit{cond: c} }
 
 func remove(t autoscalingv2.HorizontalPodAutoscalerConditionType) conditionEdit {
 	return conditionEdit{cond: behavior.Condition{Type: t}, remove: true}
+}
+
+// restore puts back c, a condition of type t as a stored status had it, or
+// removes the condition of type t when c is nil.
+func restore(t autoscalingv2.HorizontalPodAutoscalerConditionType, c *autoscalingv2.HorizontalPodAutoscalerCondition) conditionEdit {
+	if c == nil {
+		return remove(t)
+	}
+	return conditionEdit{cond: behavior.Condition{Type: t}, exact: c.DeepCopy()}
 }
 
 // writeStatus records out in the HPA's status and writes it when it
@@ -98,6 +110,12 @@ func (p *pass) writeStatus(out outcome) error {
 	if written.version != "" {
 		p.c.consistency.wrote(p.key, p.hpa.UID, written.version)
 	}
+	// A pass may write twice (an intent to scale to zero, then its
+	// outcome): the second write starts from what the first one stored.
+	p.hpa.Status = *written.after.DeepCopy()
+	if written.stored != "" {
+		p.hpa.ResourceVersion = written.stored
+	}
 	p.emitFallbackTransitions(written.before, written.after)
 	return nil
 }
@@ -107,11 +125,11 @@ func (p *pass) writeStatus(out outcome) error {
 const statusAttempts = 5
 
 // writtenStatus is what updateStatus stored: the status it replaced, the
-// one it wrote and the resourceVersion of the write (none when another
-// writer had written the same).
+// one it wrote, the resourceVersion of the write (none when another writer
+// had written the same) and the one the HPA has now.
 type writtenStatus struct {
-	before, after *v2.HorizontalPodAutoscalerStatus
-	version       string
+	before, after   *v2.HorizontalPodAutoscalerStatus
+	version, stored string
 }
 
 // updateStatus writes p.hpa's status. Another writer (kubectl, another
@@ -126,7 +144,7 @@ func (p *pass) updateStatus(out outcome, before *v2.HorizontalPodAutoscalerStatu
 	for attempt := 1; ; attempt++ {
 		version, err := p.source.UpdateStatus(p.ctx, hpa)
 		if err == nil {
-			return writtenStatus{before: before, after: &hpa.Status, version: version}, nil
+			return writtenStatus{before: before, after: &hpa.Status, version: version, stored: version}, nil
 		}
 		if !apierrors.IsConflict(err) || attempt == statusAttempts {
 			return writtenStatus{}, err
@@ -145,7 +163,7 @@ func (p *pass) updateStatus(out outcome, before *v2.HorizontalPodAutoscalerStatu
 		p.recordOutcome(&latest.Status, out)
 		if equality.Semantic.DeepEqual(before, &latest.Status) {
 			// The other writer wrote what this pass would have.
-			return writtenStatus{before: before, after: before}, nil
+			return writtenStatus{before: before, after: before, stored: latest.ResourceVersion}, nil
 		}
 		hpa = latest
 	}
@@ -155,9 +173,12 @@ func (p *pass) updateStatus(out outcome, before *v2.HorizontalPodAutoscalerStatu
 // same way over whichever stored status they land on.
 func (p *pass) recordOutcome(st *v2.HorizontalPodAutoscalerStatus, out outcome) {
 	for _, e := range out.conds {
-		if e.remove {
+		switch {
+		case e.remove:
 			removeCondition(st, e.cond.Type)
-		} else {
+		case e.exact != nil:
+			putCondition(st, *e.exact)
+		default:
 			setCondition(st, e.cond, p.now)
 		}
 	}
@@ -206,6 +227,27 @@ func setCondition(st *v2.HorizontalPodAutoscalerStatus, cond behavior.Condition,
 		Message:            cond.Message,
 		LastTransitionTime: now,
 	})
+}
+
+// putCondition stores c as it is, in place of the condition of its type.
+func putCondition(st *v2.HorizontalPodAutoscalerStatus, c autoscalingv2.HorizontalPodAutoscalerCondition) {
+	for i := range st.Conditions {
+		if st.Conditions[i].Type == c.Type {
+			st.Conditions[i] = c
+			return
+		}
+	}
+	st.Conditions = append(st.Conditions, c)
+}
+
+// findCondition returns a copy of the condition of type t, or nil.
+func findCondition(st *v2.HorizontalPodAutoscalerStatus, t autoscalingv2.HorizontalPodAutoscalerConditionType) *autoscalingv2.HorizontalPodAutoscalerCondition {
+	for i := range st.Conditions {
+		if st.Conditions[i].Type == t {
+			return st.Conditions[i].DeepCopy()
+		}
+	}
+	return nil
 }
 
 func removeCondition(st *v2.HorizontalPodAutoscalerStatus, t autoscalingv2.HorizontalPodAutoscalerConditionType) {

@@ -51,10 +51,12 @@ func (p *pass) atZero(s start) start {
 	return p.keepHistory(s, 0)
 }
 
-// scaledToZeroByUs reads the stored status: no step of a pass changes
-// ScaledToZero before the scale is applied.
+// scaledToZeroByUs reads the status stored when the pass began: the
+// intent a pass writes before its own scale to zero must not make a zero
+// that a person set in the meantime look like the controller's.
 func (p *pass) scaledToZeroByUs() bool {
-	return p.c.opts.Gates.Enabled(features.HPAScaleToZero) && conditionIsTrue(p.hpa, v2.ScaledToZero)
+	return p.c.opts.Gates.Enabled(features.HPAScaleToZero) &&
+		p.zeroAtStart != nil && p.zeroAtStart.Status == corev1.ConditionTrue
 }
 
 func (p *pass) mayScaleFromZero() bool {
@@ -85,11 +87,22 @@ func (p *pass) recordScaledToZero(current, desired int32) conditionEdit {
 	if !p.c.opts.Gates.Enabled(features.HPAScaleToZero) {
 		return remove(v2.ScaledToZero)
 	}
-	if current > 0 && desired == 0 && *p.hpa.Spec.MinReplicas == 0 && p.hpa.Spec.HasObjectOrExternalMetric() {
-		return set(newCondition(v2.ScaledToZero, corev1.ConditionTrue, "ScaledToZero",
-			"the HPA controller scaled the workload to zero"))
+	if p.takesToZero(current, desired) {
+		return set(scaledToZeroCondition())
 	}
 	return set(notScaledToZero())
+}
+
+// takesToZero reports whether scaling from current to desired is the
+// controller's own scale to zero, the one ScaledToZero records.
+func (p *pass) takesToZero(current, desired int32) bool {
+	return p.c.opts.Gates.Enabled(features.HPAScaleToZero) && current > 0 && desired == 0 &&
+		*p.hpa.Spec.MinReplicas == 0 && p.hpa.Spec.HasObjectOrExternalMetric()
+}
+
+func scaledToZeroCondition() behavior.Condition {
+	return newCondition(v2.ScaledToZero, corev1.ConditionTrue, "ScaledToZero",
+		"the HPA controller scaled the workload to zero")
 }
 
 // raisesFromZeroToMin reports whether this pass must bring the target up to
