@@ -19,6 +19,7 @@ package integration
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"sync"
 	"testing"
 	"time"
@@ -37,6 +38,7 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/restmapper"
 	"k8s.io/client-go/scale"
 	"k8s.io/client-go/tools/record"
@@ -84,6 +86,9 @@ type controllerOptions struct {
 	// wrapScales lets a test stand between the controller and the scale
 	// subresource.
 	wrapScales func(scale.ScalesGetter) scale.ScalesGetter
+	// wrapHPAs lets a test stand between the controller's HPA client and
+	// the API server, as a proxy would.
+	wrapHPAs func(http.RoundTripper) http.RoundTripper
 }
 
 func startController(ctx context.Context, t *testing.T, cluster *localcluster.Cluster, opts controllerOptions) *controllerEnv {
@@ -93,7 +98,9 @@ func startController(ctx context.Context, t *testing.T, cluster *localcluster.Cl
 	}
 	cfg := cluster.RESTConfig()
 	kube := kubernetes.NewForConfigOrDie(cfg)
-	hpas, err := hpaclient.New(cfg)
+	hpaCfg := rest.CopyConfig(cfg)
+	hpaCfg.WrapTransport = opts.wrapHPAs
+	hpas, err := hpaclient.New(hpaCfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,6 +19,7 @@ package integration
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"slices"
 	"sync"
 	"testing"
@@ -133,12 +134,19 @@ func (s guardedScaleInterface) Update(ctx context.Context, gr schema.GroupResour
 // scale cache), through g.
 func startGuarded(ctx context.Context, t *testing.T, cluster *localcluster.Cluster, kube kubernetes.Interface, ns string, fake *metricstest.Client, g *guardedScales) *controllerEnv {
 	t.Helper()
+	return startGuardedThrough(ctx, t, cluster, kube, ns, fake, g, nil)
+}
+
+// startGuardedThrough is startGuarded with the controller's HPA requests
+// sent through wrapHPAs.
+func startGuardedThrough(ctx context.Context, t *testing.T, cluster *localcluster.Cluster, kube kubernetes.Interface, ns string, fake *metricstest.Client, g *guardedScales, wrapHPAs func(http.RoundTripper) http.RoundTripper) *controllerEnv {
+	t.Helper()
 	gates := features.NewFeatureGate()
 	if err := gates.SetFromMap(map[string]bool{string(features.HPAScaleToZero): true}); err != nil {
 		t.Fatal(err)
 	}
 	return startController(ctx, t, cluster, controllerOptions{
-		namespace: ns, clock: clockAtSecond(), metrics: fake, gates: gates,
+		namespace: ns, clock: clockAtSecond(), metrics: fake, gates: gates, wrapHPAs: wrapHPAs,
 		wrapScales: func(s scale.ScalesGetter) scale.ScalesGetter {
 			g.ScalesGetter = startScaleCache(ctx, t, kube, ns, s)
 			return g

@@ -83,14 +83,14 @@ func (c *Controller) newPass(ctx context.Context, source HPASource, shared *v2.H
 		ctx = metrics.WithMaxAge(ctx, period)
 	}
 	return &pass{
-		c:         c,
-		source:    source,
-		ctx:       ctx,
-		logger:    klog.LoggerWithValues(klog.FromContext(ctx), "hpa", klog.KObj(hpa)),
-		key:       key,
-		now:       metav1.NewTime(c.opts.Clock.Now()),
-		hpa:       hpa,
-		reference: fmt.Sprintf("%s/%s/%s", hpa.Spec.ScaleTargetRef.Kind, hpa.Namespace, hpa.Spec.ScaleTargetRef.Name),
+		c:           c,
+		source:      source,
+		ctx:         ctx,
+		logger:      klog.LoggerWithValues(klog.FromContext(ctx), "hpa", klog.KObj(hpa)),
+		key:         key,
+		now:         metav1.NewTime(c.opts.Clock.Now()),
+		hpa:         hpa,
+		reference:   fmt.Sprintf("%s/%s/%s", hpa.Spec.ScaleTargetRef.Kind, hpa.Namespace, hpa.Spec.ScaleTargetRef.Name),
 		period:      period,
 		reports:     &reports{},
 		zeroAtStart: findCondition(&hpa.Status, v2.ScaledToZero),
