@@ -19,8 +19,11 @@ build:
 ## test: everything CI runs: verify, the unit tests, then the integration tests and the e2e suite
 ## against a local control plane built from source (the first build of the upstream binaries takes
 ## several minutes; later runs reuse the Go build cache).
+## Each stage is a make target of its own, run in this order; the time of each is printed at the end.
+TEST_STAGES := verify unit test-rules fuzz-short differential-ci integration intree-test-fast differential-intree intree-smoke e2e e2e-intree
 .PHONY: test
-test: verify unit test-rules fuzz-short differential-ci integration intree-test-fast differential-intree intree-smoke e2e e2e-intree
+test:
+	MAKE="$(MAKE)" hack/run-stages.sh $(TEST_STAGES)
 
 ## unit: the unit tests of every module, and each benchmark run once so that none rots unseen.
 .PHONY: unit
