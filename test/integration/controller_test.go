@@ -398,10 +398,16 @@ func TestRestartedControllerKeepsFirstFailureTime(t *testing.T) {
 		got := deploymentReplicas(ctx, kube, ns, "orders")
 		return fmt.Sprintf("replicas %d", got), got == 4
 	})
-	hpa, err := hpas.Get(ctx, ns, "orders")
-	if err != nil {
-		t.Fatal(err)
-	}
+	// The status write follows the scale write: wait for the pass that
+	// scaled to have recorded it (status says 4 desired).
+	var hpa *v2.HorizontalPodAutoscaler
+	waitReal(t, "the status of the pass that scaled to 4", func() (string, bool) {
+		var err error
+		if hpa, err = hpas.Get(ctx, ns, "orders"); err != nil {
+			return err.Error(), false
+		}
+		return fmt.Sprintf("desired %d", hpa.Status.DesiredReplicas), hpa.Status.DesiredReplicas == 4
+	})
 	ext := hpa.Status.CurrentMetrics[0].External
 	if ext.FallbackStatus != v2.FallbackStatusFallback || ext.FirstFailureTime == nil || !ext.FirstFailureTime.Time.Equal(firstFailure) {
 		t.Errorf("external status = %+v, want Fallback since %v", ext, firstFailure)
