@@ -13,8 +13,8 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-# Checks the Helm chart charts/kube-hpa: its CRDs are deploy/crd's (files/crd
-# links there), helm lint passes, and helm template renders every switch of
+# Checks the Helm chart charts/kube-hpa: its CRDs and dashboard are copies of deploy/crd's and
+# deploy/grafana's (files/), helm lint passes, and helm template renders every switch of
 # the values that turn objects on and off, with each CRD kept on uninstall.
 # Helm is built from the module proxy (hack/tools/helm).
 
@@ -23,14 +23,19 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 chart="${REPO_ROOT}/charts/kube-hpa"
 status=0
 
-if [[ "$(readlink "${chart}/files/crd")" != "../../../deploy/crd" ]]; then
-  echo "charts/kube-hpa/files/crd must be a link to ../../../deploy/crd, so that the chart carries the generated CRD" >&2
-  status=1
-fi
-if [[ "$(readlink "${chart}/files/grafana")" != "../../../deploy/grafana" ]]; then
-  echo "charts/kube-hpa/files/grafana must be a link to ../../../deploy/grafana, so that the chart carries the generated dashboard" >&2
-  status=1
-fi
+# A packaged chart carries only its own directory: files/ holds real copies of
+# deploy/crd's CRDs and deploy/grafana's dashboard, never links out of the chart.
+for pair in "crd:*.yaml" "grafana:*.json"; do
+  dir=${pair%%:*}
+  if [[ -L "${chart}/files/${dir}" ]] || find "${chart}/files/${dir}" -type l | grep -q .; then
+    echo "charts/kube-hpa/files/${dir} must hold copies, not links: run hack/update-chart-files.sh" >&2
+    status=1
+  elif ! diff <(cd "${REPO_ROOT}/deploy/${dir}" && find . -maxdepth 1 -type f -name "${pair#*:}" -exec sha256sum {} + | sort) \
+      <(cd "${chart}/files/${dir}" && find . -maxdepth 1 -type f -name "${pair#*:}" -exec sha256sum {} + | sort) >&2; then
+    echo "charts/kube-hpa/files/${dir} drifted from deploy/${dir}: run hack/update-chart-files.sh (make update-chart-files)" >&2
+    status=1
+  fi
+done
 
 "${REPO_ROOT}/hack/build-upstream.sh" helm
 helm="${BIN_DIR}/helm"
