@@ -37,6 +37,13 @@ for pair in "crd:*.yaml" "grafana:*.json"; do
   fi
 done
 
+# The chart's default featureGates and deploy/'s --feature-gates keep the binary's defaults
+# (pkg/features): alpha gates off unless the user turns them on.
+if ! (cd "${REPO_ROOT}" && go test -count=1 -run '^(TestDeployAndChartKeepTheBinarysGateDefaults|TestOffDefault)' ./pkg/features/); then
+  echo "the chart's or deploy/'s feature gates differ from the binary's defaults (pkg/features)" >&2
+  status=1
+fi
+
 "${REPO_ROOT}/hack/build-upstream.sh" helm
 helm="${BIN_DIR}/helm"
 # Helm keeps its caches and repositories under HOME; nothing of the user's

@@ -90,9 +90,11 @@ var _ = sigDescribe([]string{featureHPA, featureFallback, crdMode, "Helm"}, "Hel
 		chart := filepath.Join(suite.Config.RepoRoot, "charts", "kube-hpa")
 		// The suite's sync period, so that the scaling below takes seconds;
 		// the webhook Service's port is where the local replicas' round
-		// robin listens.
+		// robin listens; the fallback is alpha, off in the chart as in the
+		// binary.
 		values := []string{
 			"--set", "webhook.service.port=" + fmt.Sprint(replicas.WebhookPort()),
+			"--set", "featureGates.HPAExternalMetricFallback=true",
 			"--set", "extraArgs={--horizontal-pod-autoscaler-sync-period=" + syncPeriod.String() + "}",
 		}
 
