@@ -320,3 +320,9 @@ chaos: upstream-binaries
 	$(GO) build -o _output/chaos/bin/hpa-chaos ./test/chaos/cmd/hpa-chaos
 	E2E_HPA_CONTROLLER_MANAGER=$(CURDIR)/_output/chaos/bin/hpa-controller-manager \
 		_output/chaos/bin/hpa-chaos -duration=$(CHAOS_DURATION) $(CHAOS_FLAGS)
+
+## update-chart-files: copy deploy/crd's CRDs and deploy/grafana's dashboard into charts/kube-hpa/files
+## (update-codegen and update-monitoring do it too; verify-chart fails when a copy drifts).
+.PHONY: update-chart-files
+update-chart-files:
+	hack/update-chart-files.sh

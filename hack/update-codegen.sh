@@ -25,3 +25,8 @@ gen=$(controller_gen)
 cd "${OUTPUT_ROOT}"
 "${gen}" object:headerFile="${REPO_ROOT}/hack/boilerplate.go.txt" paths=./api/...
 "${gen}" crd:crdVersions=v1 paths=./api/... output:crd:artifacts:config=deploy/crd
+
+# The chart carries a copy of the CRDs.
+if [[ "${OUTPUT_ROOT}" == "${REPO_ROOT}" ]]; then
+  "${REPO_ROOT}/hack/update-chart-files.sh"
+fi

@@ -75,6 +75,8 @@ mv "${out}/${rule}.tmp" "${out}/${rule}"
 (cd "${REPO_ROOT}/hack/dashboards" && go run . -o "${out}/${dashboard}")
 
 if ! ${verify}; then
+  # The chart carries a copy of the dashboard.
+  "${REPO_ROOT}/hack/update-chart-files.sh"
   exit 0
 fi
 status=0

@@ -13,8 +13,8 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-# Checks the Helm chart charts/kube-hpa: its CRDs are deploy/crd's (files/crd
-# links there), helm lint passes, and helm template renders every switch of
+# Checks the Helm chart charts/kube-hpa: its CRDs and dashboard are copies of deploy/crd's and
+# deploy/grafana's (files/), helm lint passes, and helm template renders every switch of
 # the values that turn objects on and off, with each CRD kept on uninstall.
 # Helm is built from the module proxy (hack/tools/helm).
 
@@ -23,12 +23,24 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 chart="${REPO_ROOT}/charts/kube-hpa"
 status=0
 
-if [[ "$(readlink "${chart}/files/crd")" != "../../../deploy/crd" ]]; then
-  echo "charts/kube-hpa/files/crd must be a link to ../../../deploy/crd, so that the chart carries the generated CRD" >&2
-  status=1
-fi
-if [[ "$(readlink "${chart}/files/grafana")" != "../../../deploy/grafana" ]]; then
-  echo "charts/kube-hpa/files/grafana must be a link to ../../../deploy/grafana, so that the chart carries the generated dashboard" >&2
+# A packaged chart carries only its own directory: files/ holds real copies of
+# deploy/crd's CRDs and deploy/grafana's dashboard, never links out of the chart.
+for pair in "crd:*.yaml" "grafana:*.json"; do
+  dir=${pair%%:*}
+  if [[ -L "${chart}/files/${dir}" ]] || find "${chart}/files/${dir}" -type l | grep -q .; then
+    echo "charts/kube-hpa/files/${dir} must hold copies, not links: run hack/update-chart-files.sh" >&2
+    status=1
+  elif ! diff <(cd "${REPO_ROOT}/deploy/${dir}" && find . -maxdepth 1 -type f -name "${pair#*:}" -exec sha256sum {} + | sort) \
+      <(cd "${chart}/files/${dir}" && find . -maxdepth 1 -type f -name "${pair#*:}" -exec sha256sum {} + | sort) >&2; then
+    echo "charts/kube-hpa/files/${dir} drifted from deploy/${dir}: run hack/update-chart-files.sh (make update-chart-files)" >&2
+    status=1
+  fi
+done
+
+# The chart's default featureGates and deploy/'s --feature-gates keep the binary's defaults
+# (pkg/features): alpha gates off unless the user turns them on.
+if ! (cd "${REPO_ROOT}" && go test -count=1 -run '^(TestDeployAndChartKeepTheBinarysGateDefaults|TestOffDefault)' ./pkg/features/); then
+  echo "the chart's or deploy/'s feature gates differ from the binary's defaults (pkg/features)" >&2
   status=1
 fi
 
@@ -53,6 +65,9 @@ variants=(
   "--set featureGates.HPAMetricSource=true --set rbac.metricSources={keda.sh,metrics.vendor.example.com}"
   "--set podDisruptionBudget.enabled=false --set topologySpread.enabled=false --set priorityClassName=system-cluster-critical --set replicaCount=1"
   "--set sharding.enabled=true --set sharding.shards=32 --set replicaCount=3"
+  "--set networkPolicy.enabled=true --set networkPolicy.metricsFrom[0].namespaceSelector.matchLabels.name=monitoring"
+  "--set hostNetwork=true --set rbac.aggregateToDefaultRoles=false --set env[0].name=GOMAXPROCS --set-string env[0].value=2"
+  "--set podSecurityContext.runAsUser=1000 --set securityContext.readOnlyRootFilesystem=false"
   "--set prometheusRule.enabled=true --set prometheusRule.labels.release=prometheus --set prometheusRule.selector=job=\"kube-controller-manager\" --set prometheusRule.fallbackActive.for=1h --set grafanaDashboard.enabled=true --set grafanaDashboard.namespace=monitoring --set grafanaDashboard.annotations.grafana_folder=kube-hpa"
 )
 for v in "${variants[@]}"; do
@@ -116,6 +131,99 @@ if ! grep -q -- '- --sharded$' "${HELM_HOME}/out.yaml" || ! grep -q -- '- --shar
   echo "helm template with sharding.enabled: want --sharded, --shards=32, the shard Lease Role and a PodDisruptionBudget of maxUnavailable 1" >&2
   status=1
 fi
+
+# values.schema.json refuses a mistyped value, in helm lint --strict as in helm install and upgrade.
+refused=(
+  "--set replicaCount=two"
+  "--set replicaCunt=2"
+  "--set webhook.failurePolicy=fail"
+  "--set webhook.port=70000"
+  "--set hostNetwork=yes"
+  "--set networkPolicy.enable=true"
+  "--set featureGates.HPAExternalMetricFallback=on"
+  "--set rbac.aggregateToDefaultRoles=1"
+)
+for v in "${refused[@]}"; do
+  # shellcheck disable=SC2086
+  if "${helm}" lint --strict "${chart}" ${v} >"${HELM_HOME}/lint.log" 2>&1; then
+    echo "helm lint --strict ${v}: passes, but values.schema.json must refuse it" >&2
+    status=1
+  elif ! grep -q 'values.yaml: - at' "${HELM_HOME}/lint.log"; then
+    echo "helm lint --strict ${v}: fails, but not on the schema:" >&2
+    cat "${HELM_HOME}/lint.log" >&2
+    status=1
+  fi
+  # shellcheck disable=SC2086
+  if "${helm}" template kube-hpa "${chart}" ${v} >/dev/null 2>&1; then
+    echo "helm template ${v}: renders, but values.schema.json must refuse it (as helm install would)" >&2
+    status=1
+  fi
+done
+
+# render prints the chart rendered with the given flags into out.yaml.
+render() {
+  "${helm}" template kube-hpa "${chart}" --namespace kube-hpa-system "$@" >"${HELM_HOME}/out.yaml" 2>"${HELM_HOME}/template.log"
+}
+# has and lacks check a fixed line (a grep -x pattern) in out.yaml.
+has() { grep -qx -- "$1" "${HELM_HOME}/out.yaml"; }
+fail() {
+  echo "helm template: $*" >&2
+  status=1
+}
+
+# The defaults: no NetworkPolicy, no host network, the restricted security contexts, and the
+# extended kind aggregated to admin, edit and view.
+render
+if grep -q '^kind: NetworkPolicy$' "${HELM_HOME}/out.yaml" || grep -q 'hostNetwork:' "${HELM_HOME}/out.yaml"; then
+  fail "the defaults must render no NetworkPolicy and no hostNetwork"
+fi
+has '        runAsNonRoot: true' && has '          readOnlyRootFilesystem: true' && has '          allowPrivilegeEscalation: false' ||
+  fail "the defaults: want runAsNonRoot in the pod's securityContext, readOnlyRootFilesystem and no privilege escalation in the container's"
+for r in admin edit view; do
+  has "    rbac.authorization.k8s.io/aggregate-to-${r}: \"true\"" || fail "the defaults: no ClusterRole aggregated to ${r}"
+done
+if grep -q -- '--feature-gates' "${HELM_HOME}/out.yaml"; then
+  fail "the defaults must pass no --feature-gates: the binary's defaults hold"
+fi
+# Only view's ClusterRole is aggregated to view, and it never writes.
+view=$(awk '/^kind: ClusterRole$/{doc=""} {doc=doc"\n"$0} /aggregate-to-view/{v=1} /^---$/{if(v)print doc; v=0; doc=""} END{if(v)print doc}' "${HELM_HOME}/out.yaml")
+if [[ -z "${view}" ]] || grep -q -E 'create|update|patch|delete' <<<"${view}"; then
+  fail "the ClusterRole aggregated to view must exist and grant only get, list and watch"
+fi
+
+render --set rbac.aggregateToDefaultRoles=false
+if grep -q 'aggregate-to-' "${HELM_HOME}/out.yaml"; then
+  fail "rbac.aggregateToDefaultRoles=false must render no aggregated ClusterRole"
+fi
+render --set rbac.create=false
+if grep -q 'aggregate-to-' "${HELM_HOME}/out.yaml"; then
+  fail "rbac.create=false must render no aggregated ClusterRole"
+fi
+
+# networkPolicy.enabled: ingress to the webhook port from anywhere, to the metrics port from
+# metricsFrom only; the webhook's rule goes with the webhook.
+render --set networkPolicy.enabled=true --set 'networkPolicy.metricsFrom[0].namespaceSelector.matchLabels.name=monitoring'
+has 'kind: NetworkPolicy' && has '  policyTypes: \["Ingress"\]' && has '    - port: 9443' && has '    - port: 10257' &&
+  has '            name: monitoring' || fail "networkPolicy.enabled: want an Ingress NetworkPolicy for ports 9443 and 10257 (from metricsFrom)"
+render --set networkPolicy.enabled=true --set webhook.enabled=false
+if grep -q -- '- port: 9443' "${HELM_HOME}/out.yaml"; then
+  fail "networkPolicy.enabled with the webhook off must not open the webhook port"
+fi
+
+# hostNetwork: the pods in the node's network, resolving cluster names still.
+render --set hostNetwork=true
+has '      hostNetwork: true' && has '      dnsPolicy: ClusterFirstWithHostNet' ||
+  fail "hostNetwork=true: want hostNetwork: true and dnsPolicy: ClusterFirstWithHostNet"
+
+# securityContext, podSecurityContext and env reach the pod as given.
+render --set podSecurityContext.runAsUser=1000 --set securityContext.readOnlyRootFilesystem=false \
+  --set env[0].name=GOMAXPROCS --set-string env[0].value=2
+has '        runAsUser: 1000' && has '          readOnlyRootFilesystem: false' && has '        - name: GOMAXPROCS' ||
+  fail "podSecurityContext, securityContext and env must reach the pod spec"
+
+# featureGates turn a gate on only when asked.
+render --set featureGates.HPAExternalMetricFallback=true
+has '        - --feature-gates=HPAExternalMetricFallback=true' || fail "featureGates.HPAExternalMetricFallback=true: no --feature-gates flag"
 
 # The kustomizations build, the cert-manager one on its own (after deploy/).
 "${REPO_ROOT}/hack/build-upstream.sh" kubectl

@@ -90,9 +90,11 @@ var _ = sigDescribe([]string{featureHPA, featureFallback, crdMode, "Helm"}, "Hel
 		chart := filepath.Join(suite.Config.RepoRoot, "charts", "kube-hpa")
 		// The suite's sync period, so that the scaling below takes seconds;
 		// the webhook Service's port is where the local replicas' round
-		// robin listens.
+		// robin listens; the fallback is alpha, off in the chart as in the
+		// binary.
 		values := []string{
 			"--set", "webhook.service.port=" + fmt.Sprint(replicas.WebhookPort()),
+			"--set", "featureGates.HPAExternalMetricFallback=true",
 			"--set", "extraArgs={--horizontal-pod-autoscaler-sync-period=" + syncPeriod.String() + "}",
 		}
 
@@ -108,6 +110,23 @@ var _ = sigDescribe([]string{featureHPA, featureFallback, crdMode, "Helm"}, "Hel
 		lease, err := env.Kube.RbacV1().Roles(helmNamespace).Get(ctx, helmRelease+"-leader-election", metav1.GetOptions{})
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())
 		gomega.Expect(lease.Rules).To(gomega.Equal(rulesOf(rbacFile, "Role")), "the chart's leader election Role")
+		ginkgo.By("checking that the chart aggregates the kind to admin, edit and view as deploy/aggregated-roles.yaml does")
+		aggregated, err := framework.ReadManifests(filepath.Join(suite.Config.RepoRoot, "deploy", "aggregated-roles.yaml"))
+		gomega.Expect(err).NotTo(gomega.HaveOccurred())
+		gomega.Expect(aggregated).NotTo(gomega.BeEmpty())
+		for _, o := range aggregated {
+			var want rbacv1.ClusterRole
+			gomega.Expect(runtime.DefaultUnstructuredConverter.FromUnstructured(o.Object, &want)).To(gomega.Succeed())
+			// The release is named kube-hpa, as deploy/'s objects are.
+			got, err := env.Kube.RbacV1().ClusterRoles().Get(ctx, want.Name, metav1.GetOptions{})
+			gomega.Expect(err).NotTo(gomega.HaveOccurred(), "the chart's ClusterRole %s", want.Name)
+			gomega.Expect(got.Rules).To(gomega.Equal(want.Rules), "the rules of %s", want.Name)
+			for k, v := range want.Labels {
+				if strings.HasPrefix(k, "rbac.authorization.k8s.io/aggregate-to-") {
+					gomega.Expect(got.Labels).To(gomega.HaveKeyWithValue(k, v), "%s is aggregated as deploy/'s", want.Name)
+				}
+			}
+		}
 
 		ginkgo.By("running the replicas of the chart's Deployment, under its ServiceAccount")
 		gomega.Expect(framework.ExposeServiceOnLoopback(ctx, env.Kube, helmNamespace, helmRelease+"-webhook")).To(gomega.Succeed())
