@@ -58,12 +58,18 @@ differential-intree: intree
 ## verify: formatting, vet, generated code and CRD drift, go.mod tidiness, and the default in-tree
 ## series (it applies with git am and upstream's generators reproduce its generated code).
 .PHONY: verify
-verify: verify-boilerplate verify-gofmt verify-vet verify-codegen verify-tidy verify-chart verify-monitoring intree-verify
+verify: verify-boilerplate verify-links verify-gofmt verify-vet verify-codegen verify-tidy verify-chart verify-monitoring intree-verify
 
 ## verify-boilerplate: every Go and shell file opens with the license header (hack/boilerplate.*.txt).
 .PHONY: verify-boilerplate
 verify-boilerplate:
 	hack/verify-boilerplate.sh
+
+## verify-links: every *.md's relative links name files that exist and its #anchors headings that exist
+## (as GitHub renders heading anchors).
+.PHONY: verify-links
+verify-links:
+	go run ./hack/verify-links .
 
 .PHONY: verify-gofmt
 verify-gofmt:

@@ -25,13 +25,13 @@ import (
 
 // allowed is a known, accepted difference between upstream and kube-hpa: the
 // class of scenario it shows in, what a user sees differ, and why kube-hpa
-// differs. Every permanent entry is also in the README's "Differences from
-// upstream".
+// differs. Every permanent entry is also in docs/differences-from-upstream.md,
+// which the README links.
 type allowed struct {
 	Class   string
 	Visible string
 	Why     string
-	// Readme is the words of the README's "Differences from upstream" that
+	// Readme is the words of docs/differences-from-upstream.md that
 	// list this difference; empty only where a user sees nothing of
 	// kube-hpa's doing (Visible says why).
 	Readme string
@@ -140,7 +140,7 @@ var allowList = []allowed{
 	{
 		Class:   "pod readings (or the target that stands in for a pod without a reading) whose sum overflows int64 milli-units",
 		Visible: "replicas, utilization and the status average: upstream's int64 sum wraps around (a huge reading may ask for 0 or a negative count); kube-hpa saturates, so a huge reading asks for the most replicas and a huge target for the fewest",
-		Why:     "huge values saturate (a safety fix, README \"Differences from upstream\")",
+		Why:     "huge values saturate (a safety fix, docs/differences-from-upstream.md)",
 		Readme:  "Huge metric values saturate",
 		calc: func(s calcScenario, _, _ calcResult) []string {
 			perPod := s.Method == methodResource || s.Method == methodRawResource || s.Method == methodPods

@@ -49,7 +49,7 @@ var seqAllowList = []allowed{
 	{
 		Class:   "a workload the HPA scaled to zero is seen above zero without a rescale (a person scaled it up)",
 		Visible: "ScaledToZero: upstream keeps it True until its next rescale, kube-hpa turns it False at once; a later zero set by the person is then a pause for kube-hpa, while upstream scales the workload up again",
-		Why:     "a person's zero must never be taken for the HPA's own (README \"Differences from upstream\")",
+		Why:     "a person's zero must never be taken for the HPA's own (docs/differences-from-upstream.md)",
 		Readme:  "`ScaledToZero` turns `False`",
 		cause: func(s seqScenario, up, _ []observation, i int) bool {
 			if c := condition(&up[i], autoscalingv2.ScaledToZero); c != nil && c.Status == "True" && up[i].Scale > 0 {

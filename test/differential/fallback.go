@@ -23,7 +23,7 @@ type fallbackSpec struct {
 	// Duration is failureDurationSeconds, always set, as the API server
 	// stores it after defaulting. It is a whole number of periods: a
 	// deadline between two passes wakes both controllers, and their
-	// queues differ after it (README "In-tree mode").
+	// queues differ after it (docs/in-tree.md).
 	Duration int64
 	Replicas int32
 }

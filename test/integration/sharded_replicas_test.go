@@ -77,7 +77,7 @@ func TestShardedReplicas(t *testing.T) {
 
 // spreadNamespaces returns n namespace names that fall in n different
 // shards of 16. Names that differ only at their end share a shard
-// (README, "Balance"), so the varying part comes first.
+// (docs/sharding.md, "Balance"), so the varying part comes first.
 func spreadNamespaces(base string, n int) []string {
 	seen := map[int]bool{}
 	var out []string

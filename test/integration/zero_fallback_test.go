@@ -79,7 +79,7 @@ func scaledToZero(ctx context.Context, hpas *hpaclient.Client, ns, name string) 
 }
 
 // TestRaisedMinReplicasBringsBackTheControllersZeroWhileMetricsFail: the
-// README's rollback advice holds when the metrics are down too.
+// rollback advice of docs/scale-to-zero.md holds when the metrics are down too.
 func TestRaisedMinReplicasBringsBackTheControllersZeroWhileMetricsFail(t *testing.T) {
 	cluster, ctx, kube, hpas, ns := setUpControllerTest(t)
 	createWorkload(ctx, t, kube, ns, "idle", 2)

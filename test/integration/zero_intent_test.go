@@ -39,7 +39,7 @@ import (
 // and whatever happens to the process between the scale write and the
 // status write; and that a person's zero stays a pause under the same
 // faults. Upstream v1.37.2 writes ScaledToZero after the zero, so under
-// these faults its workload stays at zero: the README lists the
+// these faults its workload stays at zero: docs/differences-from-upstream.md lists the
 // difference.
 
 // statusFaults stands between the controller's HPA client and the API

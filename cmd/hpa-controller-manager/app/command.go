@@ -41,11 +41,13 @@ func NewCommand() *cobra.Command {
 	}
 	cmd := &cobra.Command{
 		Use:   "hpa-controller-manager",
-		Short: "kube-hpa's HorizontalPodAutoscaler controller, with external metric fallback and scale to zero",
-		Long: `hpa-controller-manager runs the HorizontalPodAutoscaler controller of kube-controller-manager v1.36,
-extended with fallback replicas for failing External metrics (KEP-5679) and scaling to and from
-zero (KEP-2021). It reconciles the HorizontalPodAutoscalers of autoscaling.kube-hpa.io/v2 and,
-with --manage-native-hpas, the native autoscaling/v2 ones.`,
+		Short: "kube-hpa's HorizontalPodAutoscaler controller: upstream's, with fallback, per-HPA sync period, source routing and a decision trace",
+		Long: `hpa-controller-manager runs the HorizontalPodAutoscaler controller of kube-controller-manager v1.37
+(scale to and from zero, KEP-2021, as v1.37 has it), extended behind feature gates with fallback
+replicas for failing External metrics (KEP-5679, and its fallback strategy), a per-HPA sync period
+(KEP-6003), per-metric source routing (KEP-6382) and a decision trace in the status. It reconciles
+the HorizontalPodAutoscalers of autoscaling.kube-hpa.io/v2 and, with --manage-native-hpas, the
+native autoscaling/v2 ones. --sharded splits the HPAs between replicas (KEP-5866).`,
 		SilenceUsage: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 {

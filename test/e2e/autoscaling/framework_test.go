@@ -136,7 +136,7 @@ func staleness() time.Duration { return suite.Config.MetricSharingWindow.Duratio
 // kube-hpa bounds every fetch, so a hang is a failure within its fetch
 // budget. Upstream's controller, which the in-tree mode runs, waits for
 // kube-apiserver's request time-out (a minute) on each such pass, which puts
-// a fallback minutes late (README, "In-tree mode"): there the adapter
+// a fallback minutes late (docs/in-tree.md): there the adapter
 // answers with an error instead.
 func hangFault() framework.Fault {
 	if suite.Config.Mode == framework.ModeInTree {

@@ -73,7 +73,7 @@ var _ = sigDescribe([]string{featureHPA, featureZero}, "Horizontal pod autoscali
 			})
 			// Upstream's controller, which the in-tree mode runs, divides
 			// the metric by status.replicas even at zero; kube-hpa does not
-			// (README, "Differences from upstream").
+			// (docs/differences-from-upstream.md).
 			if suite.Config.Mode != framework.ModeInTree {
 				gomega.Expect(framework.ExternalMetricStatus(h, metric).Current.AverageValue.Sign()).To(gomega.BeNumerically(">=", 0),
 					"averageValue at zero replicas")

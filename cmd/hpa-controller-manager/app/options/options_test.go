@@ -108,7 +108,7 @@ func TestFlagDefaultsMatchKubeControllerManager(t *testing.T) {
 }
 
 // TestOwnFlagDefaults pins the defaults of the flags kube-controller-
-// manager does not have, as the README's table of differing flags lists
+// manager does not have, as the table of differing flags of docs/flags.md lists
 // them.
 func TestOwnFlagDefaults(t *testing.T) {
 	own := map[string]string{
@@ -123,7 +123,7 @@ func TestOwnFlagDefaults(t *testing.T) {
 		// off unless asked for.
 		"port": "0",
 	}
-	checkDefaults(t, own, "the README's")
+	checkDefaults(t, own, "docs/flags.md's")
 }
 
 func TestFlagSectionsFollowKubeControllerManagerHelp(t *testing.T) {
