@@ -293,3 +293,43 @@ func (s gatedScaleInterface) Get(ctx context.Context, gr schema.GroupResource, n
 	<-s.g.release
 	return s.ScaleInterface.Get(ctx, gr, name, opts)
 }
+
+// TestHotFlowInTheLoop: an HPA whose namespace has a pass in the lane and
+// holds its share of the workers already is put back for a moment without
+// a pass; an HPA of another namespace is not.
+func TestHotFlowInTheLoop(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		namespace string
+		wantPass  bool
+	}{
+		{name: "an HPA of the hot namespace waits for its share", namespace: testNamespace},
+		{name: "an HPA of another namespace takes a worker", namespace: "other", wantPass: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t, newHPA(1, 10, cpuUtilization(50)), harnessOptions{})
+			h.scales.setScale(3, 3, testSelector)
+			h.addPods(3, 50)
+			h.drainQueue()
+			h.c.lane.resize(2)
+			// A slow pass of the namespace is in the lane, and another of
+			// its passes holds the one worker of its share.
+			hot := flows{"namespace/" + testNamespace}
+			slow, _ := h.c.lane.admit(hot, true)
+			defer slow.release()
+			busy, _ := h.c.lane.admit(hot, false)
+			defer busy.release()
+			q := recordQueue(h)
+			h.c.queue.Add(hpaKey{namespace: tc.namespace, name: testHPAName})
+			q.calls = nil
+			if !h.c.processNextWorkItem(h.ctx) {
+				t.Fatal("processNextWorkItem = false")
+			}
+			h.c.inFlight.Wait()
+			waited := slices.Contains(q.recorded(), "AddAfter "+tc.namespace+"/"+testHPAName+" "+slowLaneRetry.String())
+			if waited == tc.wantPass {
+				t.Errorf("queue calls = %v; want a wait for the lane: %v", q.recorded(), !tc.wantPass)
+			}
+		})
+	}
+}
