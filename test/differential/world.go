@@ -222,8 +222,8 @@ func (s seqScenario) run(kind controllerKind) ([]observation, faultLog, error) {
 // workers is how many workers each controller runs: both controllers'
 // default (--concurrent-horizontal-pod-autoscaler-syncs), so that the
 // twin's pass never waits for the first HPA's, whose fetch may hang until
-// kube-hpa's budget, and kube-hpa's slow lane (half of the workers) takes
-// both HPAs when both wait for a hanging resource metric.
+// kube-hpa's budget, and kube-hpa's slow lane (slowlane.go) moves both
+// HPAs off the workers when both wait for a hanging resource metric.
 const workers = 5
 
 // controller builds the controller of kind in its world and returns the

@@ -159,8 +159,11 @@ type Controller struct {
 	panicBackoff workqueue.TypedRateLimiter[hpaKey]
 	// passes remembers each HPA's last pass (pacing.go).
 	passes *passLog
-	// lane bounds the workers that slow HPAs hold (slowlane.go).
+	// lane moves slow passes off the workers and bounds the workers
+	// that hot flows hold (slowlane.go).
 	lane *slowLane
+	// inFlight are the passes under way, on a worker or in the slow lane.
+	inFlight sync.WaitGroup
 	// progress tells a liveness probe whether the workers move (progress.go).
 	progress progress
 	// consistency holds back passes over a cache older than the
@@ -232,6 +235,7 @@ func (c *Controller) Run(ctx context.Context, workers int) {
 		logger.Info("Shutting down HPA controller")
 		c.queue.ShutDown()
 		wg.Wait()
+		c.inFlight.Wait()
 	}()
 
 	if !cache.WaitForNamedCacheSyncWithContext(ctx, c.synced...) {
@@ -316,21 +320,64 @@ func (c *Controller) worker(ctx context.Context) {
 	}
 }
 
+// processNextWorkItem takes the next HPA and runs its pass, holding the
+// worker until the pass ends or has run its share of the worker
+// (slowlane.go): then the pass goes on in the slow lane and the worker
+// takes the next HPA.
 func (c *Controller) processNextWorkItem(ctx context.Context) bool {
 	key, quit := c.queue.Get()
 	if quit {
 		return false
 	}
-	defer c.queue.Done(key)
-
-	admitted, release := c.lane.admit(c.passes.slow(key))
+	found := c.lookUp(key)
+	period := c.opts.SyncPeriod
+	if found.exists && found.err == nil {
+		period = c.syncPeriodOf(found.hpa)
+	}
+	slow := c.passes.slow(key)
+	hold, admitted := c.lane.admit(flowsOf(key.namespace, found.hpa), slow)
 	if !admitted {
 		c.queue.AddAfter(key, slowLaneRetry)
+		c.queue.Done(key)
 		return true
 	}
+	done := make(chan struct{})
+	c.startPass(func() {
+		defer close(done)
+		c.runPass(ctx, key, found, hold)
+	})
+	if slow {
+		return true
+	}
+	timer := c.opts.Clock.NewTimer(slowPass(period))
+	defer timer.Stop()
+	select {
+	case <-done:
+	case <-timer.C():
+		if !hold.toLane() {
+			return true // the pass ended as its share did
+		}
+		c.passes.overran(key)
+		klog.FromContext(ctx).V(2).Info("HPA pass moved to the slow lane", "hpa", key.String(), "after", slowPass(period))
+	}
+	return true
+}
+
+// startPass runs a pass off the worker's goroutine, so that the worker can
+// leave a pass that overruns to the slow lane. A panic in the pass is
+// recovered by reconcileKeyRecovering.
+func (c *Controller) startPass(pass func()) {
+	c.inFlight.Go(pass)
+}
+
+// runPass reconciles key, then records the pass and queues the HPA's next
+// one; the key stays in the queue's processing set until then, so an HPA
+// never has two passes under way.
+func (c *Controller) runPass(ctx context.Context, key hpaKey, found hpaLookup, hold *laneHold) {
+	defer c.queue.Done(key)
 	start := c.opts.Clock.Now()
-	next, deleted, err := c.reconcileKeyRecovering(ctx, key)
-	release()
+	next, deleted, err := c.reconcileKeyRecovering(ctx, key, found)
+	hold.release()
 	end := c.opts.Clock.Now()
 	c.progress.mark(end)
 	// A record of every pass, whatever its outcome: with sharded replicas,
@@ -363,7 +410,6 @@ func (c *Controller) processNextWorkItem(ctx context.Context) bool {
 		c.passes.ended(key, next.last.start, c.opts.Clock.Now(), next.period)
 		c.requeue(key, next)
 	}
-	return true
 }
 
 // requeueAt asks for a reconcile of key no later than at, for a deadline
@@ -375,8 +421,27 @@ func (c *Controller) requeueAt(key hpaKey, at time.Time) {
 // reconcileKey reconciles the HPA of key, or forgets it when it is gone.
 // next says when it is due again.
 func (c *Controller) reconcileKey(ctx context.Context, key hpaKey) (next cadence, deleted bool, err error) {
+	return c.reconcileFound(ctx, key, c.lookUp(key))
+}
+
+// hpaLookup is what the cache held for a key when its pass was taken.
+type hpaLookup struct {
+	hpa    *v2.HorizontalPodAutoscaler
+	exists bool
+	err    error
+}
+
+// lookUp reads key's HPA from its source's cache, once per pass: the
+// slow lane needs it before the pass starts (slowlane.go).
+func (c *Controller) lookUp(key hpaKey) hpaLookup {
+	hpa, exists, err := c.opts.Sources[key.source].Get(key.namespace, key.name)
+	return hpaLookup{hpa: hpa, exists: exists, err: err}
+}
+
+// reconcileFound is reconcileKey with the HPA looked up already.
+func (c *Controller) reconcileFound(ctx context.Context, key hpaKey, found hpaLookup) (next cadence, deleted bool, err error) {
 	source := c.opts.Sources[key.source]
-	hpa, exists, err := source.Get(key.namespace, key.name)
+	hpa, exists, err := found.hpa, found.exists, found.err
 	if err != nil {
 		return c.cadenceOf(key, nil), false, err
 	}

@@ -33,4 +33,10 @@ limitations under the License.
 // controller made is never taken for a person's pause, whatever single
 // write fails or whatever process dies in between (zero_intent.go says why
 // this way and not the target's managedFields).
+//
+// A pass holds its worker for at most a quarter of its period: one that
+// runs longer goes on in the slow lane, off the workers, and while a
+// namespace or a metrics source has a pass there its HPAs hold at most half
+// of the workers (slowlane.go, docs/slow-providers.md). One tenant's hanging
+// provider so never holds another tenant's workers.
 package podautoscaler

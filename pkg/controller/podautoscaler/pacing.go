@@ -64,8 +64,8 @@ func rateLimited(conds []conditionEdit) bool {
 }
 
 // passLog remembers each HPA's last pass: when it ended (for the age of
-// the shared answers it may take next) and whether it was slow (for the
-// slow lane, slowlane.go).
+// the shared answers it may take next) and whether its HPA is in the slow
+// lane (slowlane.go), with the fast passes it has made in a row since.
 type passLog struct {
 	mu     sync.Mutex
 	passes map[hpaKey]lastPass
@@ -74,6 +74,7 @@ type passLog struct {
 type lastPass struct {
 	end  time.Time
 	slow bool
+	fast int
 }
 
 func newPassLog() *passLog { return &passLog{passes: map[hpaKey]lastPass{}} }
@@ -84,11 +85,26 @@ func newPassLog() *passLog { return &passLog{passes: map[hpaKey]lastPass{}} }
 func (l *passLog) ended(key hpaKey, start, end time.Time, period time.Duration) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	slow := l.passes[key].slow
+	last := l.passes[key]
+	last.end = end
 	if !start.IsZero() {
-		slow = end.Sub(start) > slowPass(period)
+		if end.Sub(start) > slowPass(period) {
+			last.slow, last.fast = true, 0
+		} else if last.fast++; last.fast >= fastPassesToLeave {
+			last.slow = false
+		}
 	}
-	l.passes[key] = lastPass{end: end, slow: slow}
+	l.passes[key] = last
+}
+
+// overran records that a pass of key has run past its share of a worker:
+// its HPA is slow from now, before the pass ends.
+func (l *passLog) overran(key hpaKey) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	last := l.passes[key]
+	last.slow, last.fast = true, 0
+	l.passes[key] = last
 }
 
 func (l *passLog) forget(key hpaKey) {
@@ -97,7 +113,7 @@ func (l *passLog) forget(key hpaKey) {
 	delete(l.passes, key)
 }
 
-// slow reports whether key's last pass was slow.
+// slow reports whether key is in the slow lane.
 func (l *passLog) slow(key hpaKey) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()

@@ -49,10 +49,10 @@ func newPanicBackoff(period time.Duration) workqueue.TypedRateLimiter[hpaKey] {
 	return workqueue.NewTypedItemExponentialFailureRateLimiter[hpaKey](period, panicBackoffMax*period)
 }
 
-// reconcileKeyRecovering is reconcileKey with a panic turned into the
+// reconcileKeyRecovering is reconcileFound with a panic turned into the
 // pass's error: logged with its stack and the HPA's key, counted as an
 // internal error, reported as a Warning event on the HPA.
-func (c *Controller) reconcileKeyRecovering(ctx context.Context, key hpaKey) (next cadence, deleted bool, err error) {
+func (c *Controller) reconcileKeyRecovering(ctx context.Context, key hpaKey, found hpaLookup) (next cadence, deleted bool, err error) {
 	start := c.opts.Clock.Now()
 	defer func() {
 		r := recover()
@@ -68,7 +68,7 @@ func (c *Controller) reconcileKeyRecovering(ctx context.Context, key hpaKey) (ne
 			c.opts.EventRecorder.Eventf(source.EventObject(hpa), corev1.EventTypeWarning, "FailedReconcile", "%s", err.Error())
 		}
 	}()
-	return c.reconcileKey(ctx, key)
+	return c.reconcileFound(ctx, key, found)
 }
 
 // requeueAfterPanic puts back a key whose pass panicked, later with each

@@ -19,64 +19,196 @@ package podautoscaler
 import (
 	"sync"
 	"time"
+
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
+
+	v2 "github.com/kube-hpa/kube-hpa/api/autoscaling/v2"
 )
 
-// The slow lane keeps HPAs whose passes are slow (a metrics provider that
-// hangs until the fetch budget ends them) from holding every worker. An
-// HPA whose last pass took more than a quarter of its period counts as
-// slow; at most half of the workers run slow HPAs at once, and a slow HPA
-// that finds the lane full waits a moment in the queue instead of taking a
-// worker. Healthy HPAs never wait for the lane, so however many HPAs a
-// broken provider serves, the others keep their period. The slow ones
-// still get passes, fail their fetches like any failing provider, and fall
-// back where configured; an HPA leaves the lane with its first fast pass.
+// The slow lane keeps a metrics provider that hangs (until the fetch
+// budget ends the pass) from holding the workers that every other HPA
+// needs. Three rules, no more (docs/slow-providers.md):
+//
+//  1. A pass may hold its worker for a quarter of its period (slowPass).
+//     One that runs longer is moved to the slow lane there and then: its
+//     HPA counts as slow from that moment, the worker takes the next HPA,
+//     and the pass goes on off the workers until the fetch budget ends it.
+//     The next passes of a slow HPA start in the lane at once. An HPA
+//     leaves the lane only after fastPassesToLeave fast passes in a row,
+//     so a provider that flaps between fast errors and hangs stays in it.
+//  2. The lane has no count of its own: each HPA has at most one pass in
+//     flight (the queue never hands out a key being processed) and the
+//     fetch budget ends it, so a slow HPA is passed on its own slot every
+//     period, and its fallback comes when due, whatever the number of
+//     slow HPAs.
+//  3. A flow (a namespace, or a metrics source: the API group a metric is
+//     routed to) with a pass in the lane is "hot": while it is, its HPAs
+//     may hold at most half of the workers, so a provider that starts
+//     hanging, or a tenant whose HPAs all hang, costs the others at most
+//     half of the workers for a quarter period each, instead of all of
+//     them. Flows with no slow pass are never bounded: as in API Priority
+//     and Fairness, a share only limits a flow when it would take from
+//     others.
 
-// slowLaneRetry is how long a slow HPA that found the lane full waits
-// before it asks again.
+// fastPassesToLeave is how many fast passes in a row take an HPA out of
+// the slow lane.
+const fastPassesToLeave = 3
+
+// slowLaneRetry is how long an HPA of a hot flow that found its share of
+// the workers taken waits before it asks again.
 const slowLaneRetry = time.Second
 
-// slowPass is how long a pass of an HPA of period may take before the HPA
-// counts as slow.
+// slowPass is how long a pass of an HPA of period may hold its worker.
 func slowPass(period time.Duration) time.Duration { return period / 4 }
 
-// slowLane counts the workers busy with slow HPAs; which HPAs are slow the
-// pass log says (pacing.go).
+// The default API groups of each kind of metric, where a metric that names
+// no source is fetched.
+const (
+	resourceMetricsGroup = "metrics.k8s.io"
+	customMetricsGroup   = "custom.metrics.k8s.io"
+	externalMetricsGroup = "external.metrics.k8s.io"
+)
+
+// flows are what a pass of an HPA is counted against: its namespace and
+// each metrics source it fetches from.
+type flows []string
+
+// flowsOf returns the flows of hpa in namespace; nil hpa (not in the
+// cache) has its namespace alone.
+func flowsOf(namespace string, hpa *v2.HorizontalPodAutoscaler) flows {
+	out := flows{"namespace/" + namespace}
+	if hpa == nil {
+		return out
+	}
+	seen := map[string]bool{}
+	for _, m := range hpa.Spec.Metrics {
+		group := metricSourceGroup(m)
+		if group != "" && !seen[group] {
+			seen[group] = true
+			out = append(out, "source/"+group)
+		}
+	}
+	return out
+}
+
+// metricSourceGroup is the API group that m is fetched from.
+func metricSourceGroup(m v2.MetricSpec) string {
+	var id *v2.MetricIdentifier
+	def := ""
+	switch m.Type {
+	case autoscalingv2.ResourceMetricSourceType, autoscalingv2.ContainerResourceMetricSourceType:
+		return resourceMetricsGroup
+	case autoscalingv2.PodsMetricSourceType:
+		def = customMetricsGroup
+		if m.Pods != nil {
+			id = &m.Pods.Metric
+		}
+	case autoscalingv2.ObjectMetricSourceType:
+		def = customMetricsGroup
+		if m.Object != nil {
+			id = &m.Object.Metric
+		}
+	case autoscalingv2.ExternalMetricSourceType:
+		def = externalMetricsGroup
+		if m.External != nil {
+			id = &m.External.Metric
+		}
+	}
+	if g := id.SourceGroup(); g != "" {
+		return g
+	}
+	return def
+}
+
+// slowLane counts, per flow, the passes on workers and the passes in the
+// lane.
 type slowLane struct {
-	mu    sync.Mutex
-	limit int
-	busy  int
+	mu     sync.Mutex
+	share  int
+	onWork map[string]int
+	inLane map[string]int
 }
 
 // newSlowLane returns the lane of a controller with workers workers.
 func newSlowLane(workers int) *slowLane {
-	l := &slowLane{}
+	l := &slowLane{onWork: map[string]int{}, inLane: map[string]int{}}
 	l.resize(workers)
 	return l
 }
 
-// resize sets the lane to half of workers, at least one.
+// resize sets the share of a hot flow to half of workers, at least one.
 func (l *slowLane) resize(workers int) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.limit = max(1, workers/2)
+	l.share = max(1, workers/2)
 }
 
-// admit reports whether a pass of an HPA, slow or not, may run now, and
-// the function to call when it is over. Passes of HPAs not known to be
-// slow always run.
-func (l *slowLane) admit(slow bool) (bool, func()) {
-	if !slow {
-		return true, func() {}
-	}
+// laneHold is one pass's place: on a worker, then perhaps in the lane,
+// until it ends.
+type laneHold struct {
+	lane   *slowLane
+	flows  flows
+	inLane bool
+	done   bool
+}
+
+// admit reports whether a pass of an HPA with flows may start now, and
+// its hold. A pass of a slow HPA starts in the lane and is always let in;
+// any other takes a worker unless one of its flows is hot and holds its
+// share of the workers already.
+func (l *slowLane) admit(f flows, slow bool) (*laneHold, bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.busy >= l.limit {
-		return false, nil
+	h := &laneHold{lane: l, flows: f, inLane: slow}
+	if slow {
+		l.add(l.inLane, f, 1)
+		return h, true
 	}
-	l.busy++
-	return true, func() {
-		l.mu.Lock()
-		defer l.mu.Unlock()
-		l.busy--
+	for _, flow := range f {
+		if l.inLane[flow] > 0 && l.onWork[flow] >= l.share {
+			return nil, false
+		}
+	}
+	l.add(l.onWork, f, 1)
+	return h, true
+}
+
+func (l *slowLane) add(counts map[string]int, f flows, n int) {
+	for _, flow := range f {
+		counts[flow] += n
+		if counts[flow] == 0 {
+			delete(counts, flow)
+		}
+	}
+}
+
+// toLane moves the pass off its worker into the lane and reports whether
+// it did; a pass in the lane already, or over, stays where it is.
+func (h *laneHold) toLane() bool {
+	l := h.lane
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if h.inLane || h.done {
+		return false
+	}
+	h.inLane = true
+	l.add(l.onWork, h.flows, -1)
+	l.add(l.inLane, h.flows, 1)
+	return true
+}
+
+// release ends the pass's hold; a second call does nothing.
+func (h *laneHold) release() {
+	l := h.lane
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if h.done {
+		return
+	}
+	h.done = true
+	if h.inLane {
+		l.add(l.inLane, h.flows, -1)
+	} else {
+		l.add(l.onWork, h.flows, -1)
 	}
 }

@@ -17,116 +17,322 @@ limitations under the License.
 package podautoscaler
 
 import (
+	"context"
+	"runtime"
+	"slices"
+	"sync"
 	"testing"
 	"time"
+
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/scale"
+
+	v2 "github.com/kube-hpa/kube-hpa/api/autoscaling/v2"
 )
 
-// TestSlowLane pins how many workers slow HPAs may hold: half of them, at
-// least one, while healthy HPAs are never held back, and an HPA leaves the
-// lane with its first fast pass.
-func TestSlowLane(t *testing.T) {
-	const period = 15 * time.Second
-	key := func(name string) hpaKey { return hpaKey{namespace: "tenant", name: name} }
-	slowTook, fastTook := 8*time.Second, time.Second
+// TestSlowLaneAdmission pins who gets a worker: a slow HPA always starts
+// (in the lane, on no worker), a flow with no slow pass is never bounded,
+// and a hot flow (a namespace or a metrics source with a pass in the lane)
+// holds at most half of the workers.
+func TestSlowLaneAdmission(t *testing.T) {
+	tenant := flows{"namespace/tenant", "source/" + externalMetricsGroup}
+	other := flows{"namespace/other", "source/" + resourceMetricsGroup}
+	sameSource := flows{"namespace/other", "source/" + externalMetricsGroup}
 	for _, tc := range []struct {
 		name    string
 		workers int
-		// passes are how long each HPA's last pass took.
-		passes map[string]time.Duration
-		// running are the HPAs whose passes are under way, in order.
-		running []string
-		// admits is whether each of running was let in.
-		admits []bool
+		// inLane are the flows of passes already in the lane.
+		inLane []flows
+		// starting are the passes that ask for a worker, in order, none
+		// of them slow.
+		starting []flows
+		admits   []bool
 	}{
-		{name: "healthy HPAs are always let in", workers: 2,
-			passes:  map[string]time.Duration{"a": fastTook, "b": fastTook, "c": fastTook},
-			running: []string{"a", "b", "c"}, admits: []bool{true, true, true}},
-		{name: "HPAs never passed before are let in", workers: 2,
-			running: []string{"a", "b", "c"}, admits: []bool{true, true, true}},
-		{name: "slow HPAs take half the workers, healthy ones still get in", workers: 4,
-			passes:  map[string]time.Duration{"s1": slowTook, "s2": slowTook, "s3": slowTook, "h": fastTook},
-			running: []string{"s1", "s2", "s3", "h"}, admits: []bool{true, true, false, true}},
-		{name: "one worker still lets one slow HPA in", workers: 1,
-			passes:  map[string]time.Duration{"s1": slowTook, "s2": slowTook},
-			running: []string{"s1", "s2"}, admits: []bool{true, false}},
-		{name: "a pass of a quarter period is not slow", workers: 2,
-			passes:  map[string]time.Duration{"a": period / 4, "b": period / 4},
-			running: []string{"a", "b"}, admits: []bool{true, true}},
+		{name: "flows with no slow pass are never bounded", workers: 2,
+			starting: []flows{tenant, tenant, tenant}, admits: []bool{true, true, true}},
+		{name: "a hot namespace holds half of the workers", workers: 4, inLane: []flows{tenant},
+			starting: []flows{tenant, tenant, tenant, other}, admits: []bool{true, true, false, true}},
+		{name: "a hot metrics source holds half of the workers, whatever the namespace", workers: 4, inLane: []flows{tenant},
+			starting: []flows{sameSource, sameSource, sameSource, other}, admits: []bool{true, true, false, true}},
+		{name: "one worker still lets a hot flow in", workers: 1, inLane: []flows{tenant},
+			starting: []flows{tenant, tenant}, admits: []bool{true, false}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			l := newLaneUnderTest(tc.workers)
-			for name, took := range tc.passes {
-				l.observe(key(name), took, period)
+			l := newSlowLane(tc.workers)
+			for _, f := range tc.inLane {
+				if _, ok := l.admit(f, true); !ok {
+					t.Fatal("a slow HPA was kept out")
+				}
 			}
-			for i, name := range tc.running {
-				if got, _ := l.admit(key(name)); got != tc.admits[i] {
-					t.Errorf("admit %s = %v, want %v", name, got, tc.admits[i])
+			for i, f := range tc.starting {
+				if _, got := l.admit(f, false); got != tc.admits[i] {
+					t.Errorf("pass %d of %v admitted = %v, want %v", i, f, got, tc.admits[i])
 				}
 			}
 		})
 	}
 
-	t.Run("a released slot and a recovered HPA let the next one in", func(t *testing.T) {
-		l := newLaneUnderTest(2)
-		l.observe(key("s1"), slowTook, period)
-		l.observe(key("s2"), slowTook, period)
-		_, release := l.admit(key("s1"))
-		if ok, _ := l.admit(key("s2")); ok {
-			t.Fatal("s2 let in beside s1 on a lane of one")
+	t.Run("slow HPAs start however many are in the lane", func(t *testing.T) {
+		l := newSlowLane(1)
+		for i := range 50 {
+			if _, ok := l.admit(tenant, true); !ok {
+				t.Fatalf("slow pass %d kept out", i)
+			}
 		}
-		release()
-		if ok, _ := l.admit(key("s2")); !ok {
-			t.Fatal("s2 kept out after s1 left the lane")
+	})
+
+	t.Run("a flow cools when its last slow pass ends", func(t *testing.T) {
+		l := newSlowLane(2)
+		slow, _ := l.admit(tenant, true)
+		if _, ok := l.admit(tenant, false); !ok {
+			t.Fatal("first pass of a hot flow kept out")
 		}
-		l.observe(key("s1"), fastTook, period)
-		if ok, _ := l.admit(key("s1")); !ok {
-			t.Fatal("s1 kept out after a fast pass")
+		if _, ok := l.admit(tenant, false); ok {
+			t.Fatal("a hot flow took more than half of two workers")
+		}
+		slow.release()
+		if _, ok := l.admit(tenant, false); !ok {
+			t.Fatal("a flow with no slow pass left was still bounded")
+		}
+	})
+
+	t.Run("a pass moved to the lane frees its worker and heats its flows", func(t *testing.T) {
+		l := newSlowLane(2)
+		h, _ := l.admit(tenant, false)
+		h.toLane()
+		if got := l.onWork[tenant[0]]; got != 0 {
+			t.Errorf("workers held by the tenant = %d, want 0", got)
+		}
+		if got := l.inLane[tenant[1]]; got != 1 {
+			t.Errorf("passes of the source in the lane = %d, want 1", got)
+		}
+		h.release()
+		h.release()
+		if len(l.onWork) != 0 || len(l.inLane) != 0 {
+			t.Errorf("after release: on workers %v, in lane %v, want none", l.onWork, l.inLane)
 		}
 	})
 }
 
-// TestSlowLaneInTheLoop: a slow HPA that finds the lane full is put back
-// for a moment without a pass, and takes no worker.
-func TestSlowLaneInTheLoop(t *testing.T) {
+// TestSlowLaneHysteresis pins when an HPA is in the lane: from its first
+// slow pass, until fastPassesToLeave fast passes in a row.
+func TestSlowLaneHysteresis(t *testing.T) {
+	const period = 15 * time.Second
+	slowTook, fastTook := 8*time.Second, time.Second
+	for _, tc := range []struct {
+		name   string
+		passes []time.Duration
+		want   bool
+	}{
+		{name: "an HPA never passed is not slow", want: false},
+		{name: "fast passes are not slow", passes: []time.Duration{fastTook, fastTook}, want: false},
+		{name: "a pass of a quarter period is not slow", passes: []time.Duration{period / 4}, want: false},
+		{name: "one slow pass puts the HPA in the lane", passes: []time.Duration{fastTook, slowTook}, want: true},
+		{name: "one fast pass does not take it out", passes: []time.Duration{slowTook, fastTook}, want: true},
+		{name: "two fast passes do not take it out", passes: []time.Duration{slowTook, fastTook, fastTook}, want: true},
+		{name: "three fast passes in a row take it out", passes: []time.Duration{slowTook, fastTook, fastTook, fastTook}, want: false},
+		{name: "a flapping provider keeps it in", passes: []time.Duration{slowTook, fastTook, fastTook, slowTook, fastTook, fastTook}, want: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			log := newPassLog()
+			key := hpaKey{namespace: "tenant", name: "a"}
+			for _, took := range tc.passes {
+				log.ended(key, testStart, testStart.Add(took), period)
+			}
+			if got := log.slow(key); got != tc.want {
+				t.Errorf("slow = %v, want %v", got, tc.want)
+			}
+		})
+	}
+
+	t.Run("an overrun counts as slow before the pass ends, and resets the count of fast passes", func(t *testing.T) {
+		log := newPassLog()
+		key := hpaKey{namespace: "tenant", name: "a"}
+		log.ended(key, testStart, testStart.Add(slowTook), period)
+		log.ended(key, testStart, testStart.Add(fastTook), period)
+		log.ended(key, testStart, testStart.Add(fastTook), period)
+		log.overran(key)
+		log.ended(key, testStart, testStart.Add(fastTook), period)
+		if !log.slow(key) {
+			t.Error("an HPA left the lane with one fast pass after an overrun")
+		}
+	})
+}
+
+// TestFlowsOf pins the flows a pass counts against: its namespace and the
+// API group of each of its metrics, once each.
+func TestFlowsOf(t *testing.T) {
+	external := func(name, group string) v2.MetricSpec {
+		m := v2.MetricSpec{Type: autoscalingv2.ExternalMetricSourceType, External: &v2.ExternalMetricSource{Metric: v2.MetricIdentifier{Name: name}}}
+		if group != "" {
+			m.External.Metric.Source = &v2.MetricSourceReference{APIGroup: group}
+		}
+		return m
+	}
+	for _, tc := range []struct {
+		name string
+		hpa  *v2.HorizontalPodAutoscaler
+		want flows
+	}{
+		{name: "an HPA not in the cache has its namespace alone", want: flows{"namespace/ns"}},
+		{name: "a resource metric is fetched from metrics.k8s.io", hpa: newHPA(1, 2, cpuUtilization(50)),
+			want: flows{"namespace/ns", "source/metrics.k8s.io"}},
+		{name: "external metrics of one group count once", hpa: newHPA(1, 2, external("a", ""), external("b", "")),
+			want: flows{"namespace/ns", "source/external.metrics.k8s.io"}},
+		{name: "a metric routed to a source counts against that source", hpa: newHPA(1, 2, external("a", "tenant.example.com"), cpuUtilization(50)),
+			want: flows{"namespace/ns", "source/tenant.example.com", "source/metrics.k8s.io"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := flowsOf("ns", tc.hpa); !slices.Equal(got, tc.want) {
+				t.Errorf("flows = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestOverrunningPassMovesToTheLane: a pass that runs past a quarter of
+// its period leaves its worker there and then; it goes on in the lane,
+// and its end records and requeues the HPA as any pass's does. The next
+// pass of the now slow HPA starts in the lane at once and keeps the
+// HPA's period.
+func TestOverrunningPassMovesToTheLane(t *testing.T) {
 	h := newHarness(t, newHPA(1, 10, cpuUtilization(50)), harnessOptions{})
 	h.scales.setScale(3, 3, testSelector)
+	h.addPods(3, 50)
 	h.drainQueue()
-	l := laneUnderTest{log: h.c.passes, lane: h.c.lane}
-	l.observe(h.key(testHPAName), 10*time.Second, 15*time.Second)
-	// Another slow HPA holds the lane of one.
-	other := hpaKey{namespace: "tenant", name: "hanging"}
-	l.observe(other, 10*time.Second, 15*time.Second)
-	if ok, _ := l.admit(other); !ok {
-		t.Fatal("the first slow HPA was kept out")
-	}
+	gate := newGatedScales(h.scales)
+	h.c.opts.ScaleClient = gate
 	q := recordQueue(h)
-	h.c.queue.Add(h.key(testHPAName))
+	key := h.key(testHPAName)
+
+	// processNextWorkItem runs the worker's turn and reports when the
+	// worker is free again.
+	var workers sync.WaitGroup
+	processNext := func() chan struct{} {
+		free := make(chan struct{})
+		h.c.queue.Add(key)
+		workers.Go(func() {
+			defer close(free)
+			if !h.c.processNextWorkItem(h.ctx) {
+				t.Error("processNextWorkItem = false")
+			}
+		})
+		return free
+	}
+	defer workers.Wait()
+
+	// The worker's timer is the one waiter the clock gains: the queue
+	// has no delayed item to wait for while the pass is held.
+	waiters := h.clock.Waiters()
+	free := processNext()
+	<-gate.entered
+	for h.clock.Waiters() <= waiters {
+		runtime.Gosched()
+	}
+	if h.c.passes.slow(key) {
+		t.Fatal("the HPA counts as slow before its pass overran")
+	}
+	h.clock.Step(slowPass(15 * time.Second))
+	<-free
+	if !h.c.passes.slow(key) {
+		t.Error("the HPA whose pass overran is not in the slow lane")
+	}
+	h.c.lane.mu.Lock()
+	onWork, inLane := len(h.c.lane.onWork), h.c.lane.inLane["namespace/"+testNamespace]
+	h.c.lane.mu.Unlock()
+	if onWork != 0 || inLane != 1 {
+		t.Errorf("flows on workers = %d, passes of the namespace in the lane = %d; want 0 and 1", onWork, inLane)
+	}
 	q.calls = nil
-	if !h.c.processNextWorkItem(h.ctx) {
-		t.Fatal("processNextWorkItem = false")
+	gate.release <- struct{}{}
+	h.c.inFlight.Wait()
+	if got := q.recorded(); !sameStrings(got, []string{"AddRateLimited " + key.String()}) {
+		t.Errorf("queue calls at the end of the moved pass = %v, want the HPA's period", got)
 	}
-	if got := q.recorded(); !sameStrings(got, []string{addAfterWeb(slowLaneRetry)}) {
-		t.Errorf("queue calls = %v, want a retry after %v", got, slowLaneRetry)
+	if h.source.statusUpdates != 1 {
+		t.Errorf("status writes = %d, want the moved pass's one", h.source.statusUpdates)
 	}
-	if h.source.statusUpdates != 0 {
-		t.Errorf("status writes = %d, want none: the pass must not run", h.source.statusUpdates)
+
+	// The next pass starts in the lane: the worker is free before the
+	// pass reads the scale.
+	h.c.queue.Forget(key)
+	q.calls = nil
+	free = processNext()
+	<-free
+	<-gate.entered
+	gate.release <- struct{}{}
+	h.c.inFlight.Wait()
+	if got := q.recorded(); !slices.Contains(got, "AddRateLimited "+key.String()) || slices.Contains(got, addAfterWeb(slowLaneRetry)) {
+		t.Errorf("queue calls of the slow HPA's pass = %v, want its period and no wait for the lane", got)
 	}
 }
 
-// laneUnderTest is the slow lane with the pass log that tells it which
-// HPAs are slow, as the controller pairs them.
-type laneUnderTest struct {
-	log  *passLog
-	lane *slowLane
+// gatedScales holds each scale read until the test releases it, as a
+// pass stuck on a slow provider would be.
+type gatedScales struct {
+	scale.ScalesGetter
+	entered chan struct{}
+	release chan struct{}
 }
 
-func newLaneUnderTest(workers int) laneUnderTest {
-	return laneUnderTest{log: newPassLog(), lane: newSlowLane(workers)}
+func newGatedScales(s scale.ScalesGetter) gatedScales {
+	return gatedScales{ScalesGetter: s, entered: make(chan struct{}), release: make(chan struct{})}
 }
 
-// observe records a pass of key that took took.
-func (l laneUnderTest) observe(key hpaKey, took, period time.Duration) {
-	l.log.ended(key, testStart, testStart.Add(took), period)
+func (g gatedScales) Scales(namespace string) scale.ScaleInterface {
+	return gatedScaleInterface{ScaleInterface: g.ScalesGetter.Scales(namespace), g: g}
 }
 
-func (l laneUnderTest) admit(key hpaKey) (bool, func()) { return l.lane.admit(l.log.slow(key)) }
+type gatedScaleInterface struct {
+	scale.ScaleInterface
+	g gatedScales
+}
+
+func (s gatedScaleInterface) Get(ctx context.Context, gr schema.GroupResource, name string, opts metav1.GetOptions) (*autoscalingv1.Scale, error) {
+	s.g.entered <- struct{}{}
+	<-s.g.release
+	return s.ScaleInterface.Get(ctx, gr, name, opts)
+}
+
+// TestHotFlowInTheLoop: an HPA whose namespace has a pass in the lane and
+// holds its share of the workers already is put back for a moment without
+// a pass; an HPA of another namespace is not.
+func TestHotFlowInTheLoop(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		namespace string
+		wantPass  bool
+	}{
+		{name: "an HPA of the hot namespace waits for its share", namespace: testNamespace},
+		{name: "an HPA of another namespace takes a worker", namespace: "other", wantPass: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t, newHPA(1, 10, cpuUtilization(50)), harnessOptions{})
+			h.scales.setScale(3, 3, testSelector)
+			h.addPods(3, 50)
+			h.drainQueue()
+			h.c.lane.resize(2)
+			// A slow pass of the namespace is in the lane, and another of
+			// its passes holds the one worker of its share.
+			hot := flows{"namespace/" + testNamespace}
+			slow, _ := h.c.lane.admit(hot, true)
+			defer slow.release()
+			busy, _ := h.c.lane.admit(hot, false)
+			defer busy.release()
+			q := recordQueue(h)
+			h.c.queue.Add(hpaKey{namespace: tc.namespace, name: testHPAName})
+			q.calls = nil
+			if !h.c.processNextWorkItem(h.ctx) {
+				t.Fatal("processNextWorkItem = false")
+			}
+			h.c.inFlight.Wait()
+			waited := slices.Contains(q.recorded(), "AddAfter "+tc.namespace+"/"+testHPAName+" "+slowLaneRetry.String())
+			if waited == tc.wantPass {
+				t.Errorf("queue calls = %v; want a wait for the lane: %v", q.recorded(), !tc.wantPass)
+			}
+		})
+	}
+}
