@@ -206,3 +206,50 @@ func TestAListedLeaseIsTimedFromWhenTheAnswerArrived(t *testing.T) {
 		t.Errorf("b's renewal seen since %v, want when the answer arrived (%v), not when the list was sent (%v)", s.since, want, sent)
 	}
 }
+
+// TestAShardReleasedByAReplicaThatLeftIsTakenWithinALeaseDuration pins the
+// bound on a released shard without an owner: while its releaser's member
+// Lease is live the plans keep the shard its releaser's, so when the
+// leaver's delete of that Lease fails (or its answer is lost on a loaded
+// API server) the shard waits for the member Lease to expire, and no
+// longer.
+func TestAShardReleasedByAReplicaThatLeftIsTakenWithinALeaseDuration(t *testing.T) {
+	for _, tc := range []struct {
+		name         string
+		deleteFails  bool
+		wantRoundsAt int
+		// notBefore is a round by which b must not have them yet: the
+		// plans still count them as the live-looking leaver's.
+		notBefore int
+	}{
+		{name: "member lease deleted: taken on the next round", wantRoundsAt: 1},
+		{name: "member lease left behind: taken once it expires", deleteFails: true,
+			wantRoundsAt: int(testDuration/testRetry) + 2, notBefore: int(testDuration/testRetry) - 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFleet(t)
+			a, b := f.member("a", 4), f.member("b", 4)
+			f.rounds(3, a, b)
+			given := heldShards(a)
+			if tc.deleteFails {
+				f.client.PrependReactor("delete", "leases", func(k8stesting.Action) (bool, runtime.Object, error) {
+					return true, nil, errors.New("the answer was lost")
+				})
+			}
+			a.leave(f.ctx)
+			rounds := 0
+			for len(heldShards(b)) < 4 {
+				rounds++
+				if rounds > tc.wantRoundsAt {
+					t.Fatalf("b holds %v after %d rounds since a left (released %v), want every shard by round %d",
+						heldShards(b), rounds-1, given, tc.wantRoundsAt)
+				}
+				f.rounds(1, b)
+			}
+			if rounds < tc.notBefore {
+				t.Errorf("b took every shard at round %d, while a's member Lease was still live (before round %d)", rounds, tc.notBefore)
+			}
+			f.work.noOverlaps(t)
+		})
+	}
+}
