@@ -31,4 +31,8 @@ limitations under the License.
 // saw the last renewal). The new owner starts only after its acquisition is
 // written. So no shard is worked by two replicas at once, as long as
 // RenewDeadline is below LeaseDuration by more than it takes the work to stop.
+// Cancelling the work is not enough for its writes: each write asks Check
+// first, which refuses by the clock once the deadline has passed (also in a
+// process resumed after a stall, before any timer ran) and as soon as the
+// run is told to stop, which is before its shards are released.
 package shardlease

@@ -99,7 +99,7 @@ func errOrStopped(err error) error {
 func (m *Manager) round(ctx context.Context) {
 	logger := klog.FromContext(ctx)
 	now := m.o.Clock.Now()
-	listed := m.list(ctx, now)
+	listed := m.list(ctx)
 	joined := m.joined
 	m.joined = m.renewMember(ctx, now) || m.joined
 	m.recount()
@@ -138,8 +138,11 @@ func (m *Manager) round(ctx context.Context) {
 }
 
 // list reads the group's Leases; a quorum read, so a lagging cache never
-// hides a holder.
-func (m *Manager) list(ctx context.Context, now time.Time) bool {
+// hides a holder. A new version is timed from when the answer arrived, not
+// from when the list was sent: a list that took long would otherwise date
+// another replica's renewal earlier than this replica saw it, expire it
+// early and eat into the margin between RenewDeadline and LeaseDuration.
+func (m *Manager) list(ctx context.Context) bool {
 	ctx, cancel := context.WithTimeout(ctx, m.o.RetryPeriod)
 	defer cancel()
 	selector := labels.SelectorFromSet(labels.Set{groupLabel: m.o.Group}).String()
@@ -148,7 +151,7 @@ func (m *Manager) list(ctx context.Context, now time.Time) bool {
 		klog.FromContext(ctx).Error(err, "Listing the shard leases")
 		return false
 	}
-	m.view = m.view.observe(list.Items, now)
+	m.view = m.view.observe(list.Items, m.o.Clock.Now())
 	return true
 }
 
@@ -278,7 +281,7 @@ func (m *Manager) setWork(ctx context.Context) {
 	}
 	if len(owned) > 0 {
 		klog.FromContext(ctx).Info("Working shards", "shards", owned, "of", m.o.Shards)
-		m.run = start(ctx, m.o.Work, owned)
+		m.run = start(ctx, m.o.Clock, m.o.Work, owned, m.fence())
 		// The new run counts anew; until it does, the Leases keep theirs.
 		m.counts = nil
 		m.run.fenceAt(m.o.Clock, m.fence())

@@ -222,7 +222,7 @@ func TestOnlyTheFirstOfTwoRacingWritesWins(t *testing.T) {
 	a, b := f.member("a", 2), f.member("b", 2)
 	now := f.clock.Now()
 	for _, m := range []member{a, b} {
-		m.list(f.ctx, now)
+		m.list(f.ctx)
 	}
 	a.acquire(f.ctx, 0, now)
 	b.acquire(f.ctx, 0, now)
@@ -233,7 +233,7 @@ func TestOnlyTheFirstOfTwoRacingWritesWins(t *testing.T) {
 	a.held = map[int]time.Time{}
 	a.release(f.ctx, 0)
 	for _, m := range []member{a, b} {
-		m.list(f.ctx, now)
+		m.list(f.ctx)
 	}
 	b.acquire(f.ctx, 0, now)
 	a.acquire(f.ctx, 0, now)

@@ -36,14 +36,21 @@ type running struct {
 	done  chan struct{}
 	err   error
 	fence clock.Timer
+	// permit is what the Work's writes ask (Check); it closes with the
+	// fence and with stop, before the shards can be released.
+	permit *fence
 }
 
-// start runs work on owned in a goroutine of its own.
-func start(ctx context.Context, work Work, owned []int) *running {
-	ctx, cancel := context.WithCancel(ctx)
-	r := &running{owned: slices.Clone(owned), done: make(chan struct{})}
+// start runs work on owned in a goroutine of its own, allowed to write
+// until deadline unless fenceAt moves it.
+func start(ctx context.Context, clk clock.PassiveClock, work Work, owned []int, deadline time.Time) *running {
+	permit := &fence{clock: clk}
+	permit.set(deadline)
+	ctx, cancel := context.WithCancel(context.WithValue(ctx, fenceKey{}, permit))
+	r := &running{owned: slices.Clone(owned), done: make(chan struct{}), permit: permit}
 	r.cancel = func() {
 		r.canceled.Store(true)
+		permit.close()
 		cancel()
 	}
 	go func() {
@@ -60,6 +67,7 @@ func (r *running) fenceAt(clk clock.WithDelayedExecution, deadline time.Time) {
 	if r.fence != nil {
 		r.fence.Stop()
 	}
+	r.permit.set(deadline)
 	r.fence = clk.AfterFunc(deadline.Sub(clk.Now()), r.cancel)
 }
 

@@ -99,6 +99,7 @@ func runControllers(ctx context.Context, cfg *config.Config, c *clients, mon mon
 		InitialReadinessDelay:        cfg.HPA.InitialReadinessDelay,
 		SpreadReconciles:             cfg.HPA.SpreadReconciles,
 		InScope:                      sc.inScope(),
+		Fence:                        sc.fence,
 	})
 	if err != nil {
 		return err

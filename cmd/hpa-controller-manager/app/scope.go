@@ -25,6 +25,7 @@ import (
 	"k8s.io/component-base/metrics"
 	"k8s.io/klog/v2"
 
+	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler"
 	"github.com/kube-hpa/kube-hpa/pkg/shard"
 )
 
@@ -39,6 +40,8 @@ type scope struct {
 	filter *shard.Filter
 	// counter is told the run's HPA stores; nil when not sharded.
 	counter *hpaCounter
+	// fence is asked before every write; nil when not sharded.
+	fence podautoscaler.Fence
 }
 
 // scopeOf returns the scope of the shards owned out of shards.

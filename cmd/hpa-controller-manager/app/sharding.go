@@ -75,6 +75,7 @@ func runSharded(ctx context.Context, cfg *config.Config, c *clients, registry me
 				return err
 			}
 			sc.counter = counter
+			sc.fence = leaseFence{inScope: sc.inScope()}
 			ctx = klog.NewContext(ctx, klog.LoggerWithValues(klog.FromContext(ctx), "shards", owned))
 			checkSelector(ctx, c.kube, sc, honored)
 			return runControllers(ctx, cfg, c, scoped, health, sc)
@@ -85,6 +86,19 @@ func runSharded(ctx context.Context, cfg *config.Config, c *clients, registry me
 	}
 	klog.FromContext(ctx).Info("Running sharded", "shards", cfg.Sharding.Shards, "group", le.ResourceName, "namespace", le.ResourceNamespace)
 	return manager.Run(ctx)
+}
+
+// leaseFence lets a pass write only while the run it belongs to still
+// holds its shards (shardlease.Check) and only in their namespaces.
+type leaseFence struct {
+	inScope func(string) bool
+}
+
+func (f leaseFence) Allow(ctx context.Context, namespace string) error {
+	if f.inScope != nil && !f.inScope(namespace) {
+		return fmt.Errorf("%w: namespace %q is outside the shards held", shardlease.ErrFenced, namespace)
+	}
+	return shardlease.Check(ctx)
 }
 
 // keepOnly is the namespace filter of the shards owned, for dropping the

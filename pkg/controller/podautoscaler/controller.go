@@ -114,6 +114,10 @@ type Options struct {
 	// others are never queued, so never read, scaled or written, whatever
 	// the informers deliver. Nil accepts every namespace.
 	InScope func(namespace string) bool
+	// Fence, when set, is asked before every write of a pass; a sharded
+	// replica's fence refuses once its shard may be another replica's.
+	// Nil allows every write.
+	Fence Fence
 }
 
 func (o *Options) validate() error {

@@ -98,6 +98,9 @@ func (p *pass) scaleForMappings(mappings []*apimeta.RESTMapping) (*autoscalingv1
 // the target since that read, and is never retried with the same count
 // (decide re-decides instead).
 func (p *pass) updateScale(tgt target, desired int32) error {
+	if err := p.allowWrite(); err != nil {
+		return err
+	}
 	scale := tgt.scale.DeepCopy()
 	scale.Spec.Replicas = desired
 	_, err := p.c.opts.ScaleClient.Scales(p.hpa.Namespace).Update(p.ctx, tgt.gr, scale, metav1.UpdateOptions{})

@@ -142,6 +142,9 @@ type writtenStatus struct {
 func (p *pass) updateStatus(out outcome, before *v2.HorizontalPodAutoscalerStatus) (writtenStatus, error) {
 	hpa := p.hpa
 	for attempt := 1; ; attempt++ {
+		if err := p.allowWrite(); err != nil {
+			return writtenStatus{}, err
+		}
 		version, err := p.source.UpdateStatus(p.ctx, hpa)
 		if err == nil {
 			return writtenStatus{before: before, after: &hpa.Status, version: version, stored: version}, nil
