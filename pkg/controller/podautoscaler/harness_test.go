@@ -102,6 +102,8 @@ type harnessOptions struct {
 	wrapMetrics func(metrics.Client) metrics.Client
 	// inScope, when set, is the controller's InScope.
 	inScope func(namespace string) bool
+	// observed, when set, is the controller's Observed.
+	observed []ObservedAutoscalers
 }
 
 func newHarness(t *testing.T, hpa *v2.HorizontalPodAutoscaler, opts harnessOptions) *harness {
@@ -151,6 +153,7 @@ func newHarness(t *testing.T, hpa *v2.HorizontalPodAutoscaler, opts harnessOptio
 	}
 	controllerOpts.SpreadReconciles = opts.spread
 	controllerOpts.InScope = opts.inScope
+	controllerOpts.Observed = opts.observed
 	if opts.sharingWindow > 0 {
 		controllerOpts.MetricsClient = metrics.NewSharedExternal(h.metrics, opts.sharingWindow, h.clock)
 	}
