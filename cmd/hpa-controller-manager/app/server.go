@@ -50,7 +50,7 @@ func Run(ctx context.Context, cfg *config.Config) error {
 	setContentionProfiling(cfg.Debugging)
 	var webhookServer *http.Server
 	if cfg.Webhook.CertFile != "" {
-		if webhookServer, err = newWebhookServer(ctx, cfg); err != nil {
+		if webhookServer, err = newWebhookServer(ctx, cfg, clients); err != nil {
 			return err
 		}
 	}
