@@ -65,6 +65,7 @@ with --manage-native-hpas, the native autoscaling/v2 ones.`,
 			return Run(ctx, cfg)
 		},
 	}
+	cmd.AddCommand(newMigrateCommand())
 	fss := opts.Flags()
 	for _, fs := range fss.FlagSets {
 		cmd.Flags().AddFlagSet(fs)

@@ -45,6 +45,9 @@ func Run(ctx context.Context, cfg *config.Config) error {
 	if err != nil {
 		return err
 	}
+	if err := checkCRD(clients.kube.Discovery()); err != nil {
+		return err
+	}
 	registry := metrics.NewKubeRegistry()
 	health := newHealthState()
 	setContentionProfiling(cfg.Debugging)

@@ -220,11 +220,6 @@ func New(opts Options) (*Controller, error) {
 	if err := c.watchPods(opts.PodInformer.Informer()); err != nil {
 		return nil, fmt.Errorf("registering event handlers for pods: %w", err)
 	}
-	owners, err := newAutoscalerKinds(opts.Sources, opts.Observed)
-	if err != nil {
-		return nil, err
-	}
-	c.owners = owners
 	for _, o := range opts.Observed {
 		if !slices.ContainsFunc(opts.Sources, func(s HPASource) bool { return s.Informer() == o.Informer }) {
 			c.synced = append(c.synced, o.Informer.HasSynced)
@@ -241,6 +236,11 @@ func New(opts Options) (*Controller, error) {
 		}
 		c.synced = append(c.synced, source.Informer().HasSynced)
 	}
+	owners, err := newAutoscalerKinds(opts.Sources, opts.Observed)
+	if err != nil {
+		return nil, err
+	}
+	c.owners = owners
 	return c, nil
 }
 
