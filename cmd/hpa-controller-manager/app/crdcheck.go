@@ -28,7 +28,7 @@ import (
 
 // errNoCRD is a start refused because the extended kind is not served.
 var errNoCRD = errors.New("the CustomResourceDefinition " + v2.Resource + "." + v2.GroupName +
-	" is not installed: apply deploy/crd/ (kubectl apply -k deploy/ or the chart's crds/) and start again")
+	" is not installed: apply deploy/crd/ (or install the chart, which carries it) and start again")
 
 // checkCRD refuses to start on a cluster that does not serve the extended
 // kind. Without it the HPA informer would wait for a cache sync that never

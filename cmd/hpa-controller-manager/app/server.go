@@ -45,9 +45,6 @@ func Run(ctx context.Context, cfg *config.Config) error {
 	if err != nil {
 		return err
 	}
-	if err := checkCRD(clients.kube.Discovery()); err != nil {
-		return err
-	}
 	registry := metrics.NewKubeRegistry()
 	health := newHealthState()
 	setContentionProfiling(cfg.Debugging)
@@ -63,6 +60,11 @@ func Run(ctx context.Context, cfg *config.Config) error {
 		if secure, err = newSecureServer(ctx, cfg.SecureServing, healthMux(health, registry, cfg.Debugging)); err != nil {
 			return err
 		}
+	}
+	// The flags are checked before the cluster is asked: a bad certificate
+	// is said first.
+	if err := checkCRD(clients.kube.Discovery()); err != nil {
+		return err
 	}
 
 	g, ctx := errgroup.WithContext(ctx)
