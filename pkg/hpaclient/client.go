@@ -124,3 +124,15 @@ func (c *Client) UpdateStatus(ctx context.Context, hpa *v2.HorizontalPodAutoscal
 		Into(out)
 	return out, err
 }
+
+// Delete deletes an HPA; preconditions, when set, make the delete fail
+// rather than remove an HPA replaced meanwhile.
+func (c *Client) Delete(ctx context.Context, namespace, name string, opts metav1.DeleteOptions) error {
+	return c.rest.Delete().
+		Namespace(namespace).
+		Resource(v2.Resource).
+		Name(name).
+		Body(&opts).
+		Do(ctx).
+		Error()
+}

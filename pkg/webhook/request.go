@@ -54,7 +54,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, refused.reason, refused.status)
 		return
 	}
-	review.Response = h.Review(review.Request)
+	review.Response = h.ReviewContext(r.Context(), review.Request)
 	review.Response.UID = review.Request.UID
 	review.Request = nil
 	w.Header().Set("Content-Type", "application/json")

@@ -17,6 +17,7 @@ limitations under the License.
 package webhook
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -38,6 +39,9 @@ const Path = "/validate-autoscaling-kube-hpa-io-v2-horizontalpodautoscaler"
 // Handler validates HorizontalPodAutoscalers of the extended kind.
 type Handler struct {
 	gates featuregate.FeatureGate
+	// autoscalers, when set, refuses an HPA whose target has another
+	// autoscaler (ownership.go).
+	autoscalers Autoscalers
 }
 
 // NewHandler returns a handler validating under gates.
@@ -45,9 +49,22 @@ func NewHandler(gates featuregate.FeatureGate) *Handler {
 	return &Handler{gates: gates}
 }
 
+// WithAutoscalers makes the handler refuse a kube-hpa HPA on a target that
+// another autoscaler, of either kind, already scales.
+func (h *Handler) WithAutoscalers(a Autoscalers) *Handler {
+	h.autoscalers = a
+	return h
+}
+
 // Review decides one admission request. Creates and updates are validated;
 // anything else is allowed (deletes need no check).
 func (h *Handler) Review(req *admissionv1.AdmissionRequest) *admissionv1.AdmissionResponse {
+	return h.ReviewContext(context.Background(), req)
+}
+
+// ReviewContext is Review under ctx, which bounds the look-up of the
+// target's other autoscalers.
+func (h *Handler) ReviewContext(ctx context.Context, req *admissionv1.AdmissionRequest) *admissionv1.AdmissionResponse {
 	if req.SubResource != "" {
 		// The status subresource is the controller's to write.
 		return allowed()
@@ -60,6 +77,9 @@ func (h *Handler) Review(req *admissionv1.AdmissionRequest) *admissionv1.Admissi
 			return denied(err)
 		}
 		errs = validation.ValidateHorizontalPodAutoscaler(hpa, h.gates)
+		if len(errs) == 0 {
+			errs = h.checkOwnership(ctx, req, hpa, nil)
+		}
 	case admissionv1.Update:
 		hpa, err := decodeHPA(req.Object.Raw)
 		if err != nil {
@@ -70,6 +90,9 @@ func (h *Handler) Review(req *admissionv1.AdmissionRequest) *admissionv1.Admissi
 			return denied(err)
 		}
 		errs = validation.ValidateHorizontalPodAutoscalerUpdate(hpa, old, h.gates)
+		if len(errs) == 0 {
+			errs = h.checkOwnership(ctx, req, hpa, old)
+		}
 	default:
 		return allowed()
 	}

@@ -67,6 +67,7 @@ native autoscaling/v2 ones. --sharded splits the HPAs between replicas (KEP-5866
 			return Run(ctx, cfg)
 		},
 	}
+	cmd.AddCommand(newMigrateCommand())
 	fss := opts.Flags()
 	for _, fs := range fss.FlagSets {
 		cmd.Flags().AddFlagSet(fs)

@@ -67,10 +67,19 @@ func runControllers(ctx context.Context, cfg *config.Config, c *clients, mon mon
 	crdInformer := hpaclient.NewFilteredInformer(c.hpa, metav1.NamespaceAll, 0, sc.tweak)
 	sources := []podautoscaler.HPASource{hpaclient.NewSource(c.hpa, crdInformer)}
 	hpaInformers := []cache.SharedIndexInformer{crdInformer}
+	// Native HPAs are watched even when not managed, read-only: a target
+	// that one of them (or a KEDA ScaledObject, through the one it owns)
+	// scales is not scaled by a kube-hpa HPA as well (the ownership guard).
+	native := factory.Autoscaling().V2().HorizontalPodAutoscalers().Informer()
+	var observed []podautoscaler.ObservedAutoscalers
 	if cfg.ManageNativeHPAs {
-		native := factory.Autoscaling().V2().HorizontalPodAutoscalers().Informer()
 		sources = append(sources, hpaclient.NewNativeSource(c.kube.AutoscalingV2(), native))
 		hpaInformers = append(hpaInformers, native)
+	} else {
+		if err := native.SetTransform(hpaclient.DropManagedFields); err != nil {
+			return fmt.Errorf("trimming the native HPA informer's objects: %w", err)
+		}
+		observed = append(observed, podautoscaler.ObservedAutoscalers{Name: "autoscaling/v2", Informer: native})
 	}
 	var hpaStores []cache.Store
 	for _, informer := range hpaInformers {
@@ -100,6 +109,7 @@ func runControllers(ctx context.Context, cfg *config.Config, c *clients, mon mon
 		SpreadReconciles:             cfg.HPA.SpreadReconciles,
 		InScope:                      sc.inScope(),
 		Fence:                        sc.fence,
+		Observed:                     observed,
 	})
 	if err != nil {
 		return err

@@ -50,7 +50,7 @@ func Run(ctx context.Context, cfg *config.Config) error {
 	setContentionProfiling(cfg.Debugging)
 	var webhookServer *http.Server
 	if cfg.Webhook.CertFile != "" {
-		if webhookServer, err = newWebhookServer(ctx, cfg); err != nil {
+		if webhookServer, err = newWebhookServer(ctx, cfg, clients); err != nil {
 			return err
 		}
 	}
@@ -60,6 +60,11 @@ func Run(ctx context.Context, cfg *config.Config) error {
 		if secure, err = newSecureServer(ctx, cfg.SecureServing, healthMux(health, registry, cfg.Debugging)); err != nil {
 			return err
 		}
+	}
+	// The flags are checked before the cluster is asked: a bad certificate
+	// is said first.
+	if err := checkCRD(clients.kube.Discovery()); err != nil {
+		return err
 	}
 
 	g, ctx := errgroup.WithContext(ctx)

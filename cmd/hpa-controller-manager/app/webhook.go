@@ -28,9 +28,15 @@ import (
 	"github.com/kube-hpa/kube-hpa/pkg/webhook"
 )
 
-func webhookMux(cfg *config.Config) *http.ServeMux {
+// webhookMux serves the validating webhook; with clients (nil in tests of
+// the serving alone) it also refuses a second autoscaler on a target.
+func webhookMux(cfg *config.Config, c *clients) *http.ServeMux {
+	handler := webhook.NewHandler(cfg.FeatureGates)
+	if c != nil {
+		handler = handler.WithAutoscalers(liveAutoscalers{native: c.kube.AutoscalingV2(), extended: c.hpa})
+	}
 	mux := http.NewServeMux()
-	mux.Handle(webhook.Path, webhook.NewHandler(cfg.FeatureGates))
+	mux.Handle(webhook.Path, handler)
 	return mux
 }
 
@@ -39,13 +45,13 @@ func webhookMux(cfg *config.Config) *http.ServeMux {
 // does on every renewal of the mounted Secret, so that a renewal needs no
 // restart; a certificate that does not load at all is an error here,
 // before anything is served.
-func newWebhookServer(ctx context.Context, cfg *config.Config) (*http.Server, error) {
+func newWebhookServer(ctx context.Context, cfg *config.Config, c *clients) (*http.Server, error) {
 	cert, err := certreload.New(klog.FromContext(ctx), cfg.Webhook.CertFile, cfg.Webhook.KeyFile)
 	if err != nil {
 		return nil, err
 	}
 	tlsConfig := &tls.Config{MinVersion: tls.VersionTLS12, GetCertificate: cert.GetCertificate}
-	srv := webhook.NewServer(ctx, webhookMux(cfg), tlsConfig, webhook.DefaultLimits())
+	srv := webhook.NewServer(ctx, webhookMux(cfg, c), tlsConfig, webhook.DefaultLimits())
 	srv.Addr = cfg.Webhook.Address
 	return srv, nil
 }

@@ -55,7 +55,7 @@ func TestTheWebhookServerServesARenewedCertificateWithoutARestart(t *testing.T) 
 	cfg := &config.Config{FeatureGates: features.NewFeatureGate(), Webhook: config.Webhook{
 		Address: "127.0.0.1:0", CertFile: vol.CertFile(), KeyFile: vol.KeyFile(),
 	}}
-	srv, err := newWebhookServer(ctx, cfg)
+	srv, err := newWebhookServer(ctx, cfg, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +140,7 @@ func TestTheWebhookServerHasTheWebhooksLimits(t *testing.T) {
 	_, ctx := ktesting.NewTestContext(t)
 	srv, err := newWebhookServer(ctx, &config.Config{FeatureGates: features.NewFeatureGate(), Webhook: config.Webhook{
 		Address: "127.0.0.1:9443", CertFile: vol.CertFile(), KeyFile: vol.KeyFile(),
-	}})
+	}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -118,6 +118,18 @@ type Options struct {
 	// replica's fence refuses once its shard may be another replica's.
 	// Nil allows every write.
 	Fence Fence
+	// Observed are autoscalers this controller does not reconcile but whose
+	// targets it must not scale as well: native HPAs (and so KEDA's
+	// ScaledObjects, which own one) when --manage-native-hpas is off.
+	Observed []ObservedAutoscalers
+}
+
+// ObservedAutoscalers is an informer of HPAs, of either kind, watched only
+// to know which targets they own.
+type ObservedAutoscalers struct {
+	// Name is the kind as messages show it, such as autoscaling/v2.
+	Name     string
+	Informer cache.SharedIndexInformer
 }
 
 func (o *Options) validate() error {
@@ -173,6 +185,8 @@ type Controller struct {
 	// consistency holds back passes over a cache older than the
 	// controller's own status writes (consistency.go).
 	consistency *writtenVersions
+	// owners finds the other autoscalers of an HPA's target (ownership.go).
+	owners autoscalerKinds
 }
 
 // New builds a Controller and registers its event handlers.
@@ -213,6 +227,11 @@ func New(opts Options) (*Controller, error) {
 	if err := c.watchPods(opts.PodInformer.Informer()); err != nil {
 		return nil, fmt.Errorf("registering event handlers for pods: %w", err)
 	}
+	for _, o := range opts.Observed {
+		if !slices.ContainsFunc(opts.Sources, func(s HPASource) bool { return s.Informer() == o.Informer }) {
+			c.synced = append(c.synced, o.Informer.HasSynced)
+		}
+	}
 	for i, source := range opts.Sources {
 		_, err := source.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
 			AddFunc:    func(obj any) { c.onAdd(i, obj) },
@@ -224,6 +243,11 @@ func New(opts Options) (*Controller, error) {
 		}
 		c.synced = append(c.synced, source.Informer().HasSynced)
 	}
+	owners, err := newAutoscalerKinds(opts.Sources, opts.Observed)
+	if err != nil {
+		return nil, err
+	}
+	c.owners = owners
 	return c, nil
 }
 

@@ -104,6 +104,8 @@ type harnessOptions struct {
 	inScope func(namespace string) bool
 	// fence, when set, is the controller's Fence.
 	fence Fence
+	// observed, when set, is the controller's Observed.
+	observed []ObservedAutoscalers
 }
 
 func newHarness(t *testing.T, hpa *v2.HorizontalPodAutoscaler, opts harnessOptions) *harness {
@@ -154,6 +156,7 @@ func newHarness(t *testing.T, hpa *v2.HorizontalPodAutoscaler, opts harnessOptio
 	controllerOpts.SpreadReconciles = opts.spread
 	controllerOpts.InScope = opts.inScope
 	controllerOpts.Fence = opts.fence
+	controllerOpts.Observed = opts.observed
 	if opts.sharingWindow > 0 {
 		controllerOpts.MetricsClient = metrics.NewSharedExternal(h.metrics, opts.sharingWindow, h.clock)
 	}

@@ -109,6 +109,9 @@ func (c *Controller) reconcile(ctx context.Context, source HPASource, shared *v2
 	p := c.newPass(ctx, source, shared, key)
 	out, valid := p.checkSpec()
 	if valid {
+		out, valid = p.checkOwnership()
+	}
+	if valid {
 		out = p.decide()
 	}
 	err := p.record(out)
