@@ -23,6 +23,8 @@ import (
 	"time"
 
 	"k8s.io/utils/clock"
+
+	"github.com/kube-hpa/kube-hpa/pkg/goroutine"
 )
 
 // running is one run of the Work on a fixed set of shards.
@@ -46,10 +48,14 @@ func start(ctx context.Context, work Work, owned []int) *running {
 		r.canceled.Store(true)
 		cancel()
 	}
-	go func() {
+	goroutine.Go(ctx, "shard work", func() {
 		defer close(r.done)
-		r.err = work(ctx, r.owned)
-	}()
+		// A panic is the Work's error: the manager ends as for any Work
+		// that returns, with the panic as its reason.
+		if panicked := goroutine.Recover(ctx, "shard work", func() { r.err = work(ctx, r.owned) }); panicked != nil {
+			r.err = panicked
+		}
+	})
 	return r
 }
 
