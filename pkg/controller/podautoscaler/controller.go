@@ -228,6 +228,7 @@ func New(opts Options) (*Controller, error) {
 // once every worker has stopped.
 func (c *Controller) Run(ctx context.Context, workers int) {
 	defer utilruntime.HandleCrashWithContext(ctx)
+	ctx = goroutine.WithObserver(ctx, c.opts.Monitor)
 	logger := klog.FromContext(ctx)
 	logger.Info("Starting HPA controller", "workers", workers)
 
