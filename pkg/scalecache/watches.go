@@ -26,6 +26,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
+
+	"github.com/kube-hpa/kube-hpa/pkg/goroutine"
 )
 
 // DefaultSweepPeriod is how often a Cache looks for watches that no HPA
@@ -79,10 +81,10 @@ func (w *watches) informer(resource schema.GroupResource) (cache.SharedIndexInfo
 	}
 	ctx, cancel := context.WithCancel(w.ctx)
 	r := &watch{informer: informer, stop: cancel, done: make(chan struct{})}
-	go func() {
+	goroutine.Go(ctx, "scale watch", func() {
 		defer close(r.done)
 		informer.RunWithContext(ctx)
-	}()
+	})
 	w.running[resource] = r
 	klog.FromContext(w.ctx).V(2).Info("Watching a workload kind for its scale", "resource", resource)
 	return informer, true

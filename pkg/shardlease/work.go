@@ -23,6 +23,8 @@ import (
 	"time"
 
 	"k8s.io/utils/clock"
+
+	"github.com/kube-hpa/kube-hpa/pkg/goroutine"
 )
 
 // running is one run of the Work on a fixed set of shards.
@@ -53,10 +55,14 @@ func start(ctx context.Context, clk clock.PassiveClock, work Work, owned []int, 
 		permit.close()
 		cancel()
 	}
-	go func() {
+	goroutine.Go(ctx, "shard work", func() {
 		defer close(r.done)
-		r.err = work(ctx, r.owned)
-	}()
+		// A panic is the Work's error: the manager ends as for any Work
+		// that returns, with the panic as its reason.
+		if panicked := goroutine.Recover(ctx, "shard work", func() { r.err = work(ctx, r.owned) }); panicked != nil {
+			r.err = panicked
+		}
+	})
 	return r
 }
 

@@ -31,6 +31,7 @@ import (
 
 	"github.com/kube-hpa/kube-hpa/cmd/hpa-controller-manager/app/config"
 	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/monitor"
+	"github.com/kube-hpa/kube-hpa/pkg/goroutine"
 )
 
 // Run runs hpa-controller-manager until ctx ends: the health and metrics
@@ -91,6 +92,8 @@ func Run(ctx context.Context, cfg *config.Config) error {
 	}
 	g.Go(func() error {
 		mon := monitor.New(registry)
+		// Every goroutine started below counts its recovered panics.
+		ctx := goroutine.WithObserver(ctx, mon)
 		if cfg.Sharding.Enabled {
 			return runSharded(ctx, cfg, clients, registry, mon, health)
 		}

@@ -45,6 +45,7 @@ import (
 	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/metrics"
 	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/monitor"
 	"github.com/kube-hpa/kube-hpa/pkg/features"
+	"github.com/kube-hpa/kube-hpa/pkg/goroutine"
 	"github.com/kube-hpa/kube-hpa/pkg/podrecord"
 )
 
@@ -255,10 +256,11 @@ func New(opts Options) (*Controller, error) {
 // once every worker has stopped.
 func (c *Controller) Run(ctx context.Context, workers int) {
 	defer utilruntime.HandleCrashWithContext(ctx)
+	ctx = goroutine.WithObserver(ctx, c.opts.Monitor)
 	logger := klog.FromContext(ctx)
 	logger.Info("Starting HPA controller", "workers", workers)
 
-	var wg sync.WaitGroup
+	wg := goroutine.NewGroup(ctx, "HPA worker")
 	defer func() {
 		logger.Info("Shutting down HPA controller")
 		c.queue.ShutDown()
@@ -272,7 +274,11 @@ func (c *Controller) Run(ctx context.Context, workers int) {
 	c.lane.resize(workers)
 	c.progress.mark(c.opts.Clock.Now())
 	for range workers {
-		wg.Go(func() { wait.UntilWithContext(ctx, c.worker, time.Second) })
+		// A panic outside a pass (those are recovered per HPA) restarts
+		// the worker a second later instead of losing it.
+		wg.Start(func() {
+			wait.UntilWithContext(ctx, func(ctx context.Context) { _ = goroutine.Recover(ctx, "HPA worker", func() { c.worker(ctx) }) }, time.Second)
+		})
 	}
 	<-ctx.Done()
 }
@@ -370,7 +376,7 @@ func (c *Controller) processNextWorkItem(ctx context.Context) bool {
 		return true
 	}
 	done := make(chan struct{})
-	c.startPass(func() {
+	c.startPass(ctx, func() {
 		defer close(done)
 		c.runPass(ctx, key, found, hold)
 	})
@@ -392,10 +398,15 @@ func (c *Controller) processNextWorkItem(ctx context.Context) bool {
 }
 
 // startPass runs a pass off the worker's goroutine, so that the worker can
-// leave a pass that overruns to the slow lane. A panic in the pass is
-// recovered by reconcileKeyRecovering.
-func (c *Controller) startPass(pass func()) {
-	c.inFlight.Go(pass)
+// leave a pass that overruns to the slow lane. A panic in the reconcile is
+// recovered by reconcileKeyRecovering, one in the pass's bookkeeping by
+// pkg/goroutine.
+func (c *Controller) startPass(ctx context.Context, pass func()) {
+	c.inFlight.Add(1)
+	goroutine.Go(ctx, "HPA pass runner", func() {
+		defer c.inFlight.Done()
+		pass()
+	})
 }
 
 // runPass reconciles key, then records the pass and queues the HPA's next

@@ -20,6 +20,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"sync"
 	"testing"
@@ -51,6 +52,7 @@ import (
 	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/metrics/metricstest"
 	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/monitor"
 	"github.com/kube-hpa/kube-hpa/pkg/features"
+	"github.com/kube-hpa/kube-hpa/pkg/goroutine"
 	"github.com/kube-hpa/kube-hpa/pkg/podrecord"
 )
 
@@ -122,6 +124,9 @@ func newHarness(t *testing.T, hpa *v2.HorizontalPodAutoscaler, opts harnessOptio
 		monitor:  &fakeMonitor{},
 		gates:    features.NewFeatureGate(),
 	}
+	// Panics recovered below the harness's context are counted where the
+	// binary counts them.
+	h.ctx = goroutine.WithObserver(ctx, h.monitor)
 	for gate, on := range opts.gates {
 		if err := h.gates.SetFromMap(map[string]bool{string(gate): on}); err != nil {
 			t.Fatalf("setting gate %s: %v", gate, err)
@@ -546,6 +551,7 @@ type fakeMonitor struct {
 	fallbacks       map[string]int
 	staleSkips      []string // "group/resource"
 	deleted         []string
+	panics          []string // the names of the recovered panics' work
 }
 
 var _ monitor.Monitor = &fakeMonitor{}
@@ -607,6 +613,18 @@ func (m *fakeMonitor) ObserveStaleSyncSkip(group, resource string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.staleSkips = append(m.staleSkips, group+"/"+resource)
+}
+
+func (m *fakeMonitor) ObservePanic(goroutine string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.panics = append(m.panics, goroutine)
+}
+
+func (m *fakeMonitor) recoveredPanics() []string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return slices.Clone(m.panics)
 }
 
 // DeleteHPA drops the HPA's series, as the Prometheus monitor does, and

@@ -18,8 +18,8 @@ package podautoscaler
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"runtime/debug"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -27,6 +27,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/monitor"
+	"github.com/kube-hpa/kube-hpa/pkg/goroutine"
 )
 
 // A panic in one HPA's pass (a bug meeting an object nobody foresaw) is
@@ -38,10 +39,13 @@ import (
 // in sync periods.
 const panicBackoffMax = 16
 
-// errPanic is the error of a pass that panicked.
-type errPanic struct{ value any }
+// errPanic is the error of a pass that panicked, on the worker's stack or
+// in a goroutine of the pass (a metric's evaluation, a fetch).
+type errPanic struct{ cause *goroutine.PanicError }
 
-func (e errPanic) Error() string { return fmt.Sprintf("reconcile panicked: %v", e.value) }
+func (e errPanic) Error() string { return fmt.Sprintf("reconcile panicked: %v", e.cause.Value) }
+
+func (e errPanic) Unwrap() error { return e.cause }
 
 // newPanicBackoff is the per-HPA backoff of passes that panic: one period,
 // doubling with each panic in a row, up to panicBackoffMax periods.
@@ -50,25 +54,25 @@ func newPanicBackoff(period time.Duration) workqueue.TypedRateLimiter[hpaKey] {
 }
 
 // reconcileKeyRecovering is reconcileFound with a panic turned into the
-// pass's error: logged with its stack and the HPA's key, counted as an
-// internal error, reported as a Warning event on the HPA.
+// pass's error: logged with its stack and counted by pkg/goroutine, counted
+// as an internal error of a reconciliation, reported as a Warning event on
+// the HPA.
 func (c *Controller) reconcileKeyRecovering(ctx context.Context, key hpaKey, found hpaLookup) (next cadence, deleted bool, err error) {
 	start := c.opts.Clock.Now()
-	defer func() {
-		r := recover()
-		if r == nil {
-			return
-		}
-		err = errPanic{value: r}
-		next, deleted = cadence{}, false
-		klog.FromContext(ctx).Error(err, "Recovered a panic in an HPA's pass", "key", key, "stack", string(debug.Stack()))
-		c.opts.Monitor.ObserveReconciliationResult(monitor.ActionLabelNone, monitor.ErrorLabelInternal, c.opts.Clock.Since(start))
-		source := c.opts.Sources[key.source]
-		if hpa, ok, gerr := source.Get(key.namespace, key.name); gerr == nil && ok {
-			c.opts.EventRecorder.Eventf(source.EventObject(hpa), corev1.EventTypeWarning, "FailedReconcile", "%s", err.Error())
-		}
-	}()
-	return c.reconcileFound(ctx, key, found)
+	recovered := goroutine.Recover(klog.NewContext(ctx, klog.LoggerWithValues(klog.FromContext(ctx), "key", key)), "HPA pass", func() {
+		next, deleted, err = c.reconcileFound(ctx, key, found)
+	})
+	var pe *goroutine.PanicError
+	if !errors.As(recovered, &pe) {
+		return next, deleted, err
+	}
+	err = errPanic{cause: pe}
+	c.opts.Monitor.ObserveReconciliationResult(monitor.ActionLabelNone, monitor.ErrorLabelInternal, c.opts.Clock.Since(start))
+	source := c.opts.Sources[key.source]
+	if hpa, ok, gerr := source.Get(key.namespace, key.name); gerr == nil && ok {
+		c.opts.EventRecorder.Eventf(source.EventObject(hpa), corev1.EventTypeWarning, "FailedReconcile", "%s", err.Error())
+	}
+	return cadence{}, false, err
 }
 
 // requeueAfterPanic puts back a key whose pass panicked, later with each

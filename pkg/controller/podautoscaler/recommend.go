@@ -20,7 +20,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
@@ -31,6 +30,7 @@ import (
 	v2 "github.com/kube-hpa/kube-hpa/api/autoscaling/v2"
 	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/monitor"
 	"github.com/kube-hpa/kube-hpa/pkg/features"
+	"github.com/kube-hpa/kube-hpa/pkg/goroutine"
 )
 
 // recommendation is what the metrics ask for.
@@ -191,11 +191,16 @@ func (p *pass) evaluateAll(ev *evaluator, metrics []v2.MetricSpec) ([]proposal, 
 		evaluate(0)
 		return proposals, took
 	}
-	var wg sync.WaitGroup
+	g := goroutine.NewGroup(p.ctx, "metric evaluation")
 	for i := range metrics {
-		wg.Go(func() { evaluate(i) })
+		g.Start(func() { evaluate(i) })
 	}
-	wg.Wait()
+	if err := g.Wait(); err != nil {
+		// A metric's panic is its pass's, as if the metric had been
+		// evaluated on the worker's stack: the pass fails and its HPA
+		// comes back with the panic backoff (counted once, below).
+		panic(err)
+	}
 	return proposals, took
 }
 

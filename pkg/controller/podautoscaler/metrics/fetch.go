@@ -21,6 +21,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/kube-hpa/kube-hpa/pkg/goroutine"
 )
 
 // withTimeout runs call with a context that ends after timeout, and stops
@@ -41,17 +43,24 @@ func withTimeout[T any](ctx context.Context, timeout time.Duration, call func(co
 	type outcome struct {
 		value T
 		err   error
+		// panicked is the call's panic, raised again on the caller's
+		// stack so that it fails the pass, not the process.
+		panicked error
 	}
 	// Buffered, so that a call that ends after we stopped waiting can still
 	// hand over its outcome and let its goroutine exit.
 	done := make(chan outcome, 1)
-	go func() {
-		value, err := call(ctx)
-		done <- outcome{value, err}
-	}()
+	goroutine.Go(ctx, "metrics call", func() {
+		var o outcome
+		o.panicked = goroutine.Recover(ctx, "metrics call", func() { o.value, o.err = call(ctx) })
+		done <- o
+	})
 
 	select {
 	case o := <-done:
+		if o.panicked != nil {
+			panic(o.panicked)
+		}
 		return o.value, o.err
 	case <-ctx.Done():
 		var zero T

@@ -19,9 +19,15 @@ package metrics
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	"k8s.io/klog/v2/ktesting"
+
+	"github.com/kube-hpa/kube-hpa/pkg/goroutine"
 )
 
 // TestWithTimeoutNamesTheBoundThatEndedIt: a hanging call ends at the
@@ -51,6 +57,67 @@ func TestWithTimeoutNamesTheBoundThatEndedIt(t *testing.T) {
 			})
 			if err == nil || !strings.Contains(err.Error(), tc.want) || !errors.Is(err, context.DeadlineExceeded) {
 				t.Errorf("error = %v, want one containing %q that is a deadline", err, tc.want)
+			}
+		})
+	}
+}
+
+// countPanics counts the panics pkg/goroutine recovers, by name.
+type countPanics struct {
+	mu    sync.Mutex
+	names []string
+}
+
+func (c *countPanics) ObservePanic(name string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.names = append(c.names, name)
+}
+
+func (c *countPanics) counted() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return slices.Clone(c.names)
+}
+
+// TestWithTimeoutRaisesTheCallsPanicForItsCaller: a call that panics on
+// withTimeout's goroutine does not end the process; its panic is counted
+// once, as the metrics call's, and raised again on the caller's stack,
+// where the pass recovers it as its own.
+func TestWithTimeoutRaisesTheCallsPanicForItsCaller(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		call       func(context.Context) (int, error)
+		wantPanic  bool
+		wantCounts []string
+	}{
+		{name: "a call that answers is answered", call: func(context.Context) (int, error) { return 1, nil }},
+		{name: "a call that panics panics its caller, counted once", call: func(context.Context) (int, error) {
+			var missing map[string]int
+			missing["x"]++
+			return 0, nil
+		}, wantPanic: true, wantCounts: []string{"metrics call"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, ctx := ktesting.NewTestContext(t)
+			counts := &countPanics{}
+			ctx = goroutine.WithObserver(ctx, counts)
+			var got int
+			err := goroutine.Recover(ctx, "test caller", func() {
+				got, _ = withTimeout(ctx, time.Minute, tc.call)
+			})
+			var pe *goroutine.PanicError
+			if panicked := errors.As(err, &pe); panicked != tc.wantPanic {
+				t.Fatalf("the caller's panic = %v, want one: %v", err, tc.wantPanic)
+			}
+			if tc.wantPanic && pe.Name != "metrics call" {
+				t.Errorf("the panic is named %q, want the metrics call's", pe.Name)
+			}
+			if !tc.wantPanic && got != 1 {
+				t.Errorf("answer = %d, want 1", got)
+			}
+			if c := counts.counted(); !slices.Equal(c, tc.wantCounts) {
+				t.Errorf("counted panics = %v, want %v", c, tc.wantCounts)
 			}
 		})
 	}

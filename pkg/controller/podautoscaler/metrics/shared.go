@@ -25,6 +25,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/utils/clock"
+
+	"github.com/kube-hpa/kube-hpa/pkg/goroutine"
 )
 
 // SharedExternal is a Client whose external metric fetches are shared:
@@ -101,17 +103,33 @@ func (s *SharedExternal) claim(key string, age time.Duration) (*sharedFetch, boo
 	return f, true
 }
 
+// fetch makes f and answers its waiters. A panic below it is answered too,
+// as an error, and the fetch is dropped so that the next asker fetches
+// again; the owner's pass then panics with it (counted once), while the
+// waiters' metrics fail like any failed fetch.
 func (s *SharedExternal) fetch(ctx context.Context, key string, f *sharedFetch, metricName, namespace string, selector labels.Selector, apiGroup string) {
-	values, timestamp, err := s.Client.GetExternalMetric(ctx, metricName, namespace, selector, apiGroup)
+	var values []int64
+	var timestamp time.Time
+	var err error
+	panicked := goroutine.Recover(ctx, "shared external metric fetch", func() {
+		values, timestamp, err = s.Client.GetExternalMetric(ctx, metricName, namespace, selector, apiGroup)
+	})
+	if panicked != nil {
+		values, timestamp, err = nil, time.Time{}, panicked
+	}
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	f.values, f.timestamp, f.err, f.fetchedAt = values, timestamp, err, s.clock.Now()
-	if errors.Is(err, context.Canceled) {
-		// The asker went away (a worker shutting down); that says nothing
-		// about the metric, so the next asker fetches again.
+	if panicked != nil || errors.Is(err, context.Canceled) {
+		// The asker went away (a worker shutting down) or the fetch hit
+		// a bug; either says nothing about the metric, so the next asker
+		// fetches again.
 		delete(s.fetches, key)
 	}
 	close(f.done)
+	s.mu.Unlock()
+	if panicked != nil {
+		panic(panicked)
+	}
 }
 
 // sweep drops expired answers once the map has doubled since the last

@@ -39,6 +39,7 @@ type collectors struct {
 	syncPeriod                *metrics.GaugeVec
 	fallbacks                 *metrics.GaugeVec
 	staleSyncSkips            *metrics.CounterVec
+	recoveredPanics           *metrics.CounterVec
 }
 
 // newCollectors builds a fresh, unregistered set of the metrics.
@@ -100,6 +101,15 @@ func newCollectors() *collectors {
 			Help:           "Number of HPA passes skipped because the HPA cache had not yet seen the controller's own last status write (StaleControllerConsistencyHPA).",
 			StabilityLevel: metrics.ALPHA,
 		}, []string{"group", "resource"}),
+		// Ours: upstream lets a panic end kube-controller-manager, so
+		// it has nothing to count; we recover them (pkg/goroutine), and
+		// a bug that keeps firing must still be seen.
+		recoveredPanics: metrics.NewCounterVec(&metrics.CounterOpts{
+			Subsystem:      subsystem,
+			Name:           "recovered_panics_total",
+			Help:           "Number of panics recovered in the controller's goroutines, each ending one HPA's pass or one piece of work instead of the process. The label 'goroutine' names the work that panicked (e.g. 'HPA pass', 'metric evaluation', 'metrics call').",
+			StabilityLevel: metrics.ALPHA,
+		}, []string{"goroutine"}),
 		// Ours (KEP-5679 has status and events, no metric): an alert on
 		// a fallback that lasts needs a series, and the status is only
 		// reachable through kube-state-metrics.
@@ -125,5 +135,6 @@ func (c *collectors) register(registry Registerer) {
 		c.syncPeriod,
 		c.fallbacks,
 		c.staleSyncSkips,
+		c.recoveredPanics,
 	)
 }

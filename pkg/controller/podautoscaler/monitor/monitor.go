@@ -51,6 +51,9 @@ type Monitor interface {
 	ObserveStaleSyncSkip(group, resource string)
 	// DeleteHPA drops the series of an HPA that was deleted.
 	DeleteHPA(hpa HPARef)
+	// ObservePanic counts a panic recovered in the work named goroutine
+	// (a pkg/goroutine Observer).
+	ObservePanic(goroutine string)
 }
 
 // HPARef identifies an HPA in the series about it. A native autoscaling/v2
@@ -125,6 +128,10 @@ func (m *prometheusMonitor) ObserveFallbacks(hpa HPARef, withFallback bool, inFa
 
 func (m *prometheusMonitor) ObserveStaleSyncSkip(group, resource string) {
 	m.c.staleSyncSkips.WithLabelValues(group, resource).Inc()
+}
+
+func (m *prometheusMonitor) ObservePanic(goroutine string) {
+	m.c.recoveredPanics.WithLabelValues(goroutine).Inc()
 }
 
 func (m *prometheusMonitor) DeleteHPA(hpa HPARef) {

@@ -299,6 +299,25 @@ func TestStaleSyncSkips(t *testing.T) {
 	}
 }
 
+// TestRecoveredPanics pins the counter of panics that pkg/goroutine
+// recovered: one series per kind of work that panicked.
+func TestRecoveredPanics(t *testing.T) {
+	const panics = prefix + "recovered_panics_total"
+	registry := metrics.NewKubeRegistry()
+	m := New(registry)
+	m.ObservePanic("HPA pass")
+	m.ObservePanic("metric evaluation")
+	m.ObservePanic("metric evaluation")
+	want := `# HELP ` + panics + ` [ALPHA] Number of panics recovered in the controller's goroutines, each ending one HPA's pass or one piece of work instead of the process. The label 'goroutine' names the work that panicked (e.g. 'HPA pass', 'metric evaluation', 'metrics call').
+# TYPE ` + panics + ` counter
+` + panics + `{goroutine="HPA pass"} 1
+` + panics + `{goroutine="metric evaluation"} 2
+`
+	if err := testutil.GatherAndCompare(registry, strings.NewReader(want), panics); err != nil {
+		t.Error(err)
+	}
+}
+
 // TestMonitorsAreIndependent checks that there is no shared state: each
 // registry sees only its own Monitor's observations.
 func TestMonitorsAreIndependent(t *testing.T) {
@@ -341,6 +360,7 @@ func TestMetricNamesAndLabels(t *testing.T) {
 	m.ObserveSyncPeriod(native("ns", "hpa"), time.Second)
 	m.ObserveFallbacks(native("ns", "hpa"), true, 0)
 	m.ObserveStaleSyncSkip("autoscaling", "horizontalpodautoscalers")
+	m.ObservePanic("HPA pass")
 
 	want := map[string]string{
 		prefix + "reconciliations_total":               "COUNTER action,error",
@@ -352,6 +372,7 @@ func TestMetricNamesAndLabels(t *testing.T) {
 		prefix + "sync_period_seconds":                 "GAUGE hpa_api_version,hpa_name,namespace",
 		prefix + "external_metrics_in_fallback":        "GAUGE hpa_api_version,hpa_name,namespace",
 		prefix + "stale_sync_skips_total":              "COUNTER group,resource",
+		prefix + "recovered_panics_total":              "COUNTER goroutine",
 	}
 	families, err := registry.Gather()
 	if err != nil {
