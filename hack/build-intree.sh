@@ -350,8 +350,10 @@ openapi_spec() {
   mkdir -p "${dir}"
   # Built here rather than by build_binary: the documents must come from
   # the tree as regenerated just now (its OpenAPI Go code included), not
-  # from the committed series that build_binary's cached binary is.
-  (cd "${INTREE_DIR}" && go build -trimpath -o "${dir}/kube-apiserver" k8s.io/kubernetes/cmd/kube-apiserver)
+  # from the committed series that build_binary's cached binary is. It is
+  # built as build_binary builds, so that verify can keep it as the mode's
+  # kube-apiserver when regenerating changed nothing (keep_verified_binary).
+  (cd "${INTREE_DIR}" && go build -trimpath -ldflags="$(kube_ldflags)" -o "${dir}/kube-apiserver" k8s.io/kubernetes/cmd/kube-apiserver)
   local client peer port
   client=$(free_port) peer=$(free_port) port=$(free_port)
   "${etcd}" --data-dir="${dir}/etcd" --listen-client-urls="http://127.0.0.1:${client}" \
@@ -451,7 +453,20 @@ verify() {
     return 1
   fi
   echo "${digest}" >"${stamp}"
+  keep_verified_binary "${digest}"
   echo "hack/intree/patches/${RELEASE} applies with git am and its generated code is current" >&2
+}
+
+# keep_verified_binary DIGEST installs the kube-apiserver that openapi_spec
+# built as the in-tree kube-apiserver for DIGEST: regenerating changed
+# nothing, so it was built from the committed series, with build_binary's
+# flags, and linking it again (a minute on two cores) would give the same.
+keep_verified_binary() {
+  local built="${OUT_DIR}/openapi/kube-apiserver" bin="${INTREE_BIN}/kube-apiserver"
+  [[ -x ${built} ]] || return 0
+  assert_upstream_only "${built}" kube-apiserver || return 1
+  mv -f "${built}" "${bin}"
+  echo "$1" >"${INTREE_BIN}/.kube-apiserver.pins"
 }
 
 # export_series writes the commits after the base into PATCH_DIR.
@@ -500,6 +515,15 @@ kube_ldflags() {
   echo "${flags}"
 }
 
+# assert_upstream_only FILE NAME fails when the binary FILE links code of
+# this repository: the series is Kubernetes' own code.
+assert_upstream_only() {
+  if go version -m "$1" | grep -q 'github.com/kube-hpa/kube-hpa'; then
+    echo "$2 links github.com/kube-hpa/kube-hpa; the in-tree build must not" >&2
+    return 1
+  fi
+}
+
 # build_binary NAME DIGEST builds k8s.io/kubernetes/cmd/NAME from the patched
 # tree.
 build_binary() {
@@ -513,12 +537,7 @@ build_binary() {
   # -trimpath keeps the checkout's path out of the build cache's keys, so
   # that another clone (as CI makes) reuses what this one compiled.
   (cd "${INTREE_DIR}" && go build -trimpath -ldflags="$(kube_ldflags)" -o "${bin}.tmp" "k8s.io/kubernetes/cmd/${name}")
-  # The series is Kubernetes' own code: nothing of this repository may be
-  # linked in.
-  if go version -m "${bin}.tmp" | grep -q 'github.com/kube-hpa/kube-hpa'; then
-    echo "${name} links github.com/kube-hpa/kube-hpa; the in-tree build must not" >&2
-    return 1
-  fi
+  assert_upstream_only "${bin}.tmp" "${name}" || return 1
   mv -f "${bin}.tmp" "${bin}"
   echo "${digest}" >"${stamp}"
   echo "built ${name} in $((SECONDS - start))s" >&2
