@@ -134,9 +134,7 @@ func TestDecidingAgainKeepsTheFetchBudget(t *testing.T) {
 	// pass's read and its update.
 	versioned(func(v *versionedScales) { v.concurrentWrites = 1 })(h)
 
-	start := time.Now()
 	err := h.reconcile(testHPAName)
-	took := time.Since(start)
 	if err == nil || !strings.Contains(err.Error(), "context deadline exceeded") {
 		t.Fatalf("reconcile error = %v, want the hanging metric's deadline", err)
 	}
@@ -144,8 +142,7 @@ func TestDecidingAgainKeepsTheFetchBudget(t *testing.T) {
 	if got := asks.Load(); got != 1 {
 		t.Errorf("the hanging metric was fetched %d times in the pass, want once", got)
 	}
-	// One budget is 100ms; a second would have taken the pass past 200ms.
-	if took >= 200*time.Millisecond {
-		t.Errorf("the pass took %s, want one fetch budget (100ms)", took)
-	}
+	// A provider is only waited for inside an ask: asked once, the pass
+	// waited for one budget, not two (no clock reading, which a loaded
+	// machine stretches).
 }
