@@ -322,6 +322,11 @@ func TestReleaseImage(t *testing.T) {
 			if ef.Machine != tc.machine {
 				t.Errorf("/hpa-controller-manager is built for %v, want %v", ef.Machine, tc.machine)
 			}
+			for _, prog := range ef.Progs {
+				if prog.Type == elf.PT_INTERP {
+					t.Error("/hpa-controller-manager asks for a dynamic loader, which the image has none of: build it with CGO_ENABLED=0")
+				}
+			}
 			if got, ok := files["etc/ssl/certs/ca-certificates.crt"]; !ok || !bytes.Equal(got.data, certs) {
 				t.Error("/etc/ssl/certs/ca-certificates.crt is not the bundle given")
 			}
