@@ -79,7 +79,9 @@ type Relationship struct {
 
 // Options names the binary and the document.
 type Options struct {
-	Binary  string
+	Binary string
+	// Name is the program's name; empty: the binary's file name.
+	Name    string
 	Version string
 	Created time.Time
 }
@@ -99,7 +101,10 @@ func FromBinary(o Options) (*Document, error) {
 	if _, err := io.Copy(h, f); err != nil {
 		return nil, err
 	}
-	name := filepath.Base(o.Binary)
+	name := o.Name
+	if name == "" {
+		name = filepath.Base(o.Binary)
+	}
 	doc := &Document{
 		SPDXVersion:       "SPDX-2.3",
 		DataLicense:       "CC0-1.0",

@@ -29,21 +29,22 @@ import (
 
 func main() {
 	binary := flag.String("binary", "", "the Go binary to describe")
+	name := flag.String("name", "hpa-controller-manager", "the program's name in the SBOM")
 	version := flag.String("version", "", "the release's version")
 	epoch := flag.Int64("source-date-epoch", 0, "the document's creation time, in seconds since the epoch")
 	out := flag.String("out", "", "the SPDX JSON file to write")
 	flag.Parse()
-	if err := run(*binary, *version, time.Unix(*epoch, 0), *out); err != nil {
+	if err := run(*binary, *name, *version, time.Unix(*epoch, 0), *out); err != nil {
 		fmt.Fprintln(os.Stderr, "release-sbom:", err)
 		os.Exit(1)
 	}
 }
 
-func run(binary, version string, created time.Time, out string) error {
+func run(binary, name, version string, created time.Time, out string) error {
 	if binary == "" || version == "" || out == "" {
 		return fmt.Errorf("-binary, -version and -out are required")
 	}
-	doc, err := sbom.FromBinary(sbom.Options{Binary: binary, Version: version, Created: created})
+	doc, err := sbom.FromBinary(sbom.Options{Binary: binary, Name: name, Version: version, Created: created})
 	if err != nil {
 		return err
 	}
