@@ -12,15 +12,32 @@ SUBMODULES := test/metrics-adapter test/bench/plot
 .PHONY: all
 all: build
 
+## build: compile every package, and _output/bin/hpa-controller-manager stamped with its version
+## (git describe; --version and kubernetes_build_info print it, hack/version.sh).
 .PHONY: build
 build:
 	$(GO) build ./...
+	$(GO) build -ldflags "$$(hack/version.sh)" -o _output/bin/hpa-controller-manager ./cmd/hpa-controller-manager
+
+## release: the artifacts of VERSION (vX.Y.Z) in dist/: the multi-arch image as an OCI layout tarball,
+## the binaries, the Helm chart, install.yaml and install-cert-manager.yaml, an SPDX SBOM, SHA256SUMS
+## (hack/release.sh, docs/releasing.md).
+.PHONY: release
+release:
+	@test -n "$(VERSION)" || { echo "usage: make release VERSION=vX.Y.Z" >&2; exit 1; }
+	VERSION=$(VERSION) hack/release.sh
+
+## test-release: the image builder's output unpacked and checked (user, entrypoint, platforms), and the
+## amd64 binary taken out of it answers --version (hack/tools/release, a module of its own).
+.PHONY: test-release
+test-release:
+	cd hack/tools/release && $(GO) test -count=1 ./...
 
 ## test: everything CI runs: verify, the unit tests, then the integration tests and the e2e suite
 ## against a local control plane built from source (the first build of the upstream binaries takes
 ## several minutes; later runs reuse the Go build cache).
 ## Each stage is a make target of its own, run in this order; the time of each is printed at the end.
-TEST_STAGES := verify unit test-rules fuzz-short differential-ci integration intree-test-fast differential-intree intree-smoke e2e e2e-intree
+TEST_STAGES := verify unit test-release test-rules fuzz-short differential-ci integration intree-test-fast differential-intree intree-smoke e2e e2e-intree
 .PHONY: test
 test:
 	MAKE="$(MAKE)" hack/run-stages.sh $(TEST_STAGES)

@@ -28,6 +28,7 @@ import (
 	"github.com/spf13/cobra"
 	cliflag "k8s.io/component-base/cli/flag"
 	"k8s.io/component-base/term"
+	"k8s.io/component-base/version"
 
 	"github.com/kube-hpa/kube-hpa/cmd/hpa-controller-manager/app/options"
 )
@@ -39,6 +40,8 @@ func NewCommand() *cobra.Command {
 		// Only a programming error (a gate registered twice) gets here.
 		panic(err)
 	}
+	fss := opts.Flags()
+	requested := addVersionFlag(fss.FlagSet("global"))
 	cmd := &cobra.Command{
 		Use:   "hpa-controller-manager",
 		Short: "kube-hpa's HorizontalPodAutoscaler controller: upstream's, with fallback, per-HPA sync period, source routing and a decision trace",
@@ -52,6 +55,9 @@ native autoscaling/v2 ones. --sharded splits the HPAs between replicas (KEP-5866
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 {
 				return fmt.Errorf("%q does not take any arguments, got %q", cmd.CommandPath(), args)
+			}
+			if printed, err := printVersion(cmd.OutOrStdout(), *requested, version.Get()); printed || err != nil {
+				return err
 			}
 			if err := opts.ApplyLogging(); err != nil {
 				return err
@@ -68,7 +74,6 @@ native autoscaling/v2 ones. --sharded splits the HPAs between replicas (KEP-5866
 		},
 	}
 	cmd.AddCommand(newMigrateCommand())
-	fss := opts.Flags()
 	for _, fs := range fss.FlagSets {
 		cmd.Flags().AddFlagSet(fs)
 	}

@@ -60,7 +60,7 @@ func (r *recordingRegistry) RawMustRegister(...prometheus.Collector) {
 // histograms' _bucket, _sum and _count included, each with where it comes
 // from. The registry is filled by the calls the binary makes on it (the
 // HPA controller's monitor in runControllers, the leader gauge in
-// runWithLeaderElection, the shard gauges in runSharded) and its names are read from the collectors,
+// runWithLeaderElection, the shard gauges in runSharded, the build info in Run) and its names are read from the collectors,
 // hidden ones left out; the workqueue_* families come from the legacy
 // registry once a named queue exists, as the controller's does, through
 // the gatherer that /metrics serves.
@@ -70,6 +70,7 @@ func exportedNames(t *testing.T) map[string]string {
 	newLeaderGauge(registry)
 	newShardsHeldGauge(registry)
 	newSelectorHonoredGauge(registry)
+	registerBuildInfo(registry)
 
 	names := map[string]string{}
 	for _, c := range registry.registered {

@@ -47,6 +47,7 @@ func Run(ctx context.Context, cfg *config.Config) error {
 		return err
 	}
 	registry := metrics.NewKubeRegistry()
+	registerBuildInfo(registry)
 	health := newHealthState()
 	setContentionProfiling(cfg.Debugging)
 	var webhookServer *http.Server
