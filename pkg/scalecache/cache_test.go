@@ -18,6 +18,7 @@ package scalecache
 
 import (
 	"context"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -429,6 +430,14 @@ func TestWatchesFollowTheTargetedKinds(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			kube := fake.NewClientset(deployment("10", 3, 3))
+			// A watch that a read starts must not sync before that read has
+			// decided where to go (a fake list is instant): its list waits
+			// until the read is over.
+			var lists listGate
+			kube.PrependReactor("list", "*", func(clienttesting.Action) (bool, runtime.Object, error) {
+				lists.wait()
+				return false, nil, nil
+			})
 			api := &fakescale.FakeScaleClient{}
 			api.AddReactor("get", "*", func(clienttesting.Action) (bool, runtime.Object, error) {
 				return true, apiScale("10", 3), nil
@@ -472,7 +481,10 @@ func TestWatchesFollowTheTargetedKinds(t *testing.T) {
 					t.Fatal("the watches did not sync")
 				}
 				if st.read {
-					if _, err := c.Scales("ns").Get(t.Context(), deployments, "web", metav1.GetOptions{}); err != nil {
+					lists.hold()
+					_, err := c.Scales("ns").Get(t.Context(), deployments, "web", metav1.GetOptions{})
+					lists.release()
+					if err != nil {
 						t.Fatal(err)
 					}
 					// The next read may use the watch once it has synced.
@@ -488,6 +500,37 @@ func TestWatchesFollowTheTargetedKinds(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// listGate holds the lists of the fake API server while a read is under
+// way.
+type listGate struct {
+	mu   sync.Mutex
+	open chan struct{}
+}
+
+func (g *listGate) hold() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.open = make(chan struct{})
+}
+
+func (g *listGate) release() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.open != nil {
+		close(g.open)
+		g.open = nil
+	}
+}
+
+func (g *listGate) wait() {
+	g.mu.Lock()
+	ch := g.open
+	g.mu.Unlock()
+	if ch != nil {
+		<-ch
 	}
 }
 
