@@ -48,6 +48,16 @@ type allowed struct {
 	// must show one: a step whose difference is none of them is not the
 	// entry's, and fails the run as an excuse used outside its condition.
 	signature []string
+	// confined, when set, lists every difference the entry may excuse, at
+	// a step where its cause holds and at the steps it carries (an entry
+	// ending in "." stands for every part of that condition): a caused
+	// step with another difference is a misuse, a carried one is not the
+	// entry's.
+	confined []string
+	// boundedCarry limits the entry's consequences to the HPA's memory of
+	// the last step its cause held, however long the runs keep differing
+	// since: a later difference needs its own excuse.
+	boundedCarry bool
 	// rewrite changes an observation of kube-hpa's to what upstream would
 	// show if only the entry's difference were gone.
 	rewrite func(s seqScenario, up, ours *observation)
@@ -109,6 +119,12 @@ var allowList = []allowed{
 		Why:     "huge values saturate (a safety fix); the calculator comparison checks the proposals themselves",
 		Readme:  "Huge metric values saturate",
 		cause:   func(s seqScenario, _, _ []observation, step int) bool { return s.overflowsAt(step) },
+		// What a proposal decides: the count, its limits, which metric
+		// decided (ScalingActive) and the events; not observedGeneration.
+		confined: []string{"scale", "currentReplicas", "desiredReplicas", "lastScaleTime", "currentMetrics",
+			"AbleToScale.", "ScalingActive.", "ScalingLimited.", "ScaledToZero.", "events", "twin.scale", "twin.currentReplicas", "twin.desiredReplicas",
+			"twin.lastScaleTime", "twin.currentMetrics", "twin.AbleToScale.", "twin.ScalingActive.", "twin.ScalingLimited.", "twin.ScaledToZero.", "twin.events"},
+		boundedCarry: true,
 	},
 	{
 		Class:   "an error about one pod's requests while several pods have such a problem",
@@ -232,37 +248,54 @@ func classifyCalc(s calcScenario, up, ours calcResult, diff []string) []*allowed
 }
 
 // overflowsAt tells whether a reading of the step, over its metric's
-// target, is so large that a replica proposal from it can overflow an int32
-// (with up to 16 pods). There upstream's proposals wrap where kube-hpa's
-// saturate, and so does everything built on them (recommendations,
-// stabilization) for as long as the HPA remembers them.
+// target, is so large that a replica proposal from it can overflow an int32.
+// There upstream's proposals wrap where kube-hpa's saturate, and so does
+// everything built on them (recommendations, stabilization) for as long as
+// the HPA remembers them. A pod metric's proposal is about its readings'
+// sum over the target (the pod count cancels out), a utilization's that
+// sum over the pods' requests; an Object or External metric's is its
+// ratio times up to 16 replicas.
 func (s seqScenario) overflowsAt(step int) bool {
-	const limit = math.MaxInt32 / 16
 	st := s.Steps[step]
 	for j, m := range s.Metrics {
-		target := float64(m.Value)
-		if m.Target == "Utilization" {
-			// Utilization is relative to the request: 1m at least.
-			target = float64(m.Value) / 100
-		}
-		var readings []int64
 		switch m.Type {
 		case "Object", "External":
-			readings = []int64{st.Values[j]}
-		default:
-			for _, p := range st.Pods {
-				if p.HasMetric {
-					readings = append(readings, p.Metric)
-				}
+			if math.Abs(float64(st.Values[j]))/float64(m.Value) > math.MaxInt32/16 {
+				return true
+			}
+			continue
+		}
+		var total, requests float64
+		n := 0
+		for _, p := range st.Pods {
+			if p.HasMetric {
+				total += math.Abs(float64(p.Metric))
+				requests += float64(smallestRequest(p, m.Name))
+				n++
 			}
 		}
-		var total float64
-		for _, r := range readings {
-			total += math.Abs(float64(r))
+		proposal := total / float64(m.Value)
+		if m.Target == "Utilization" {
+			proposal = total * 100 * float64(n) / (max(requests, 1) * float64(m.Value))
 		}
-		if total/target > limit || slices.ContainsFunc(readings, beyondFloat) {
+		// Twice the margin: the pods without readings and the rounding.
+		if proposal > math.MaxInt32/2 {
 			return true
 		}
 	}
 	return false
+}
+
+// smallestRequest is the least request of resource a controller may divide
+// a pod's reading by (its app container's, or its pod-level one), 1m at
+// least.
+func smallestRequest(p pod, resource string) int64 {
+	req, podLevel := p.CPU, p.PodCPU
+	if resource == "memory" {
+		req, podLevel = p.Mem, p.PodMem
+	}
+	if podLevel > 0 && (req <= 0 || podLevel < req) {
+		req = podLevel
+	}
+	return max(req, 1)
 }

@@ -69,13 +69,25 @@ var seqAllowList = []allowed{
 		signature: []string{"ScaledToZero.status", "ScaledToZero.reason", "ScaledToZero.message", "ScaledToZero.lastTransitionTime", "ScaledToZero.presence"},
 	},
 	{
+		Class:   "a status write lost right after the HPA scaled its target to zero",
+		Visible: "upstream, whose ScaledToZero was in the lost write, reads the zero as a person's pause and stays at zero; kube-hpa stored ScaledToZero before the zero, keeps it and scales up from zero when the metrics ask",
+		Why:     "the controller's zero must survive any single failed write (DESIGN.md, pkg/controller/podautoscaler/zero_intent.go)",
+		Readme:  "A zero survives a failed status write",
+		cause:   lostZeroStatus,
+		// kube-hpa's side of it: its own zero remembered, or left.
+		signature: []string{"ScaledToZero.status", "ScaledToZero.presence", "scale"},
+		confined: []string{"scale", "currentReplicas", "desiredReplicas", "lastScaleTime", "currentMetrics",
+			"ScaledToZero.", "ScalingActive.", "AbleToScale.", "ScalingLimited.", "events"},
+	},
+	{
 		Class:   "a metric target beyond the int64 milli-unit sums (reconcile)",
-		Visible: "from the first step, anything: upstream's sums that stand the target in for pods without readings wrap around, kube-hpa's saturate",
+		Visible: "at a step where a pod without a reading counts, and within the HPA's memory of it, anything: upstream's sums that stand the target in for pods without readings wrap around, kube-hpa's saturate",
 		Why:     "huge values saturate (a safety fix)",
 		Readme:  "Huge metric values saturate",
-		cause: func(s seqScenario, _, _ []observation, _ int) bool {
-			return slices.ContainsFunc(s.Metrics, func(m metricSpec) bool { return m.Value > math.MaxInt64/64 })
+		cause: func(s seqScenario, _, _ []observation, k int) bool {
+			return s.hugeTargetCounts(k)
 		},
+		boundedCarry: true,
 	},
 	{
 		Class:   "errors about pods' requests while several pods have such a problem (reconcile)",
@@ -96,6 +108,46 @@ var seqAllowList = []allowed{
 }
 
 func init() { allowList = append(allowList, seqAllowList...) }
+
+// lostZeroStatus tells whether step k is one where upstream is paused at a
+// zero it made itself and then lost: since a step whose status write failed
+// right after upstream's scale went from above zero to zero, upstream's
+// scale has stayed at zero, no person changed it, upstream does not hold
+// ScaledToZero=True, and kube-hpa does, or has left the zero.
+func lostZeroStatus(s seqScenario, up, ours []observation, k int) bool {
+	if c := condition(&up[k], autoscalingv2.ScaledToZero); up[k].Scale != 0 || c != nil && c.Status == "True" {
+		return false
+	}
+	if c := condition(&ours[k], autoscalingv2.ScaledToZero); ours[k].Scale == 0 && (c == nil || c.Status != "True") {
+		return false
+	}
+	for j := k; j >= 0; j-- {
+		st := s.Steps[j]
+		before := s.Start
+		if j > 0 {
+			before = up[j-1].Scale
+		}
+		if up[j].Scale != 0 || st.Manual >= 0 || st.Fault != nil && (st.Fault.Person || st.Fault.Recreate) {
+			return false
+		}
+		if st.Fault != nil && st.Fault.StatusFail != "" && before > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// hugeTargetCounts tells whether a pod metric's target beyond the int64
+// sums enters the decision of step k: the controllers stand the target in
+// for a pod without a reading, so a step with such a pod (one that a
+// controller may count: not being deleted) sums it.
+func (s seqScenario) hugeTargetCounts(k int) bool {
+	huge := slices.ContainsFunc(s.Metrics, func(m metricSpec) bool {
+		pod := m.Type != "Object" && m.Type != "External"
+		return pod && m.Value > math.MaxInt64/64
+	})
+	return huge && slices.ContainsFunc(s.Steps[k].Pods, func(p pod) bool { return !p.HasMetric && !p.Deleted })
+}
 
 func longestPeriod(r *autoscalingv2.HPAScalingRules) int32 {
 	var longest int32

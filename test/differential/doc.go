@@ -41,11 +41,15 @@ limitations under the License.
 //     read and its scale update; a person's change its watch delivers only
 //     after its next pass; status updates lost to another writer; metric
 //     fetches that hang until its fetch budget (upstream's world gets the
-//     error at once). Upstream's world has the person's change before its
-//     pass when a write of kube-hpa's met it, right after it otherwise.
-//     kube-hpa must end where upstream ends on that state, with no
-//     allow-list. The report ends with a liveness table: the sequences in
-//     which each controller rescaled, and the faults that met kube-hpa.
+//     error at once); and, in both worlds, the status write after a scale
+//     write failing with a 500 or a time-out (statusfail.go). Upstream's
+//     world has the person's change before its pass when a write of
+//     kube-hpa's met it, right after it otherwise. kube-hpa must end where
+//     upstream ends on that state, with no allow-list but for a zero whose
+//     status write was lost (kube-hpa stored its intent first). The report counts the steps each entry excused, and
+//     the run fails when they exceed excusedStepBudget of the steps
+//     compared; it ends with a liveness table: the sequences in which
+//     each controller rescaled, and the faults that met kube-hpa.
 //
 // Built with -tags intree against the patched tree of hack/intree (the
 // go.mod hack/differential-intree.sh writes), the same harness checks the

@@ -19,6 +19,7 @@ package differential
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -70,7 +71,7 @@ func classifySeq(s seqScenario, up, ours []observation) verdict {
 	up, ours = cloneObservations(up), cloneObservations(ours)
 	v := verdict{uses: map[*allowed]excuseUses{}}
 	var carrier *allowed
-	lastExcused, previousDiffered := -1, false
+	lastExcused, lastCause, previousDiffered := -1, -1, false
 	for k := range min(len(up), len(ours)) {
 		fields := diffObservation(up[k], ours[k])
 		if fields == nil {
@@ -79,7 +80,7 @@ func classifySeq(s seqScenario, up, ours []observation) verdict {
 			// HPA keeps its recommendation, whose consequences may show in
 			// a later step, within memory.
 			if a := causeAt(s, up, ours, k); a != nil {
-				carrier, lastExcused = a, k
+				carrier, lastExcused, lastCause = a, k, k
 			}
 			previousDiffered = false
 			continue
@@ -89,8 +90,12 @@ func classifySeq(s seqScenario, up, ours []observation) verdict {
 				v.misuse = fmt.Sprintf("%q excused step %d, whose difference (%v) is none of its own (%v)", a.Class, k, fields, a.signature)
 				return v
 			}
+			if !a.confines(fields) {
+				v.misuse = fmt.Sprintf("%q excused step %d, whose difference (%v) goes beyond its own (%v)", a.Class, k, fields, a.confined)
+				return v
+			}
 			v.use(a, false)
-			carrier, lastExcused, previousDiffered = a, k, true
+			carrier, lastExcused, lastCause, previousDiffered = a, k, k, true
 			continue
 		}
 		if v.misuse = rewriteStep(s, k, &up[k], &ours[k], &v); v.misuse != "" {
@@ -102,7 +107,7 @@ func classifySeq(s seqScenario, up, ours []observation) verdict {
 		}
 		// A consequence may arise at any pass of step k: the HPA may still
 		// remember the cause if step k began within its memory.
-		if carrier != nil && (previousDiffered || s.elapsed(lastExcused, k-1) <= s.memory()) {
+		if carrier != nil && carrier.carries(s, up[k], ours[k], fields, previousDiffered, lastExcused, lastCause, k) {
 			v.use(carrier, true)
 			lastExcused, previousDiffered = k, true
 			continue
@@ -111,6 +116,56 @@ func classifySeq(s seqScenario, up, ours []observation) verdict {
 		return v
 	}
 	return v
+}
+
+// carries tells whether a's cause may account for step k's difference:
+// while the runs have differed since, or within the HPA's memory of the
+// last step excused; a bounded entry within the memory of its last cause
+// only, and a confined one for its own differences only.
+func (a *allowed) carries(s seqScenario, up, ours observation, fields []string, previousDiffered bool, lastExcused, lastCause, k int) bool {
+	if !a.confines(fields) {
+		return false
+	}
+	if a.boundedCarry {
+		return s.elapsed(lastCause, k-1) <= s.memory() || previousDiffered && remnant(up, ours, fields)
+	}
+	return previousDiffered || s.elapsed(lastExcused, k-1) <= s.memory()
+}
+
+// remnant tells whether a step's difference is what an earlier one left,
+// with no decision of the step in it: times stored by an earlier rescale or
+// transition, or, when neither controller could compute a count (both
+// ScalingActive=False) or both keep the count they have (the tolerance
+// holds), the replicas an earlier decision left.
+func remnant(up, ours observation, fields []string) bool {
+	stamp := func(f string) bool { return f == "lastScaleTime" || strings.HasSuffix(f, ".lastTransitionTime") }
+	if !slices.ContainsFunc(fields, func(f string) bool { return !stamp(f) }) {
+		return true
+	}
+	inactive := func(o *observation) bool {
+		c := condition(o, "ScalingActive")
+		return c != nil && c.Status == "False"
+	}
+	holding := func(o *observation) bool {
+		c := condition(o, "AbleToScale")
+		return c != nil && c.Reason == "ReadyForNewScale" && c.Message == "recommended size matches current size"
+	}
+	return inactive(&up) && inactive(&ours) || holding(&up) && holding(&ours)
+}
+
+// confines tells whether every difference of fields is one a may excuse.
+func (a *allowed) confines(fields []string) bool {
+	if len(a.confined) == 0 {
+		return true
+	}
+	for _, f := range fields {
+		if !slices.ContainsFunc(a.confined, func(c string) bool {
+			return c == f || strings.HasSuffix(c, ".") && strings.HasPrefix(f, c)
+		}) {
+			return false
+		}
+	}
+	return true
 }
 
 // rewriteStep applies to one step every rewrite that changes it, and

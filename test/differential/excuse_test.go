@@ -59,6 +59,11 @@ func TestExcusesAreNarrow(t *testing.T) {
 			Type: autoscalingv2.ExternalMetricSourceType, External: &autoscalingv2.ExternalMetricStatus{Current: autoscalingv2.MetricValueStatus{AverageValue: q}},
 		}}}}
 	}
+	holding := func(scale int32) observation {
+		return observation{Scale: scale, Status: autoscalingv2.HorizontalPodAutoscalerStatus{Conditions: []autoscalingv2.HorizontalPodAutoscalerCondition{
+			{Type: autoscalingv2.AbleToScale, Status: corev1.ConditionTrue, Reason: "ReadyForNewScale", Message: "recommended size matches current size"},
+		}}}
+	}
 	averageValue := seqScenario{Max: 10, Metrics: []metricSpec{{Type: "External", Target: "AverageValue", Name: "m0", Value: 1000}}, Steps: []step{{Advance: 1, Manual: -1, Values: []int64{0}}}}
 
 	cases := []struct {
@@ -75,9 +80,28 @@ func TestExcusesAreNarrow(t *testing.T) {
 			wantUses: map[string]excuseUses{overflowClass: {caused: 1}},
 		},
 		{
-			name: "the steps that keep differing after a cause are its consequences",
-			s:    overflowing(30, 30), up: at(1, 2, 3), ours: at(10, 9, 8), diffAt: -1,
+			name: "the steps that keep differing within the HPA's memory of an overflow are its consequences",
+			s:    overflowing(1, 1), up: at(1, 2, 3), ours: at(10, 9, 8), diffAt: -1,
 			wantUses: map[string]excuseUses{overflowClass: {caused: 1, carried: 2}},
+		},
+		{
+			name: "a step that still decides differently beyond the HPA's memory of an overflow fails, though the runs never met",
+			s:    overflowing(30, 30), up: at(1, 2, 3), ours: at(10, 9, 8), diffAt: 2,
+		},
+		{
+			name: "beyond the HPA's memory of an overflow, the count it left while both hold their count is its consequence",
+			s:    overflowing(30, 30), up: []observation{holding(1), holding(2), holding(2)}, ours: []observation{holding(10), holding(9), holding(9)}, diffAt: -1,
+			wantUses: map[string]excuseUses{overflowClass: {caused: 1, carried: 2}},
+		},
+		{
+			name: "an overflow's step that differs beyond what a proposal decides is a misuse",
+			s:    overflowing(1), up: []observation{{Scale: 1}}, ours: []observation{{Scale: 10, Status: autoscalingv2.HorizontalPodAutoscalerStatus{ObservedGeneration: new(int64)}}},
+			misuse: "goes beyond its own",
+		},
+		{
+			name: "a zero upstream holds and kube-hpa has left, with no status write lost, is not the lost zero's",
+			s:    seqScenario{Min: 0, Max: 10, Metrics: averageValue.Metrics, Start: 3, Steps: []step{{Advance: 1, Manual: -1, Values: []int64{0}}, {Advance: 1, Manual: -1, Values: []int64{4000}}}},
+			up:   at(0, 0), ours: []observation{{Scale: 0}, scaledToZero(4, corev1.ConditionFalse)}, diffAt: 1,
 		},
 		{
 			name: "once the runs met again, a difference in a step that began within the HPA's memory of the cause is still its consequence",

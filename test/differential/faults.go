@@ -58,6 +58,10 @@ type fault struct {
 	// StatusConflict: kube-hpa's first status update of the step loses to
 	// another writer of the HPA (a label, another controller).
 	StatusConflict bool
+	// StatusFail, when set (statusfail.go), fails the status update of
+	// the HPA that follows the step's first scale update, with a 500 or a
+	// time-out; in both worlds.
+	StatusFail string
 	// Hang lists the metric indexes whose fetches hang in this step until
 	// kube-hpa's per-pass fetch budget ends them; upstream, which has no
 	// budget, gets the error at once (fakemetrics.go).
@@ -114,11 +118,15 @@ func (s seqScenario) drawMoreFaults(g *gen, st step, f *fault) step {
 			f.Hang = []int{i}
 		}
 	}
+	// Drawn last, so that the other kinds fall where they did before.
+	if g.chance(0.3) {
+		f.StatusFail = pick(g, statusFail500, statusFailTimeout)
+	}
 	return st
 }
 
 func (f *fault) empty() bool {
-	return !f.Rollout && !f.Person && !f.Recreate && !f.Lag && !f.StatusConflict && len(f.Hang) == 0
+	return !f.Rollout && !f.Person && !f.Recreate && !f.Lag && !f.StatusConflict && len(f.Hang) == 0 && f.StatusFail == ""
 }
 
 // forUpstream is s as upstream's world plays it after kube-hpa's world
@@ -132,7 +140,7 @@ func (s seqScenario) forUpstream(landed []bool) seqScenario {
 	for i, st := range s.Steps {
 		if f := st.Fault; f != nil {
 			met := i < len(landed) && landed[i]
-			up := &fault{Recreate: f.Recreate, Hang: f.Hang}
+			up := &fault{Recreate: f.Recreate, Hang: f.Hang, StatusFail: f.StatusFail}
 			switch {
 			case f.Person && met:
 				st.Manual = f.PersonReplicas
@@ -184,6 +192,8 @@ type faultTally struct {
 	Armed, Fired faultCounts
 	// ScaleGets counts the reads of the scale subresource.
 	ScaleGets int
+	// StatusFail counts the failed status writes (statusfail.go).
+	StatusFail statusFailTally
 }
 
 // faultCounts counts faults by kind.
@@ -202,6 +212,7 @@ func (t *faultTally) add(o faultTally) {
 	t.Armed.add(o.Armed)
 	t.Fired.add(o.Fired)
 	t.ScaleGets += o.ScaleGets
+	t.StatusFail.add(o.StatusFail)
 }
 
 func (a *armedFaults) arm(f *fault) {

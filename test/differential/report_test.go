@@ -32,6 +32,12 @@ type report struct {
 	divergent map[string]int
 	rows      map[string][]string
 	scenarios int
+	// stepsRun counts the sequence steps compared; stepBudget is the
+	// share of them the allow-list may excuse before the run fails (0: no
+	// budget, as in the regressions tables, which hold excused sequences
+	// on purpose).
+	stepsRun   int
+	stepBudget float64
 	// flaky counts the differences a second run did not show again.
 	flaky      int
 	flakyRows  []string
@@ -56,6 +62,22 @@ func (r *report) count() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.scenarios++
+}
+
+// countSteps counts the steps of a sequence compared.
+func (r *report) countSteps(n int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.stepsRun += n
+}
+
+// excusedSteps counts the steps any entry excused.
+func (r *report) excusedSteps() int {
+	n := 0
+	for _, u := range r.steps {
+		n += u.caused + u.carried
+	}
+	return n
 }
 
 func (r *report) addFlaky(where string) {
@@ -121,12 +143,15 @@ func (r *report) finish(t *testing.T) {
 	for _, k := range sortedKeys(r.allowed) {
 		steps := ""
 		if u, ok := r.steps[k]; ok {
-			steps = fmt.Sprintf(" (steps: %d where it holds, %d after)", u.caused, u.carried)
+			steps = fmt.Sprintf(" (steps: %d where it holds, %d after; %s of the steps)", u.caused, u.carried, percentOf(u.caused+u.carried, r.stepsRun))
 		}
 		fmt.Fprintf(&b, "  allowed    %6d  %s%s\n", r.allowed[k], k, steps)
 	}
 	for _, k := range sortedKeys(r.divergent) {
 		fmt.Fprintf(&b, "  DIVERGENT  %6d  %s\n", r.divergent[k], k)
+	}
+	if r.stepsRun > 0 {
+		fmt.Fprintf(&b, "  steps: %d compared, %d excused (%s)\n", r.stepsRun, r.excusedSteps(), percentOf(r.excusedSteps(), r.stepsRun))
 	}
 	if r.flaky > 0 {
 		fmt.Fprintf(&b, "  not reproduced on a second run: %d (%s)\n", r.flaky, strings.Join(r.flakyRows[:min(len(r.flakyRows), 10)], "; "))
@@ -137,6 +162,12 @@ func (r *report) finish(t *testing.T) {
 	t.Log(b.String())
 	for _, class := range r.unexplainedLiveness() {
 		t.Errorf("sequences %s rescaled on one controller only, with no excuse", class)
+	}
+	// An allow-list that excuses more than a sliver of the steps hides a
+	// regression among them: the budget keeps each entry narrow.
+	if r.stepBudget > 0 && r.stepsRun > 0 && float64(r.excusedSteps()) > r.stepBudget*float64(r.stepsRun) {
+		t.Errorf("the allow-list excused %d of %d steps (%s), above the budget of %.2f%%: an entry is wider than its difference",
+			r.excusedSteps(), r.stepsRun, percentOf(r.excusedSteps(), r.stepsRun), 100*r.stepBudget)
 	}
 	for _, row := range r.misuses {
 		t.Errorf("allow-list entry used outside its documented condition:\n%s", row)
@@ -149,4 +180,11 @@ func (r *report) finish(t *testing.T) {
 	if len(r.divergent) > 0 && *showFlag <= 0 {
 		t.Errorf("%d classes of divergence (run with -show to print them)", len(r.divergent))
 	}
+}
+
+func percentOf(n, total int) string {
+	if total == 0 {
+		return "0%"
+	}
+	return fmt.Sprintf("%.3f%%", 100*float64(n)/float64(total))
 }

@@ -35,7 +35,7 @@ var seqRegressions = []struct {
 }{
 	{
 		name: "a person's pause to zero between kube-hpa's read and its scale-up stands, as upstream's pass after the pause leaves it",
-		s: seqScenario{Min: 1, Max: 10, Metrics: []metricSpec{{Type: "Object", Target: "AverageValue", Name: "m0", Value: 1000}}, Start: 3, Steps: []step{
+		s: seqScenario{Min: 1, Max: 10, Metrics: []metricSpec{{Type: "Object", Target: "AverageValue", Name: "m0", Value: 1000}}, Down: &rules{Window: 0}, Start: 3, Steps: []step{
 			{Advance: 1, Manual: -1, Values: []int64{3000}},
 			{Advance: 2, Manual: -1, Values: []int64{9000}, Fault: &fault{Person: true}},
 			{Advance: 2, Manual: -1, Values: []int64{9000}},
@@ -70,7 +70,7 @@ var seqRegressions = []struct {
 	},
 	{
 		name: "steady load keeps the replicas on both",
-		s: seqScenario{Min: 1, Max: 10, Metrics: []metricSpec{{Type: "Object", Target: "AverageValue", Name: "m0", Value: 1000}}, Start: 3, Steps: []step{
+		s: seqScenario{Min: 1, Max: 10, Metrics: []metricSpec{{Type: "Object", Target: "AverageValue", Name: "m0", Value: 1000}}, Down: &rules{Window: 0}, Start: 3, Steps: []step{
 			{Advance: 4, Manual: -1, Values: []int64{3000}},
 			{Advance: 30, Manual: -1, Values: []int64{3100}},
 		}},
@@ -156,6 +156,23 @@ var seqRegressions = []struct {
 			{Advance: 2, Manual: -1, Pods: []pod{twinRowPod("p0", 400), twinRowPod("p1", 600)}, Values: []int64{500, 0}, TwinPods: []pod{twinRowPod("tp0", 100), twinRowPod("tp1", 100)}},
 		}, Twin: &twin{Min: 1, Max: 8, Shared: []int{0}, Own: []metricSpec{{Type: "Resource", Target: "Utilization", Name: "cpu", Value: 80}}, Start: 1}},
 		met: &faultCounts{Rollout: 1},
+	},
+	{
+		name: "a status write lost with a 500 after a scale to zero leaves upstream paused at zero and kube-hpa scaling up from its own zero",
+		s: seqScenario{Min: 0, Max: 10, Metrics: []metricSpec{{Type: "External", Target: "AverageValue", Name: "m0", Value: 1000}}, Down: &rules{Window: 0}, Start: 3, Steps: []step{
+			{Advance: 1, Manual: -1, Values: []int64{3000}},
+			{Advance: 1, Manual: -1, Values: []int64{0}, Fault: &fault{StatusFail: statusFail500}},
+			{Advance: 2, Manual: -1, Values: []int64{0}},
+			{Advance: 2, Manual: -1, Values: []int64{4000}},
+		}},
+		wantClasses: []string{"a status write lost right after the HPA scaled its target to zero"},
+	},
+	{
+		name: "a status write that times out after a scale-up is written again by the next pass, as upstream's",
+		s: seqScenario{Min: 1, Max: 10, Metrics: []metricSpec{{Type: "External", Target: "AverageValue", Name: "m0", Value: 1000}}, Start: 2, Steps: []step{
+			{Advance: 1, Manual: -1, Values: []int64{6000}, Fault: &fault{StatusFail: statusFailTimeout}},
+			{Advance: 2, Manual: -1, Values: []int64{6000}},
+		}},
 	},
 }
 

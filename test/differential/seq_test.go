@@ -53,11 +53,19 @@ func TestMain(m *testing.M) {
 // accept.
 func TestReconcile(t *testing.T) {
 	rep := newReport("reconcile", *seedFlag)
+	rep.stepBudget = excusedStepBudget
 	inWorkers(t, func(t *testing.T, i int) {
 		checkSeq(t, generatedSeq(*seedFlag, i), rep, fmt.Sprintf("-seed %d -case %d", *seedFlag, i))
 	})
 	rep.finish(t)
 }
+
+// excusedStepBudget is the share of a run's steps the allow-list may
+// excuse: above it, some entry excuses more than its own difference. The
+// aim is 0.5%; the int32-overflow entry alone still excuses about 2.3% of
+// the generated steps (issue 41), so the budget stands just above that
+// until its steps are narrowed further.
+const excusedStepBudget = 0.03
 
 // inWorkers calls check for every index of the run. Every sequence runs in
 // bubbles of its own, so they spread over the CPUs; each worker takes every
@@ -126,6 +134,7 @@ func checkSeq(t *testing.T, s seqScenario, rep *report, where string) {
 	run := func(s seqScenario) ([]observation, []observation) { return runPair(t, s) }
 	up, ours, log := runPairLogged(t, s)
 	rep.count()
+	rep.countSteps(min(len(up), len(ours)))
 	if diffObservations(up, ours) == nil {
 		rep.live(s, up, ours, log, false)
 		return

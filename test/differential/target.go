@@ -53,6 +53,8 @@ type scaleStore struct {
 	replicas  int32
 	version   int
 	faults    *armedFaults
+	// landed, when set, is told the replicas of every update that landed.
+	landed func(int32)
 	// exists: the target has been created (by the first step).
 	exists bool
 	// uid is the target's UID; each creation gives it a new one.
@@ -194,6 +196,9 @@ func (s *scaleStore) update(obj *autoscalingv1.Scale) (*autoscalingv1.Scale, err
 	s.version++
 	if err := s.publish(); err != nil {
 		return nil, err
+	}
+	if s.landed != nil {
+		s.landed(s.replicas)
 	}
 	out := obj.DeepCopy()
 	out.ResourceVersion = fmt.Sprint(s.version)

@@ -149,6 +149,9 @@ func (s seqScenario) run(kind controllerKind) ([]observation, faultLog, error) {
 		scales.faults = &armedFaults{}
 		loseStatusUpdates(client, scales.faults)
 	}
+	fails := &statusFailures{}
+	failStatusUpdates(client, fails)
+	scales.landed = fails.scaledTo
 	f := newFakeMetrics()
 	if scales.faults != nil {
 		f.hung = scales.faults.hung
@@ -189,6 +192,7 @@ func (s seqScenario) run(kind controllerKind) ([]observation, faultLog, error) {
 		if scales.faults != nil {
 			scales.faults.arm(st.Fault)
 		}
+		fails.arm(st.Fault)
 		synctest.Wait()
 		// Past the step's first pass: a person's scale that no update of
 		// that pass met lands now, in both worlds.
@@ -213,6 +217,7 @@ func (s seqScenario) run(kind controllerKind) ([]observation, faultLog, error) {
 	for _, st := range stores {
 		log.tally.ScaleGets += st.readCount()
 	}
+	log.tally.StatusFail = fails.counts()
 	f.mu.Lock()
 	log.externalFetches = f.externalFetches
 	f.mu.Unlock()
