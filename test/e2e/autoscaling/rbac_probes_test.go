@@ -121,9 +121,14 @@ func listFallbackProbe(kind framework.HPAKind, target probeTarget, group, resour
 	return rbacProbe{
 		access:  authorizationv1.ResourceAttributes{Verb: "list", Group: group, Resource: resource},
 		restart: true,
-		setup:   target.create,
-		broken: func(ctx context.Context, rc *rbacCase) {
+		// The HPA is created before list goes: the webhook lists both
+		// kinds to refuse a second autoscaler on the target, and refuses
+		// what it cannot check (the migration docs).
+		setup: func(ctx context.Context, rc *rbacCase) {
+			target.create(ctx, rc)
 			rc.targetProbeHPA(ctx, kind, target, rbacHPA, 2)
+		},
+		broken: func(ctx context.Context, rc *rbacCase) {
 			target.waitScale(ctx, rc, 2)
 			rc.expectNoForbiddenInLogs(forbidden)
 

@@ -69,10 +69,13 @@ func (l *AdmissionLoop) run(ctx context.Context, env *Environment, namespace str
 	stored := valid.DeepCopy()
 	stored.Name, stored.GenerateName = "", "admission-loop-"
 	for round := 0; ; round++ {
-		hpa, dryRun := valid, true
+		hpa, dryRun := valid.DeepCopy(), true
 		if round%admissionLoopStoreEvery == 0 {
-			hpa, dryRun = stored, false
+			hpa, dryRun = stored.DeepCopy(), false
 		}
+		// A target of its own each round: the webhook refuses a second
+		// autoscaler on a target, and the loop's stored HPAs stay.
+		hpa.Spec.ScaleTargetRef.Name = fmt.Sprintf("admission-loop-%d", round)
 		err := call(ctx, func(ctx context.Context) error { return env.TryCreateHPA(ctx, namespace, hpa, dryRun) })
 		if ctx.Err() != nil {
 			return
