@@ -79,7 +79,7 @@ func rulesOf(file, kind string) []rbacv1.PolicyRule {
 }
 
 var _ = sigDescribe([]string{featureHPA, featureFallback, crdMode, "Helm"}, "Helm chart charts/kube-hpa", func() {
-	ginkgo.It("should install with helm, scale an HPA, keep scaling through helm upgrade, and leave the CRD on helm uninstall", func(ctx context.Context) {
+	ginkgo.It("should install the packaged chart with helm, scale an HPA, keep scaling through helm upgrade, and leave the CRD on helm uninstall", func(ctx context.Context) {
 		requireLocal()
 		local, env := startChartEnvironment(ctx)
 		helm, err := framework.NewHelm(env.Config, filepath.Join(filepath.Dir(env.Config.LogDir), "helm"))
@@ -87,7 +87,13 @@ var _ = sigDescribe([]string{featureHPA, featureFallback, crdMode, "Helm"}, "Hel
 		replicas, err := local.NewDeploymentReplicas(2, filepath.Join(filepath.Dir(env.Config.LogDir), "chart-replicas"))
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())
 		ginkgo.DeferCleanup(replicas.Stop)
-		chart := filepath.Join(suite.Config.RepoRoot, "charts", "kube-hpa")
+		ginkgo.By("helm package, as make release packages the chart: the .tgz must carry every file it needs")
+		packaged := filepath.Join(filepath.Dir(env.Config.LogDir), "chart")
+		out, err := helm.Run(ctx, "package", filepath.Join(suite.Config.RepoRoot, "charts", "kube-hpa"),
+			"--version", "0.0.0-e2e", "--app-version", "v0.0.0-e2e", "--destination", packaged)
+		gomega.Expect(err).NotTo(gomega.HaveOccurred())
+		chart := filepath.Join(packaged, "kube-hpa-0.0.0-e2e.tgz")
+		gomega.Expect(out).To(gomega.ContainSubstring(chart))
 		// The suite's sync period, so that the scaling below takes seconds;
 		// the webhook Service's port is where the local replicas' round
 		// robin listens; the fallback is alpha, off in the chart as in the
@@ -99,7 +105,7 @@ var _ = sigDescribe([]string{featureHPA, featureFallback, crdMode, "Helm"}, "Hel
 		}
 
 		ginkgo.By("helm install")
-		out, err := helm.Run(ctx, append([]string{"install", helmRelease, chart, "--namespace", helmNamespace, "--create-namespace", "--wait", "--timeout", "2m"}, values...)...)
+		out, err = helm.Run(ctx, append([]string{"install", helmRelease, chart, "--namespace", helmNamespace, "--create-namespace", "--wait", "--timeout", "2m"}, values...)...)
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())
 		gomega.Expect(out).To(gomega.ContainSubstring("kept by helm uninstall"), "NOTES.txt says that the CRD stays")
 		ginkgo.By("checking that the chart grants what deploy/rbac.yaml grants")

@@ -17,11 +17,8 @@ limitations under the License.
 package framework
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"os/exec"
-	"strings"
 	"time"
 
 	"k8s.io/client-go/dynamic"
@@ -74,18 +71,12 @@ const kubectlTimeout = time.Minute
 // Kubectl runs kubectl against the environment with stdin (may be empty)
 // and returns its standard output; the error carries standard error.
 func (e *Environment) Kubectl(ctx context.Context, stdin string, args ...string) (string, error) {
-	ctx, cancel := context.WithTimeout(ctx, kubectlTimeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, e.Config.Kubectl, append([]string{"--kubeconfig=" + e.Config.Kubeconfig}, args...)...)
-	if stdin != "" {
-		cmd.Stdin = strings.NewReader(stdin)
-	}
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		return stdout.String(), fmt.Errorf("kubectl %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
-	}
-	return stdout.String(), nil
+	return tool{
+		binary:  e.Config.Kubectl,
+		args:    append([]string{"--kubeconfig=" + e.Config.Kubeconfig}, args...),
+		stdin:   stdin,
+		timeout: kubectlTimeout,
+	}.run(ctx)
 }
 
 // waitReady returns once the local environment is usable: a replica leads

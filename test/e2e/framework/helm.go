@@ -17,13 +17,10 @@ limitations under the License.
 package framework
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 	"time"
 )
 
@@ -56,18 +53,14 @@ func NewHelm(cfg Config, home string) (*Helm, error) {
 // Run runs helm with args and returns its standard output; the error
 // carries standard error.
 func (h *Helm) Run(ctx context.Context, args ...string) (string, error) {
-	ctx, cancel := context.WithTimeout(ctx, helmTimeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, h.binary, append(args, "--kubeconfig="+h.kubeconfig)...)
-	cmd.Env = append(os.Environ(),
-		"HELM_CACHE_HOME="+filepath.Join(h.home, "cache"),
-		"HELM_CONFIG_HOME="+filepath.Join(h.home, "config"),
-		"HELM_DATA_HOME="+filepath.Join(h.home, "data"),
-	)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		return stdout.String(), fmt.Errorf("helm %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
-	}
-	return stdout.String(), nil
+	return tool{
+		binary: h.binary,
+		args:   append(args, "--kubeconfig="+h.kubeconfig),
+		env: []string{
+			"HELM_CACHE_HOME=" + filepath.Join(h.home, "cache"),
+			"HELM_CONFIG_HOME=" + filepath.Join(h.home, "config"),
+			"HELM_DATA_HOME=" + filepath.Join(h.home, "data"),
+		},
+		timeout: helmTimeout,
+	}.run(ctx)
 }

@@ -164,10 +164,27 @@ func (f *Framework) CreateHPA(ctx context.Context, kind HPAKind, hpa *v2.Horizon
 		gomega.Expect(err).NotTo(gomega.HaveOccurred(), "kubectl apply of native HPA %s:\n%s\n%s", hpa.Name, manifest, out)
 		return
 	}
+	gomega.Expect(f.TryCreateHPA(ctx, kind, hpa)).To(gomega.Succeed(), "creating %s HPA %s", kind, hpa.Name)
+}
+
+// TryCreateHPA creates hpa in the spec's namespace through the API and
+// returns the API server's answer, for specs that expect a refusal.
+func (f *Framework) TryCreateHPA(ctx context.Context, kind HPAKind, hpa *v2.HorizontalPodAutoscaler) error {
+	hpa = hpa.DeepCopy()
+	hpa.Namespace = f.Namespace
 	obj, err := unstructuredHPA(kind, hpa)
-	gomega.Expect(err).NotTo(gomega.HaveOccurred())
+	if err != nil {
+		return err
+	}
 	_, err = f.Dynamic.Resource(kind.GroupVersionResource()).Namespace(f.Namespace).Create(ctx, obj, metav1.CreateOptions{})
-	gomega.Expect(err).NotTo(gomega.HaveOccurred(), "creating %s HPA %s", kind, hpa.Name)
+	return err
+}
+
+// DeleteHPA deletes an HPA of kind from the spec's namespace.
+func (f *Framework) DeleteHPA(ctx context.Context, kind HPAKind, name string) {
+	ginkgo.GinkgoHelper()
+	err := f.Dynamic.Resource(kind.GroupVersionResource()).Namespace(f.Namespace).Delete(ctx, name, metav1.DeleteOptions{})
+	gomega.Expect(err).NotTo(gomega.HaveOccurred(), "deleting %s HPA %s", kind, name)
 }
 
 // GetHPA reads an HPA of either kind as the extended type. A native HPA is
