@@ -89,7 +89,7 @@ var _ = sigDescribe([]string{featureHPA, crdMode, "Ownership"}, "One autoscaler 
 		f.WaitForReplicas(ctx, target, 3, reaction())
 
 		ginkgo.By("the webhook refuses a kube-hpa HPA on the native HPA's target, naming it")
-		err := f.TryCreateHPA(ctx, framework.Extended, ownedHPA("extended", target, metric))
+		err := suite.TryCreateHPA(ctx, f.Namespace, ownedHPA("extended", target, metric), false)
 		gomega.Expect(apierrors.IsInvalid(err) || apierrors.IsForbidden(err)).To(gomega.BeTrue(), "refused: %v", err)
 		gomega.Expect(err.Error()).To(gomega.ContainSubstring("spec.scaleTargetRef"))
 		gomega.Expect(err.Error()).To(gomega.ContainSubstring("already autoscaled by autoscaling/v2 native"))

@@ -164,20 +164,10 @@ func (f *Framework) CreateHPA(ctx context.Context, kind HPAKind, hpa *v2.Horizon
 		gomega.Expect(err).NotTo(gomega.HaveOccurred(), "kubectl apply of native HPA %s:\n%s\n%s", hpa.Name, manifest, out)
 		return
 	}
-	gomega.Expect(f.TryCreateHPA(ctx, kind, hpa)).To(gomega.Succeed(), "creating %s HPA %s", kind, hpa.Name)
-}
-
-// TryCreateHPA creates hpa in the spec's namespace through the API and
-// returns the API server's answer, for specs that expect a refusal.
-func (f *Framework) TryCreateHPA(ctx context.Context, kind HPAKind, hpa *v2.HorizontalPodAutoscaler) error {
-	hpa = hpa.DeepCopy()
-	hpa.Namespace = f.Namespace
 	obj, err := unstructuredHPA(kind, hpa)
-	if err != nil {
-		return err
-	}
+	gomega.Expect(err).NotTo(gomega.HaveOccurred())
 	_, err = f.Dynamic.Resource(kind.GroupVersionResource()).Namespace(f.Namespace).Create(ctx, obj, metav1.CreateOptions{})
-	return err
+	gomega.Expect(err).NotTo(gomega.HaveOccurred(), "creating %s HPA %s", kind, hpa.Name)
 }
 
 // DeleteHPA deletes an HPA of kind from the spec's namespace.
