@@ -96,6 +96,12 @@ helm_ldflags() {
   done
 }
 
+metrics_server_ldflags() {
+  local version
+  version=$(cd "${KWOK_DIR}" && go list -m -f '{{.Version}}' sigs.k8s.io/metrics-server)
+  printf -- '-s -w -X k8s.io/client-go/pkg/version.gitVersion=%s' "${version}"
+}
+
 build_one() {
   case $1 in
     kube-apiserver | kube-controller-manager | kube-scheduler | kubectl)
@@ -109,6 +115,7 @@ build_one() {
       done
       ;;
     kwok) module_bin "${KWOK_DIR}" kwok sigs.k8s.io/kwok/cmd/kwok ;;
+    metrics-server) module_bin "${KWOK_DIR}" metrics-server sigs.k8s.io/metrics-server/cmd/metrics-server -ldflags="$(metrics_server_ldflags)" ;;
     # remove_all_sd leaves out every service discovery but file and HTTP
     # (Prometheus's plugins/ registers each one behind a build tag): the
     # local Prometheus scrapes static targets, and the cloud SDKs are a
@@ -131,7 +138,7 @@ build_one() {
 names=("$@")
 if [[ ${#names[@]} -eq 0 ]]; then
   # Smallest first, so a broken toolchain shows up in seconds.
-  names=(etcd kubectl kube-scheduler kube-controller-manager kwok kube-apiserver metrics-adapter helm prometheus)
+  names=(etcd kubectl kube-scheduler kube-controller-manager kwok metrics-server kube-apiserver metrics-adapter helm prometheus)
 fi
 for name in "${names[@]}"; do
   build_one "${name}" >/dev/null

@@ -201,7 +201,7 @@ func startCluster(ctx context.Context, o Options) (*localcluster.Cluster, kubern
 // and syncs of Options.ClusterClientQPS and the fields after it, where set
 // (a later flag of the same name wins over localcluster's).
 func (o Options) clusterOptions() localcluster.Options {
-	co := localcluster.Options{RepoRoot: o.RepoRoot, BinDir: o.BinDir}
+	co := localcluster.Options{RepoRoot: o.RepoRoot, BinDir: o.BinDir, MetricsServer: true}
 	var limits []string
 	if o.ClusterClientQPS > 0 {
 		limits = append(limits, "--kube-api-qps="+strconv.FormatFloat(o.ClusterClientQPS, 'f', -1, 64))

@@ -116,14 +116,20 @@ func (c *Cluster) RegisterAPIService(ctx context.Context, group, version string,
 // WaitAPIServiceAvailable waits until the aggregator reports the APIService
 // of group/version Available, that is it reached the server behind it.
 func (c *Cluster) WaitAPIServiceAvailable(ctx context.Context, group, version string) error {
+	return c.waitFor(ctx, "APIService "+version+"."+group+" to be Available", c.apiServiceAvailable(group, version))
+}
+
+// apiServiceAvailable checks that the APIService of group/version is
+// Available.
+func (c *Cluster) apiServiceAvailable(group, version string) func(context.Context) (bool, error) {
 	name := version + "." + group
-	return c.waitFor(ctx, "APIService "+name+" to be Available", func(ctx context.Context) (bool, error) {
+	return func(ctx context.Context) (bool, error) {
 		obj, err := c.dynamic.Resource(apiServiceResource()).Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
 			return false, err
 		}
 		return conditionTrue(obj, "Available")
-	})
+	}
 }
 
 // UnregisterAPIService deletes what RegisterAPIService created.

@@ -55,8 +55,12 @@ func MissingBinariesOf(opts Options) ([]string, error) {
 }
 
 func missingBinaries(o Options) []string {
+	names := requiredBinaries()
+	if o.MetricsServer {
+		names = append(names, binMetricsServer)
+	}
 	var missing []string
-	for _, name := range requiredBinaries() {
+	for _, name := range names {
 		path := o.binaryPath(name)
 		info, err := os.Stat(path)
 		if err != nil || info.IsDir() || info.Mode()&0o111 == 0 {

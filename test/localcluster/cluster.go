@@ -116,7 +116,7 @@ func startOnce(ctx context.Context, opts Options) (*Cluster, error) {
 }
 
 // prepare writes everything the components read before any of them starts:
-// the run directory, certificates, kubeconfig and kwok's stages.
+// the run directory, certificates, kubeconfig and kwok's configuration.
 func prepare(ctx context.Context, opts Options, now time.Time) (*Cluster, error) {
 	pruneRuns(ctx, opts.OutputDir, opts.KeepRuns, now)
 	l, err := newLayout(opts.OutputDir, now)
@@ -134,11 +134,11 @@ func prepare(ctx context.Context, opts Options, now time.Time) (*Cluster, error)
 	if err != nil {
 		return nil, err
 	}
-	stages, err := kwokStages(moduleDir)
+	kwok, err := kwokConfig(moduleDir)
 	if err != nil {
-		return nil, fmt.Errorf("generating kwok's stages: %w", err)
+		return nil, fmt.Errorf("generating kwok's configuration: %w", err)
 	}
-	if err := os.WriteFile(l.kwokConfig, stages, 0o644); err != nil {
+	if err := os.WriteFile(l.kwokConfig, kwok, 0o644); err != nil {
 		return nil, err
 	}
 	restConfig := newRESTConfig(l, creds)
@@ -192,19 +192,24 @@ func (c *Cluster) start(ctx context.Context) error {
 	if err := c.createNodes(ctx); err != nil {
 		return err
 	}
+	if c.opts.MetricsServer {
+		if err := c.startMetricsServer(ctx); err != nil {
+			return err
+		}
+	}
 	if !c.opts.NoCRDs {
 		if err := c.InstallCRDs(ctx, c.opts.CRDDir); err != nil {
 			return err
 		}
 	}
-	steps := []struct {
-		what  string
-		check func(context.Context) (bool, error)
-	}{
+	steps := []readyStep{
 		{"kube-controller-manager to be healthy", c.healthz(l.controllerManagerPort)},
 		{"kube-scheduler to be healthy", c.healthz(l.schedulerPort)},
 		{"the kwok nodes to be Ready", c.nodesReady},
 		{"the default ServiceAccount (kube-controller-manager at work)", c.defaultServiceAccountExists("default")},
+	}
+	if c.opts.MetricsServer {
+		steps = append(steps, readyStep{"APIService " + MetricsVersion + "." + MetricsGroup + " to be Available", c.apiServiceAvailable(MetricsGroup, MetricsVersion)})
 	}
 	for _, step := range steps {
 		if err := c.waitFor(ctx, step.what, step.check); err != nil {
@@ -212,6 +217,12 @@ func (c *Cluster) start(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// readyStep is one wait of start: what it waits for, and its check.
+type readyStep struct {
+	what  string
+	check func(context.Context) (bool, error)
 }
 
 func (c *Cluster) startComponent(ctx context.Context, name string, args []string) error {

@@ -179,9 +179,15 @@ func kwokFlags(l layout) []string {
 		"--config=" + l.kwokConfig,
 		"--manage-all-nodes=false",
 		"--manage-nodes-with-annotation-selector=" + kwokNodeAnnotationKey + "=" + kwokNodeAnnotationValue,
-		// No traffic ever goes to a fake node or pod; a loopback node IP
-		// keeps it so even if something tries.
+		// The nodes' address and kubelet port are kwok's own server, on
+		// loopback: metrics-server scrapes each node's /metrics/resource
+		// there, as it scrapes a kubelet. No other traffic goes to a fake
+		// node or pod.
 		"--node-ip=127.0.0.1",
+		"--node-port=" + strconv.Itoa(l.kwokPort),
+		"--server-address=127.0.0.1:" + strconv.Itoa(l.kwokPort),
+		"--tls-cert-file=" + l.kwokCert,
+		"--tls-private-key-file=" + l.kwokKey,
 		"--cidr=10.244.0.0/16",
 	}
 }

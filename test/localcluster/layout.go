@@ -37,11 +37,18 @@ type layout struct {
 	serviceAccountKey, serviceAccountPublicKey string
 	frontProxyCACert                           string
 	frontProxyClientCert, frontProxyClientKey  string
+	kwokCert, kwokKey                          string
+	metricsServerCert, metricsServerKey        string
 
 	etcdClientPort, etcdPeerPort int
 	apiServerPort                int
 	controllerManagerPort        int
 	schedulerPort                int
+	// kwokPort is where kwok serves every fake node's kubelet endpoints
+	// (the nodes' status names it), metricsServerPort metrics-server's
+	// secure port.
+	kwokPort          int
+	metricsServerPort int
 }
 
 // newLayout creates a fresh run directory under outputDir. Its name sorts
@@ -56,7 +63,7 @@ func newLayout(outputDir string, now time.Time) (layout, error) {
 	if err != nil {
 		return layout{}, err
 	}
-	ports, err := FreePorts(5)
+	ports, err := FreePorts(7)
 	if err != nil {
 		return layout{}, err
 	}
@@ -78,11 +85,17 @@ func newLayout(outputDir string, now time.Time) (layout, error) {
 		frontProxyCACert:        filepath.Join(pki, "front-proxy-ca.crt"),
 		frontProxyClientCert:    filepath.Join(pki, "front-proxy-client.crt"),
 		frontProxyClientKey:     filepath.Join(pki, "front-proxy-client.key"),
+		kwokCert:                filepath.Join(pki, "kwok.crt"),
+		kwokKey:                 filepath.Join(pki, "kwok.key"),
+		metricsServerCert:       filepath.Join(pki, "metrics-server.crt"),
+		metricsServerKey:        filepath.Join(pki, "metrics-server.key"),
 		etcdClientPort:          ports[0],
 		etcdPeerPort:            ports[1],
 		apiServerPort:           ports[2],
 		controllerManagerPort:   ports[3],
 		schedulerPort:           ports[4],
+		kwokPort:                ports[5],
+		metricsServerPort:       ports[6],
 	}
 	for _, dir := range []string{l.logDir, l.pkiDir} {
 		if err := os.MkdirAll(dir, 0o700); err != nil {

@@ -41,8 +41,11 @@ func fakeNode(name string) *corev1.Node {
 	return &corev1.Node{
 		ObjectMeta: metav1.ObjectMeta{
 			Name: name,
-			// kwok manages only the nodes its selector matches.
-			Annotations: map[string]string{kwokNodeAnnotationKey: kwokNodeAnnotationValue},
+			Annotations: map[string]string{
+				// kwok manages only the nodes its selector matches.
+				kwokNodeAnnotationKey:         kwokNodeAnnotationValue,
+				resourceMetricsPathAnnotation: resourceMetricsPath(name),
+			},
 			Labels: map[string]string{
 				"kubernetes.io/hostname": name,
 				"kubernetes.io/os":       "linux",

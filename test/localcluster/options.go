@@ -104,6 +104,13 @@ type Options struct {
 	// KeepEtcdData keeps etcd's data directory after Stop; it is deleted by
 	// default because etcd preallocates tens of megabytes per run.
 	KeepEtcdData bool
+	// MetricsServer runs metrics-server (sigs.k8s.io/metrics-server,
+	// built by hack/build-upstream.sh), registered as
+	// v1beta1.metrics.k8s.io and scraping the kwok nodes' emulated
+	// kubelets, where a pod's usage comes from its annotations
+	// (UsageCPUAnnotation, UsageMemoryAnnotation): the resource metrics
+	// of Resource and ContainerResource HPAs, as on a real cluster.
+	MetricsServer bool
 	// ExtraAPIServerFlags, ExtraControllerManagerFlags and
 	// ExtraSchedulerFlags are appended to the generated flags, so a later
 	// flag of the same name wins.

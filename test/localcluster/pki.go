@@ -67,6 +67,21 @@ func generatePKI(l layout) (credentials, error) {
 	if err != nil {
 		return credentials{}, err
 	}
+	// kwok serves the fake nodes' kubelet endpoints on loopback, and
+	// metrics-server, which checks that certificate as it checks a
+	// kubelet's, is reached by the aggregator under its Service's name.
+	kwokServing, err := ca.issue(certRequest{commonName: "kwok", ips: []net.IP{net.IPv4(127, 0, 0, 1)}})
+	if err != nil {
+		return credentials{}, err
+	}
+	metricsServing, err := ca.issue(certRequest{
+		commonName: metricsServerServiceHost(),
+		dnsNames:   []string{metricsServerServiceHost(), "localhost"},
+		ips:        []net.IP{net.IPv4(127, 0, 0, 1)},
+	})
+	if err != nil {
+		return credentials{}, err
+	}
 	saKey, saPub, err := newServiceAccountKey()
 	if err != nil {
 		return credentials{}, err
@@ -90,6 +105,10 @@ func generatePKI(l layout) (credentials, error) {
 		l.frontProxyCACert:        frontProxyCA.certPEM,
 		l.frontProxyClientCert:    frontProxyClient.certPEM,
 		l.frontProxyClientKey:     frontProxyClient.keyPEM,
+		l.kwokCert:                kwokServing.certPEM,
+		l.kwokKey:                 kwokServing.keyPEM,
+		l.metricsServerCert:       metricsServing.certPEM,
+		l.metricsServerKey:        metricsServing.keyPEM,
 		l.serviceAccountKey:       saKey,
 		l.serviceAccountPublicKey: saPub,
 		l.tokenFile:               []byte(tokens),

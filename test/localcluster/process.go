@@ -23,6 +23,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -43,6 +44,9 @@ type process struct {
 	// how it ended.
 	exited chan struct{}
 	err    error
+	// down is set when a test ended the process on purpose (a fault such
+	// as KillMetricsServer): its exit is then no failure of the cluster.
+	down atomic.Bool
 }
 
 // startProcess starts binary with args, its output going to logPath.
@@ -81,6 +85,9 @@ func (p *process) pid() int { return p.cmd.Process.Pid }
 // running reports an error when the process has already exited, with the
 // end of its log, which is where a component says why it gave up.
 func (p *process) running() error {
+	if p.down.Load() {
+		return nil
+	}
 	select {
 	case <-p.exited:
 		return fmt.Errorf("%s exited early (%v); end of %s:\n%s", p.name, p.err, p.logPath, tailFile(p.logPath, 20))

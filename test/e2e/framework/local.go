@@ -176,7 +176,10 @@ func (l *Local) start(ctx context.Context, opts LocalOptions) error {
 	if err != nil {
 		return err
 	}
-	clusterOpts := localcluster.Options{RepoRoot: root, Nodes: opts.Nodes, NoCRDs: opts.NoController, ControlPlaneBinDir: opts.ControlPlaneBinDir}
+	// Every environment serves metrics.k8s.io from a real metrics-server
+	// scraping the kwok nodes, as most clusters do for CPU and memory HPAs.
+	clusterOpts := localcluster.Options{RepoRoot: root, Nodes: opts.Nodes, NoCRDs: opts.NoController,
+		ControlPlaneBinDir: opts.ControlPlaneBinDir, MetricsServer: true}
 	if inTree {
 		clusterOpts.InTree = true
 		clusterOpts.InTreeBinDir = opts.InTreeBinDir

@@ -19,6 +19,7 @@ package localcluster
 import (
 	"bytes"
 	"context"
+	_ "embed"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -28,14 +29,23 @@ import (
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 )
 
-// kwokStageDirs are the stage sets of the kwok module (under
-// kustomize/stage) that make nodes Ready, keep them so, and take pods to
-// Running and Ready right after scheduling. kwok refuses to start without
-// stages, and these are the ones the kwok project maintains for its own
-// clusters.
-func kwokStageDirs() []string {
-	return []string{"node/fast", "node/heartbeat", "pod/fast"}
+// kwokConfigDirs are the kustomizations of the kwok module (under
+// kustomize/) that kwok's --config carries: the stages that make nodes
+// Ready, keep them so, and take pods to Running and Ready right after
+// scheduling (kwok refuses to start without stages), and metrics/resource,
+// which serves each node's kubelet /metrics/resource for metrics-server to
+// scrape. All are the ones the kwok project maintains for its own
+// clusters; kwokUsage says what each container uses.
+func kwokConfigDirs() []string {
+	return []string{"stage/node/fast", "stage/node/heartbeat", "stage/pod/fast", "metrics/resource"}
 }
+
+// kwokUsage is the ClusterResourceUsage of the emulated kubelets: kwok's
+// own metrics/usage (a pod's usage from its annotations), with one
+// container's usage settable apart (kwok/usage.yaml).
+//
+//go:embed kwok/usage.yaml
+var kwokUsage []byte
 
 // kwokModuleDir returns the directory of the kwok module pinned by
 // hack/tools/kwok, downloading it into the module cache when it is not there
@@ -62,13 +72,14 @@ func kwokModuleDir(ctx context.Context, repoRoot string) (string, error) {
 	return mod.Dir, nil
 }
 
-// kwokStages concatenates the Stage objects of kwokStageDirs into one
-// multi-document YAML for kwok's --config, following each directory's
-// kustomization.yaml so that the set is exactly the one the module ships.
-func kwokStages(moduleDir string) ([]byte, error) {
+// kwokConfig concatenates the objects of kwokConfigDirs and kwokUsage
+// into one multi-document YAML for kwok's --config, following each
+// directory's kustomization.yaml so that the set is exactly the one the
+// module ships.
+func kwokConfig(moduleDir string) ([]byte, error) {
 	var out bytes.Buffer
-	for _, dir := range kwokStageDirs() {
-		base := filepath.Join(moduleDir, "kustomize", "stage", filepath.FromSlash(dir))
+	for _, dir := range kwokConfigDirs() {
+		base := filepath.Join(moduleDir, "kustomize", filepath.FromSlash(dir))
 		data, err := os.ReadFile(filepath.Join(base, "kustomization.yaml"))
 		if err != nil {
 			return nil, err
@@ -83,14 +94,17 @@ func kwokStages(moduleDir string) ([]byte, error) {
 			return nil, fmt.Errorf("%s/kustomization.yaml lists no resources", base)
 		}
 		for _, resource := range kustomization.Resources {
-			stage, err := os.ReadFile(filepath.Join(base, filepath.FromSlash(resource)))
+			object, err := os.ReadFile(filepath.Join(base, filepath.FromSlash(resource)))
 			if err != nil {
 				return nil, err
 			}
 			out.WriteString("---\n")
-			out.Write(bytes.TrimSpace(stage))
+			out.Write(bytes.TrimSpace(object))
 			out.WriteString("\n")
 		}
 	}
+	out.WriteString("---\n")
+	out.Write(bytes.TrimSpace(kwokUsage))
+	out.WriteString("\n")
 	return out.Bytes(), nil
 }
