@@ -20,6 +20,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"testing"
 	"time"
 
@@ -36,7 +37,7 @@ func TestMetricsServerFlagsNameTheLayout(t *testing.T) {
 	got := metricsServerFlags(l)
 	for _, want := range []string{"--secure-port=4443", "--tls-cert-file=/run/ms.crt", "--kubelet-certificate-authority=/run/ca.crt",
 		"--kubelet-use-node-status-port", "--metric-resolution=10s"} {
-		if !containsString(got, want) {
+		if !slices.Contains(got, want) {
 			t.Errorf("metrics-server flags %q lack %q", got, want)
 		}
 	}
@@ -44,15 +45,6 @@ func TestMetricsServerFlagsNameTheLayout(t *testing.T) {
 	if p := node.Annotations[resourceMetricsPathAnnotation]; p != "/metrics/nodes/kwok-node-7/metrics/resource" {
 		t.Errorf("node's resource metrics path = %q, want kwok's path of that node", p)
 	}
-}
-
-func containsString(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
 
 // TestMetricsServerScrapesKwokUsage runs the resource metrics pipeline of
