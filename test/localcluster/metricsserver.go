@@ -78,6 +78,8 @@ func metricsServerFlags(l layout) []string {
 		"--kubelet-use-node-status-port",
 		"--kubelet-certificate-authority=" + l.caCert,
 		"--metric-resolution=" + MetricsResolution.String(),
+		// It must be below the resolution.
+		"--kubelet-request-timeout=" + (MetricsResolution / 2).String(),
 	}
 }
 
