@@ -48,6 +48,8 @@ type Framework struct {
 	// metricKeys are the metrics ConfigMap keys this spec set; they are
 	// removed after it.
 	metricKeys map[string]bool
+	// loads are the spec's loads on its Deployments (SetLoad).
+	loads *loads
 }
 
 // NewFramework registers the BeforeEach that gives every spec of the

@@ -43,6 +43,14 @@ const ReplicasTimeout = time.Minute
 // app=<name>, and waits until they are all Ready.
 func (f *Framework) CreateDeployment(ctx context.Context, name string, replicas int32) *appsv1.Deployment {
 	ginkgo.GinkgoHelper()
+	return f.CreateDeploymentWith(ctx, name, replicas, nil)
+}
+
+// CreateDeploymentWith is CreateDeployment with the pod spec changed by
+// edit (containers added, requests changed) before the Deployment is
+// created.
+func (f *Framework) CreateDeploymentWith(ctx context.Context, name string, replicas int32, edit func(*corev1.PodSpec)) *appsv1.Deployment {
+	ginkgo.GinkgoHelper()
 	labels := map[string]string{"app": name}
 	d := &appsv1.Deployment{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: f.Namespace, Labels: labels},
@@ -51,6 +59,9 @@ func (f *Framework) CreateDeployment(ctx context.Context, name string, replicas 
 			Selector: &metav1.LabelSelector{MatchLabels: labels},
 			Template: pausePodTemplate(labels),
 		},
+	}
+	if edit != nil {
+		edit(&d.Spec.Template.Spec)
 	}
 	d, err := f.Kube.AppsV1().Deployments(f.Namespace).Create(ctx, d, metav1.CreateOptions{})
 	gomega.Expect(err).NotTo(gomega.HaveOccurred(), "creating Deployment %s", name)

@@ -1,0 +1,231 @@
+/*
+Copyright The kube-hpa Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package autoscaling
+
+import (
+	"context"
+	"time"
+
+	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/gomega"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+
+	v2 "github.com/kube-hpa/kube-hpa/api/autoscaling/v2"
+	"github.com/kube-hpa/kube-hpa/test/e2e/framework"
+	"github.com/kube-hpa/kube-hpa/test/localcluster"
+)
+
+// The specs of Resource and ContainerResource metrics, which every
+// environment serves from a real metrics-server scraping kwok's emulated
+// kubelets (localcluster.Options.MetricsServer). A Deployment's load
+// (framework.Load) is spread over its running pods, as a Service spreads
+// requests: the HPA documentation's php-apache walkthrough. In in-tree mode
+// the controller is upstream's own (kube-controller-manager v1.37.2 with
+// the series, gate-off paths unchanged), so each spec holds for upstream's
+// behaviour as well as kube-hpa's.
+
+// resourceReaction is how long a spec waits for a change of load to move
+// an HPA: a CPU rate takes two scrapes of metrics-server before it shows,
+// then the controller's reaction.
+func resourceReaction() time.Duration { return reaction() + 3*localcluster.MetricsResolution }
+
+// scaleDownWindow is the specs' scale-down stabilization window: long
+// enough to tell a scale-down held by it from one that was not.
+const scaleDownWindow = 30 * time.Second
+
+// twoContainers adds a sidecar requesting as much CPU as the pause
+// container, so that a pod's usage and one container's differ.
+func twoContainers(spec *corev1.PodSpec) {
+	sidecar := spec.Containers[0]
+	sidecar.Name = "sidecar"
+	spec.Containers = append(spec.Containers, sidecar)
+}
+
+// noRequests removes the containers' requests: utilization has no base.
+func noRequests(spec *corev1.PodSpec) {
+	for i := range spec.Containers {
+		spec.Containers[i].Resources = corev1.ResourceRequirements{}
+	}
+}
+
+// withMemoryRequest gives every container a memory request of 64Mi.
+func withMemoryRequest(spec *corev1.PodSpec) {
+	for i := range spec.Containers {
+		spec.Containers[i].Resources.Requests[corev1.ResourceMemory] = resource.MustParse("64Mi")
+	}
+}
+
+var _ = sigDescribe([]string{featureHPA}, "Horizontal pod autoscaling (resource metrics through metrics-server)", func() {
+	f := newFramework("resource")
+
+	ginkgo.DescribeTable("should scale up on CPU utilization as load rises, and down after the stabilization window as it falls",
+		func(ctx context.Context, kind framework.HPAKind) {
+			requireKind(kind)
+			const name = "php-apache"
+			f.CreateDeployment(ctx, name, 1) // 100m of CPU requested a pod
+			f.CreateHPA(ctx, kind, framework.ScaleDownWindow(framework.MultiMetricHPA(name, name, 1, 10,
+				framework.ResourceUtilization(corev1.ResourceCPU, 50)), int32(scaleDownWindow/time.Second)))
+
+			ginkgo.By("250m of load on one pod is 250% of its request: 5 pods bring it to 50%")
+			f.SetLoad(ctx, name, framework.Load{CPU: "250m"})
+			f.WaitForReplicas(ctx, name, 5, resourceReaction())
+			h := f.WaitForHPA(ctx, kind, name, resourceReaction(), "50% over 5 pods", func(h *v2.HorizontalPodAutoscaler) bool {
+				st := resourceStatus(h, corev1.ResourceCPU)
+				return h.Status.CurrentReplicas == 5 && st != nil && st.Current.AverageUtilization != nil &&
+					*st.Current.AverageUtilization >= 45 && *st.Current.AverageUtilization <= 55
+			})
+			gomega.Expect(h.Status.DesiredReplicas).To(gomega.Equal(int32(5)))
+
+			ginkgo.By("the load falls to 50m: one pod is enough, after the stabilization window")
+			f.SetLoad(ctx, name, framework.Load{CPU: "50m"})
+			f.EnsureScaleStays(ctx, name, 5, scaleDownWindow/2)
+			f.WaitForReplicas(ctx, name, 1, resourceReaction()+scaleDownWindow)
+		},
+		ginkgo.Entry("of the extended kind", framework.Extended),
+		ginkgo.Entry("of the native kind", framework.Native),
+	)
+
+	ginkgo.DescribeTable("should scale on memory as an average value",
+		func(ctx context.Context, kind framework.HPAKind) {
+			requireKind(kind)
+			const name = "cache"
+			f.CreateDeploymentWith(ctx, name, 1, withMemoryRequest)
+			f.SetLoad(ctx, name, framework.Load{Memory: "256Mi"})
+			f.CreateHPA(ctx, kind, framework.MultiMetricHPA(name, name, 1, 8,
+				framework.ResourceAverageValue(corev1.ResourceMemory, "64Mi")))
+			f.WaitForReplicas(ctx, name, 4, resourceReaction())
+			f.WaitForHPA(ctx, kind, name, resourceReaction(), "64Mi a pod over 4 pods", func(h *v2.HorizontalPodAutoscaler) bool {
+				st := resourceStatus(h, corev1.ResourceMemory)
+				return h.Status.CurrentReplicas == 4 && st != nil && quantityIs(st.Current.AverageValue, "64Mi")
+			})
+		},
+		ginkgo.Entry("of the extended kind", framework.Extended),
+		ginkgo.Entry("of the native kind", framework.Native),
+	)
+
+	ginkgo.DescribeTable("should scale on the CPU of one container of two with a ContainerResource metric",
+		func(ctx context.Context, kind framework.HPAKind) {
+			requireKind(kind)
+			const name = "sidecar"
+			f.CreateDeploymentWith(ctx, name, 1, twoContainers)
+			f.CreateHPA(ctx, kind, framework.MultiMetricHPA(name, name, 1, 8,
+				framework.ContainerUtilization("pause", corev1.ResourceCPU, 50)))
+
+			ginkgo.By("a busy sidecar does not count: the watched container idles")
+			f.SetLoad(ctx, name, framework.Load{CPU: "400m", Container: "sidecar"})
+			f.WaitForCondition(ctx, kind, name, autoscalingv2.ScalingActive, corev1.ConditionTrue, "ValidMetricFound", resourceReaction())
+			f.EnsureScaleStays(ctx, name, 1, resourceReaction()/2)
+
+			ginkgo.By("the watched container at 300% of its request asks for 6 pods")
+			f.SetLoad(ctx, name, framework.Load{CPU: "300m", Container: "pause"})
+			f.WaitForReplicas(ctx, name, 6, resourceReaction())
+		},
+		ginkgo.Entry("of the extended kind", framework.Extended),
+		ginkgo.Entry("of the native kind", framework.Native),
+	)
+
+	ginkgo.DescribeTable("should report FailedGetResourceMetric and not scale when the pods request no CPU",
+		func(ctx context.Context, kind framework.HPAKind) {
+			requireKind(kind)
+			const name = "unrequested"
+			f.CreateDeploymentWith(ctx, name, 2, noRequests)
+			f.SetLoad(ctx, name, framework.Load{CPU: "400m"})
+			f.CreateHPA(ctx, kind, framework.MultiMetricHPA(name, name, 1, 8, framework.ResourceUtilization(corev1.ResourceCPU, 50)))
+			c := f.WaitForCondition(ctx, kind, name, autoscalingv2.ScalingActive, corev1.ConditionFalse, "FailedGetResourceMetric", resourceReaction())
+			gomega.Expect(c.Message).To(gomega.ContainSubstring("missing request for cpu"), "upstream's message")
+			f.WaitForEvent(ctx, name, "FailedGetResourceMetric", "missing request for cpu", resourceReaction())
+			f.EnsureScaleStays(ctx, name, 2, 2*suite.Config.SyncPeriod.Duration)
+		},
+		ginkgo.Entry("of the extended kind", framework.Extended),
+		ginkgo.Entry("of the native kind", framework.Native),
+	)
+
+	ginkgo.It("should take the larger of a CPU proposal and a failing External metric's fallback", afterShortSpecs, func(ctx context.Context) {
+		requireGate("HPAExternalMetricFallback")
+		f.TolerateDisruptions(ctx)
+		const name = "mixed"
+		failing := f.UniqueName("queue_depth")
+		f.CreateDeployment(ctx, name, 1)
+		f.SetLoad(ctx, name, framework.Load{CPU: "150m"})
+		f.SetExternalMetricFault(ctx, failing, framework.FaultError)
+		f.CreateHPA(ctx, hpaKind(), framework.NoScaleDownStabilization(framework.MultiMetricHPA(name, name, 1, 10,
+			framework.ResourceUtilization(corev1.ResourceCPU, 50), fallbackMetric(failing, 5))))
+
+		ginkgo.By("3 pods on CPU while the External metric fails")
+		f.WaitForReplicas(ctx, name, 3, resourceReaction())
+		firstFailure := waitForFirstFailure(ctx, f, name, failing, tolerantReaction())
+		deadline := firstFailure.Add(failureDuration)
+
+		ginkgo.By("after failureDurationSeconds: max(3 from CPU, fallback 5)")
+		waitForFallbackActive(ctx, f, name, deadline, tolerantReaction())
+		f.WaitForReplicas(ctx, name, 5, tolerantReaction())
+
+		ginkgo.By("CPU asking for 8, above the fallback, wins")
+		f.SetLoad(ctx, name, framework.Load{CPU: "400m"})
+		f.WaitForReplicas(ctx, name, 8, resourceReaction()+disruptionAllowance)
+	})
+})
+
+var _ = sigDescribe([]string{featureHPA, serial, disruptive}, "Horizontal pod autoscaling (metrics-server down)", func() {
+	f := newFramework("metrics-server")
+
+	ginkgo.It("should set ScalingActive=False and hold the scale while metrics-server is down, and scale again once it is back", func(ctx context.Context) {
+		requireLocal()
+		if local == nil {
+			ginkgo.Skip("the environment's metrics-server is run by ginkgo's first process")
+		}
+		const name = "php-apache"
+		f.CreateDeployment(ctx, name, 1)
+		f.SetLoad(ctx, name, framework.Load{CPU: "100m"})
+		f.CreateHPA(ctx, hpaKind(), framework.NoScaleDownStabilization(framework.MultiMetricHPA(name, name, 1, 10,
+			framework.ResourceUtilization(corev1.ResourceCPU, 50))))
+		f.WaitForReplicas(ctx, name, 2, resourceReaction())
+		f.WaitForCondition(ctx, hpaKind(), name, autoscalingv2.ScalingActive, corev1.ConditionTrue, "ValidMetricFound", resourceReaction())
+
+		ginkgo.By("killing metrics-server")
+		gomega.Expect(local.Cluster().KillMetricsServer()).To(gomega.Succeed())
+		restarted := false
+		ginkgo.DeferCleanup(func(ctx context.Context) {
+			if !restarted {
+				_, err := local.Cluster().RestartMetricsServer(ctx)
+				gomega.Expect(err).NotTo(gomega.HaveOccurred())
+			}
+		})
+		f.SetLoad(ctx, name, framework.Load{CPU: "400m"})
+		f.WaitForCondition(ctx, hpaKind(), name, autoscalingv2.ScalingActive, corev1.ConditionFalse, "FailedGetResourceMetric", resourceReaction())
+		f.EnsureScaleStays(ctx, name, 2, 2*suite.Config.SyncPeriod.Duration)
+
+		ginkgo.By("starting metrics-server again: the load asks for 8")
+		_, err := local.Cluster().RestartMetricsServer(ctx)
+		gomega.Expect(err).NotTo(gomega.HaveOccurred())
+		restarted = true
+		f.WaitForReplicas(ctx, name, 8, resourceReaction())
+		f.WaitForCondition(ctx, hpaKind(), name, autoscalingv2.ScalingActive, corev1.ConditionTrue, "ValidMetricFound", resourceReaction())
+	})
+})
+
+// resourceStatus is the status of the Resource metric name, or nil.
+func resourceStatus(h *v2.HorizontalPodAutoscaler, name corev1.ResourceName) *autoscalingv2.ResourceMetricStatus {
+	for _, m := range h.Status.CurrentMetrics {
+		if m.Resource != nil && m.Resource.Name == name {
+			return m.Resource
+		}
+	}
+	return nil
+}
