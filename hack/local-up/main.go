@@ -151,10 +151,17 @@ func applyExamples(local *framework.Local, root string) error {
 	cluster := local.Cluster()
 	var metrics []string
 	for _, t := range exampleTargets {
-		if out, err := cluster.Kubectl("-n", "default", "create", "deployment", t.deployment, "--image=registry.k8s.io/pause:3.10", "--replicas=1"); err != nil {
-			return fmt.Errorf("creating deployment %s: %w\n%s", t.deployment, err, out)
+		if err := createDeployment(cluster, t.deployment); err != nil {
+			return err
 		}
 		metrics = append(metrics, fmt.Sprintf(`{"labels":{"queue":%q},"value":"40"}`, t.metricSelector))
+	}
+	// The CPU example's pods request CPU: utilization is a share of it.
+	if err := createDeployment(cluster, cpuExampleTarget); err != nil {
+		return err
+	}
+	if out, err := cluster.Kubectl("-n", "default", "set", "resources", "deployment", cpuExampleTarget, "--requests=cpu=100m"); err != nil {
+		return fmt.Errorf("setting the CPU request of %s: %w\n%s", cpuExampleTarget, err, out)
 	}
 	patch := fmt.Sprintf(`{"data":{"external.queue_depth":%q}}`, "["+strings.Join(metrics, ",")+"]")
 	if out, err := cluster.Kubectl("-n", cfg.MetricsNamespace, "patch", "configmap", cfg.MetricsConfigMap, "--type=merge", "-p", patch); err != nil {
@@ -163,6 +170,17 @@ func applyExamples(local *framework.Local, root string) error {
 	dir := examplesDir(cfg.Mode)
 	if out, err := cluster.Kubectl("apply", "-f", filepath.Join(root, filepath.FromSlash(dir))); err != nil {
 		return fmt.Errorf("applying %s: %w\n%s", dir, err, out)
+	}
+	return nil
+}
+
+// cpuExampleTarget is the Deployment of deploy/examples/cpu-utilization.yaml.
+const cpuExampleTarget = "php-apache"
+
+// createDeployment creates a Deployment of one pause pod in namespace default.
+func createDeployment(cluster *localcluster.Cluster, name string) error {
+	if out, err := cluster.Kubectl("-n", "default", "create", "deployment", name, "--image=registry.k8s.io/pause:3.10", "--replicas=1"); err != nil {
+		return fmt.Errorf("creating deployment %s: %w\n%s", name, err, out)
 	}
 	return nil
 }
@@ -205,7 +223,13 @@ Try:
   # bring the metric back
   %s -n %s patch configmap %s --type=merge -p '{"data":{"fault.external":null}}'
 
+  # load php-apache's pod (250m of CPU, 250%% of its request: 5 pods bring it to 50%%);
+  # metrics-server reads it from kwok's emulated kubelet within 20s
+  %s -n default annotate pods -l app=php-apache kwok.x-k8s.io/usage-cpu=250m --overwrite
+  %s top pods -n default
+
 Press Ctrl-C to stop everything.
 `, where, cfg.Kubeconfig, cfg.Kubectl, cfg.LogDir,
-		kubectl, hpa, kubectl, cfg.MetricsNamespace, cfg.MetricsConfigMap, kubectl, hpa, kubectl, cfg.MetricsNamespace, cfg.MetricsConfigMap)
+		kubectl, hpa, kubectl, cfg.MetricsNamespace, cfg.MetricsConfigMap, kubectl, hpa, kubectl, cfg.MetricsNamespace, cfg.MetricsConfigMap,
+		kubectl, kubectl)
 }

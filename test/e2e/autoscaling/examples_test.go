@@ -97,7 +97,9 @@ var _ = sigDescribe([]string{featureHPA, featureFallback, featureZero}, "deploy/
 
 		for _, e := range examples {
 			ginkgo.By("waiting for conditions on " + e.hpa.GetName())
-			f.WaitForHPA(ctx, kind, e.hpa.GetName(), reaction(), "AbleToScale and ScalingActive=True",
+			// resourceReaction: the CPU example's first reading takes two
+			// scrapes of metrics-server.
+			f.WaitForHPA(ctx, kind, e.hpa.GetName(), resourceReaction(), "AbleToScale and ScalingActive=True",
 				func(h *v2.HorizontalPodAutoscaler) bool {
 					return framework.FindCondition(h, autoscalingv2.AbleToScale) != nil &&
 						framework.ConditionMatcher(autoscalingv2.ScalingActive, corev1.ConditionTrue, "ValidMetricFound")(h)
