@@ -84,6 +84,7 @@ func (r *runner) faults() []fault {
 		{"kill -9 kube-apiserver", r.killAPIServer, true},
 		{"kill -9 the leader replica", r.killLeader, true},
 		{"kill -9 the metrics adapter", r.killAdapter, true},
+		{"kill -9 metrics-server", r.killMetricsServer, true},
 		{fmt.Sprintf("stall etcd %v (SIGSTOP/SIGCONT)", r.opts.EtcdStall), r.stallEtcd, true},
 		{"rotate the webhook certificate", r.rotateWebhookCert, false},
 	}
@@ -190,6 +191,22 @@ func (r *runner) killAdapter(ctx context.Context) (string, error) {
 	case <-time.After(r.opts.AdapterDown):
 	}
 	return fmt.Sprintf("down %v", r.opts.AdapterDown), a.Start(ctx)
+}
+
+// killMetricsServer kills metrics-server for as long as the adapter's
+// outage and starts it again: metrics.k8s.io answers 503 meanwhile. The
+// workload's HPAs read External metrics, which must not notice.
+func (r *runner) killMetricsServer(ctx context.Context) (string, error) {
+	c := r.local.Cluster()
+	if err := c.KillMetricsServer(); err != nil {
+		return "", err
+	}
+	select {
+	case <-ctx.Done():
+	case <-time.After(r.opts.AdapterDown):
+	}
+	st, err := c.RestartMetricsServer(ctx)
+	return fmt.Sprintf("down %v, back as pid %d", r.opts.AdapterDown, st.PID), err
 }
 
 func (r *runner) stallEtcd(ctx context.Context) (string, error) {
