@@ -192,7 +192,7 @@ run: upstream-binaries $(if $(filter 1,$(INTREE)),intree,e2e-controller)
 	_output/bin/local-up $(if $(filter 1,$(INTREE)),-intree) $(if $(METRICS),-metrics=$(METRICS))
 
 ## upstream-binaries: build etcd 3.7.0, kube-apiserver, kube-controller-manager, kube-scheduler and kubectl
-## v1.37.2 (hack/tools), and kwok, from source into _output/bin (minutes the first time, a second when up
+## v1.37.2 (hack/tools), and kwok and metrics-server, from source into _output/bin (minutes the first time, a second when up
 ## to date).
 .PHONY: upstream-binaries
 upstream-binaries:
