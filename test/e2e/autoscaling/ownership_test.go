@@ -58,6 +58,26 @@ func generation(ctx context.Context, f *framework.Framework, name string) int64 
 	return d.Generation
 }
 
+// handOver runs migrate --to to on HPA name, of kind from, and checks the
+// handover: the old HPA gone, the new one of kind into with want's spec
+// and settled at replicas, and the Deployment's scale never written
+// meanwhile (no change seen, its generation unchanged).
+func handOver(ctx context.Context, f *framework.Framework, name, to string, from, into framework.HPAKind, want *v2.HorizontalPodAutoscaler, replicas int32) {
+	ginkgo.GinkgoHelper()
+	scale := f.RecordScale(ctx, name)
+	defer scale.Stop()
+	before := generation(ctx, f, name)
+	_, err := suite.Migrate(ctx, f.Namespace, name, to, false)
+	gomega.Expect(err).NotTo(gomega.HaveOccurred())
+	expectGone(ctx, f, from, name)
+	got, err := f.GetHPA(ctx, into, name)
+	gomega.Expect(err).NotTo(gomega.HaveOccurred())
+	expectSameSpec(got, want)
+	settled(ctx, f, into, name, replicas)
+	gomega.Expect(scale.Changes()).To(gomega.BeEmpty(), "the handover to %s moved the replicas", into)
+	gomega.Expect(generation(ctx, f, name)).To(gomega.Equal(before), "the handover to %s wrote the Deployment's scale", into)
+}
+
 // expectSameSpec expects got to carry want's spec and behavior.
 func expectSameSpec(got, want *v2.HorizontalPodAutoscaler) {
 	ginkgo.GinkgoHelper()
@@ -124,8 +144,6 @@ var _ = sigDescribe([]string{featureHPA, crdMode, "Ownership"}, "One autoscaler 
 		settled(ctx, f, framework.Native, name, 3)
 		native, err := f.GetHPA(ctx, framework.Native, name)
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())
-		before := generation(ctx, f, name)
-		scale := f.RecordScale(ctx, name)
 
 		ginkgo.By("migrate --dry-run prints the kube-hpa HPA and changes nothing")
 		out, err := suite.Migrate(ctx, f.Namespace, name, framework.MigrateToKubeHPA, true)
@@ -135,34 +153,15 @@ var _ = sigDescribe([]string{featureHPA, crdMode, "Ownership"}, "One autoscaler 
 		expectGone(ctx, f, framework.Extended, name)
 
 		ginkgo.By("migrate --to kube-hpa: the kube-hpa HPA has the native one's spec and starts from the current count")
-		_, err = suite.Migrate(ctx, f.Namespace, name, framework.MigrateToKubeHPA, false)
-		gomega.Expect(err).NotTo(gomega.HaveOccurred())
-		expectGone(ctx, f, framework.Native, name)
-		extended, err := f.GetHPA(ctx, framework.Extended, name)
-		gomega.Expect(err).NotTo(gomega.HaveOccurred())
-		expectSameSpec(extended, native)
-		settled(ctx, f, framework.Extended, name, 3)
-		gomega.Expect(scale.Changes()).To(gomega.BeEmpty(), "the handover moved the replicas")
-		gomega.Expect(generation(ctx, f, name)).To(gomega.Equal(before), "the handover wrote the Deployment's scale")
+		handOver(ctx, f, name, framework.MigrateToKubeHPA, framework.Native, framework.Extended, native, 3)
 
 		ginkgo.By("the kube-hpa HPA is the one that scales now")
 		f.SetExternalMetric(ctx, metric, "40")
 		f.WaitForReplicas(ctx, name, 4, reaction())
 		settled(ctx, f, framework.Extended, name, 4)
-		scale.Stop()
-		scale = f.RecordScale(ctx, name)
-		before = generation(ctx, f, name)
 
 		ginkgo.By("migrate --to native: the native HPA has the same spec and starts from the current count")
-		_, err = suite.Migrate(ctx, f.Namespace, name, framework.MigrateToNative, false)
-		gomega.Expect(err).NotTo(gomega.HaveOccurred())
-		expectGone(ctx, f, framework.Extended, name)
-		back, err := f.GetHPA(ctx, framework.Native, name)
-		gomega.Expect(err).NotTo(gomega.HaveOccurred())
-		expectSameSpec(back, native)
-		settled(ctx, f, framework.Native, name, 4)
-		gomega.Expect(scale.Changes()).To(gomega.BeEmpty(), "the handover back moved the replicas")
-		gomega.Expect(generation(ctx, f, name)).To(gomega.Equal(before), "the handover back wrote the Deployment's scale")
+		handOver(ctx, f, name, framework.MigrateToNative, framework.Extended, framework.Native, native, 4)
 
 		ginkgo.By("the native HPA scales")
 		f.SetExternalMetric(ctx, metric, "20")

@@ -97,8 +97,7 @@ var _ = sigDescribe([]string{featureHPA}, "Horizontal pod autoscaling (resource 
 			f.EnsureScaleStays(ctx, name, 5, scaleDownWindow/2)
 			f.WaitForReplicas(ctx, name, 1, resourceReaction()+scaleDownWindow)
 		},
-		ginkgo.Entry("of the extended kind", framework.Extended),
-		ginkgo.Entry("of the native kind", framework.Native),
+		eachKind(),
 	)
 
 	ginkgo.DescribeTable("should scale on memory as an average value",
@@ -115,8 +114,7 @@ var _ = sigDescribe([]string{featureHPA}, "Horizontal pod autoscaling (resource 
 				return h.Status.CurrentReplicas == 4 && st != nil && quantityIs(st.Current.AverageValue, "64Mi")
 			})
 		},
-		ginkgo.Entry("of the extended kind", framework.Extended),
-		ginkgo.Entry("of the native kind", framework.Native),
+		eachKind(),
 	)
 
 	ginkgo.DescribeTable("should scale on the CPU of one container of two with a ContainerResource metric",
@@ -136,8 +134,7 @@ var _ = sigDescribe([]string{featureHPA}, "Horizontal pod autoscaling (resource 
 			f.SetLoad(ctx, name, framework.Load{CPU: "300m", Container: "pause"})
 			f.WaitForReplicas(ctx, name, 6, resourceReaction())
 		},
-		ginkgo.Entry("of the extended kind", framework.Extended),
-		ginkgo.Entry("of the native kind", framework.Native),
+		eachKind(),
 	)
 
 	ginkgo.DescribeTable("should report FailedGetResourceMetric and not scale when the pods request no CPU",
@@ -152,8 +149,7 @@ var _ = sigDescribe([]string{featureHPA}, "Horizontal pod autoscaling (resource 
 			f.WaitForEvent(ctx, name, "FailedGetResourceMetric", "missing request for cpu", resourceReaction())
 			f.EnsureScaleStays(ctx, name, 2, 2*suite.Config.SyncPeriod.Duration)
 		},
-		ginkgo.Entry("of the extended kind", framework.Extended),
-		ginkgo.Entry("of the native kind", framework.Native),
+		eachKind(),
 	)
 
 	ginkgo.It("should take the larger of a CPU proposal and a failing External metric's fallback", afterShortSpecs, func(ctx context.Context) {
@@ -219,6 +215,12 @@ var _ = sigDescribe([]string{featureHPA, serial, disruptive}, "Horizontal pod au
 		f.WaitForCondition(ctx, hpaKind(), name, autoscalingv2.ScalingActive, corev1.ConditionTrue, "ValidMetricFound", resourceReaction())
 	})
 })
+
+// eachKind are the entries of a table run on HPAs of either kind (each
+// spec's requireKind skips the extended kind in in-tree mode).
+func eachKind() []ginkgo.TableEntry {
+	return []ginkgo.TableEntry{ginkgo.Entry("of the extended kind", framework.Extended), ginkgo.Entry("of the native kind", framework.Native)}
+}
 
 // resourceStatus is the status of the Resource metric name, or nil.
 func resourceStatus(h *v2.HorizontalPodAutoscaler, name corev1.ResourceName) *autoscalingv2.ResourceMetricStatus {
