@@ -21,7 +21,6 @@ import (
 	"testing"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"k8s.io/client-go/util/workqueue"
 	"k8s.io/component-base/metrics"
 
 	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/monitor"
@@ -59,15 +58,15 @@ func (r *recordingRegistry) RawMustRegister(...prometheus.Collector) {
 // exportedNames returns the names of the series that /metrics serves,
 // histograms' _bucket, _sum and _count included, each with where it comes
 // from. The registry is filled by the calls the binary makes on it (the
-// HPA controller's monitor in runControllers, the leader gauge in
-// runWithLeaderElection, the shard gauges in runSharded, the build info in Run) and its names are read from the collectors,
-// hidden ones left out; the workqueue_* families come from the legacy
-// registry once a named queue exists, as the controller's does, through
-// the gatherer that /metrics serves.
+// HPA controller's monitor in runControllers, the shard gauges in
+// runSharded, the build info in Run) and its names are read from the
+// collectors, hidden ones left out; client-go's families (workqueue_*,
+// rest_client_*, leader_election_*) and the process_* and go_* collectors
+// come from the legacy registry, once client-go is used as the binary uses
+// it, through the gatherer that /metrics serves.
 func exportedNames(t *testing.T) map[string]string {
 	registry := &recordingRegistry{KubeRegistry: metrics.NewKubeRegistry(), t: t}
 	monitor.New(registry)
-	newLeaderGauge(registry)
 	newShardsHeldGauge(registry)
 	newSelectorHonoredGauge(registry)
 	registerBuildInfo(registry)
@@ -82,19 +81,14 @@ func exportedNames(t *testing.T) map[string]string {
 		}
 	}
 
-	q := workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
-		workqueue.TypedRateLimitingQueueConfig[string]{Name: "monitoring-names-test"})
-	defer q.ShutDown()
+	useClientGo(t)
 	families, err := metricsGatherer(metrics.NewKubeRegistry()).Gather()
 	if err != nil {
-		t.Fatalf("gathering the workqueue metrics: %v", err)
-	}
-	if len(families) == 0 {
-		t.Fatal("no workqueue_* family is served once a named queue exists")
+		t.Fatalf("gathering the legacy registry: %v", err)
 	}
 	for _, f := range families {
 		for _, n := range familySeriesNames(f.GetName(), f.GetType().String()) {
-			names[n] = "component-base's workqueue metrics (legacy registry)"
+			names[n] = "client-go or the process (legacy registry)"
 		}
 	}
 	return names
@@ -133,6 +127,10 @@ func TestExportedNames(t *testing.T) {
 		"leader_election_master_status",
 		"workqueue_depth",
 		"workqueue_queue_duration_seconds_count",
+		"rest_client_requests_total",
+		"rest_client_rate_limiter_duration_seconds_bucket",
+		"process_resident_memory_bytes",
+		"go_goroutines",
 	} {
 		if _, ok := names[want]; !ok {
 			t.Errorf("%s is not among the exported names: %s", want, fmt.Sprint(names))

@@ -26,7 +26,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/uuid"
 	"k8s.io/client-go/tools/leaderelection"
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
-	"k8s.io/component-base/metrics"
 	"k8s.io/klog/v2"
 
 	"github.com/kube-hpa/kube-hpa/cmd/hpa-controller-manager/app/config"
@@ -39,9 +38,8 @@ import (
 // or when lead returns while leading (the controllers could not start, or
 // stopped): a replica that holds the lease and does nothing would keep
 // every HPA of the cluster unserved.
-func runWithLeaderElection(ctx context.Context, cfg *config.Config, clients *clients, registry metrics.KubeRegistry, watchdog *leaderelection.HealthzAdaptor, lead func(context.Context) error) error {
+func runWithLeaderElection(ctx context.Context, cfg *config.Config, clients *clients, watchdog *leaderelection.HealthzAdaptor, lead func(context.Context) error) error {
 	logger := klog.FromContext(ctx)
-	leading := newLeaderGauge(registry)
 	hostname, err := os.Hostname()
 	if err != nil {
 		return fmt.Errorf("getting hostname for the leader election identity: %w", err)
@@ -64,12 +62,14 @@ func runWithLeaderElection(ctx context.Context, cfg *config.Config, clients *cli
 		RenewDeadline:   le.RenewDeadline.Duration,
 		RetryPeriod:     le.RetryPeriod.Duration,
 		ReleaseOnCancel: true,
+		// Name labels client-go's leader_election_master_status and
+		// leader_election_slowpath_total (metrics.go), as
+		// kube-controller-manager's.
 		Name:            le.ResourceName,
 		WatchDog:        watchdog,
 		Callbacks: leaderelection.LeaderCallbacks{
 			OnStartedLeading: func(ctx context.Context) {
 				logger.Info("Became leader", "identity", id)
-				leading.WithLabelValues(le.ResourceName).Set(1)
 				err := lead(ctx)
 				if err == nil && ctx.Err() == nil {
 					err = errors.New("the controllers stopped while this replica leads")
@@ -79,7 +79,6 @@ func runWithLeaderElection(ctx context.Context, cfg *config.Config, clients *cli
 			},
 			OnStoppedLeading: func() {
 				logger.Info("Stopped leading", "identity", id)
-				leading.WithLabelValues(le.ResourceName).Set(0)
 			},
 			OnNewLeader: func(identity string) {
 				if identity != id {
@@ -101,17 +100,4 @@ func runWithLeaderElection(ctx context.Context, cfg *config.Config, clients *cli
 		return errors.New("leader election lost")
 	}
 	return nil
-}
-
-// newLeaderGauge registers kube-controller-manager's leader gauge: 1 while
-// this replica holds the lease, which is how a probe or a test tells the
-// leader from the standby.
-func newLeaderGauge(registry metrics.KubeRegistry) *metrics.GaugeVec {
-	g := metrics.NewGaugeVec(&metrics.GaugeOpts{
-		Name:           "leader_election_master_status",
-		StabilityLevel: metrics.ALPHA,
-		Help:           "1 while this replica holds the named lease, 0 otherwise.",
-	}, []string{"name"})
-	registry.MustRegister(g)
-	return g
 }

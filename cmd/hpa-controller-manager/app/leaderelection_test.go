@@ -27,7 +27,6 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/tools/leaderelection"
 	componentbaseconfig "k8s.io/component-base/config"
-	"k8s.io/component-base/metrics"
 	"k8s.io/klog/v2/ktesting"
 
 	"github.com/kube-hpa/kube-hpa/cmd/hpa-controller-manager/app/config"
@@ -74,7 +73,7 @@ func TestLeaderExitsWhenItCannotLead(t *testing.T) {
 					return inner(leadCtx)
 				}
 			}
-			err := runWithLeaderElection(ctx, cfg, &clients{kube: kube}, metrics.NewKubeRegistry(), leaderelection.NewLeaderHealthzAdaptor(time.Second), lead)
+			err := runWithLeaderElection(ctx, cfg, &clients{kube: kube}, leaderelection.NewLeaderHealthzAdaptor(time.Second), lead)
 			switch {
 			case tc.want == "" && err != nil:
 				t.Fatalf("runWithLeaderElection = %v, want nil", err)

@@ -17,37 +17,21 @@ limitations under the License.
 package app
 
 import (
-	"strings"
-
 	"github.com/prometheus/client_golang/prometheus"
-	dto "github.com/prometheus/client_model/go"
 	"k8s.io/component-base/metrics"
 	"k8s.io/component-base/metrics/legacyregistry"
-	// component-base's workqueue metrics provider, as kube-controller-manager
-	// uses it: on import it registers the workqueue_* metrics on the legacy
-	// registry and becomes client-go's provider for every named queue, the
-	// HPA controller's among them.
-	_ "k8s.io/component-base/metrics/prometheus/workqueue"
+	// client-go's metrics as kube-controller-manager exports them: on
+	// import, component-base registers on the legacy registry the
+	// rest_client_* families (requests, latency, rate limiter latency),
+	// the workqueue_* families of every named queue, the HPA controller's
+	// among them, and client-go's leader election gauge and counter.
+	_ "k8s.io/component-base/metrics/prometheus/clientgo"
 )
 
-// metricsGatherer is what /metrics serves: the controller's own registry,
-// and the workqueue_* families of the legacy registry, where component-base
-// puts them. The legacy registry's Go and process collectors stay out, so
-// that the binary exposes the metrics it always did.
+// metricsGatherer is what /metrics serves: the controller's own registry
+// and the legacy registry, where component-base keeps client-go's
+// families and the process_* and go_* collectors, as a Kubernetes
+// component serves them.
 func metricsGatherer(registry metrics.KubeRegistry) prometheus.Gatherer {
-	return prometheus.Gatherers{registry, workqueueFamilies{legacyregistry.DefaultGatherer}}
-}
-
-// workqueueFamilies keeps the workqueue_* families of a gatherer.
-type workqueueFamilies struct{ prometheus.Gatherer }
-
-func (g workqueueFamilies) Gather() ([]*dto.MetricFamily, error) {
-	families, err := g.Gatherer.Gather()
-	kept := families[:0]
-	for _, f := range families {
-		if strings.HasPrefix(f.GetName(), "workqueue_") {
-			kept = append(kept, f)
-		}
-	}
-	return kept, err
+	return prometheus.Gatherers{registry, legacyregistry.DefaultGatherer}
 }

@@ -102,7 +102,7 @@ func Run(ctx context.Context, cfg *config.Config) error {
 		if !cfg.LeaderElection.LeaderElect {
 			return lead(ctx)
 		}
-		return runWithLeaderElection(ctx, cfg, clients, registry, health.lease, lead)
+		return runWithLeaderElection(ctx, cfg, clients, health.lease, lead)
 	})
 	err = g.Wait()
 	logger.Info("hpa-controller-manager stopped")
