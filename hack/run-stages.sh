@@ -16,6 +16,10 @@
 # Runs the make targets it is given in order, stopping at the first that
 # fails, and prints how long each took at the end (also after a failure),
 # so that the cost of a new stage of `make test` is visible in every run.
+# A stage "a+b" runs targets a and b at once, each into a log of its own
+# that is printed when both have ended: for stages that mostly wait (the
+# e2e suites wait on sync periods and 180 s failure durations), not for
+# those that keep the CPUs busy.
 
 set -o nounset -o pipefail
 
@@ -23,9 +27,35 @@ MAKE=${MAKE:-make}
 names=() secs=() results=()
 rc=0
 total_start=$(date +%s)
+
+# run_group runs the targets of a "+" stage at once and fails if any did.
+run_group() {
+	local targets pids=() logs=() i failed=0
+	IFS=+ read -ra targets <<<"$1"
+	for i in "${!targets[@]}"; do
+		logs[i]=$(mktemp)
+		"${MAKE}" --no-print-directory "${targets[i]}" >"${logs[i]}" 2>&1 &
+		pids[i]=$!
+	done
+	for i in "${!targets[@]}"; do
+		local code=0
+		wait "${pids[i]}" || code=$?
+		echo "=== ${targets[i]} (exit ${code}) ==="
+		cat "${logs[i]}"
+		rm -f "${logs[i]}"
+		((code == 0)) || failed=${code}
+	done
+	return "${failed}"
+}
+
 for stage in "$@"; do
 	start=$(date +%s)
-	if "${MAKE}" --no-print-directory "${stage}"; then
+	if [[ ${stage} == *+* ]]; then
+		run=(run_group "${stage}")
+	else
+		run=("${MAKE}" --no-print-directory "${stage}")
+	fi
+	if "${run[@]}"; then
 		result=ok
 	else
 		rc=$?
