@@ -65,8 +65,8 @@ func runWithLeaderElection(ctx context.Context, cfg *config.Config, clients *cli
 		// Name labels client-go's leader_election_master_status and
 		// leader_election_slowpath_total (metrics.go), as
 		// kube-controller-manager's.
-		Name:            le.ResourceName,
-		WatchDog:        watchdog,
+		Name:     le.ResourceName,
+		WatchDog: watchdog,
 		Callbacks: leaderelection.LeaderCallbacks{
 			OnStartedLeading: func(ctx context.Context) {
 				logger.Info("Became leader", "identity", id)
