@@ -27,18 +27,48 @@ import (
 // LeaderGauge reads, from the /metrics of the replica leading now, the
 // value of the series of metric whose labels include every pair of labels.
 func (c *Controllers) LeaderGauge(ctx context.Context, metric string, labels map[string]string) (float64, error) {
-	leaders := c.Leaders(ctx)
-	if len(leaders) != 1 {
-		return 0, fmt.Errorf("%d replicas lead, want one", len(leaders))
-	}
-	code, page, err := c.get(ctx, leaders[0], "/metrics")
+	page, err := c.LeaderMetrics(ctx)
 	if err != nil {
 		return 0, err
 	}
-	if code != http.StatusOK {
-		return 0, fmt.Errorf("/metrics of replica %d answered %d", leaders[0], code)
-	}
 	return gaugeValue(page, metric, labels)
+}
+
+// LeaderMetrics is the /metrics page of the replica leading now.
+func (c *Controllers) LeaderMetrics(ctx context.Context) (string, error) {
+	leaders := c.Leaders(ctx)
+	if len(leaders) != 1 {
+		return "", fmt.Errorf("%d replicas lead, want one", len(leaders))
+	}
+	code, page, err := c.get(ctx, leaders[0], "/metrics")
+	if err != nil {
+		return "", err
+	}
+	if code != http.StatusOK {
+		return "", fmt.Errorf("/metrics of replica %d answered %d", leaders[0], code)
+	}
+	return page, nil
+}
+
+// HasSeries reports whether a Prometheus text page has a series of metric
+// that carries every label named (whatever their values).
+func HasSeries(page, metric string, labels ...string) bool {
+	for _, line := range strings.Split(page, "\n") {
+		if line != metric && !strings.HasPrefix(line, metric+" ") && !strings.HasPrefix(line, metric+"{") {
+			continue
+		}
+		all := true
+		for _, l := range labels {
+			if !strings.Contains(line, l+`="`) {
+				all = false
+				break
+			}
+		}
+		if all {
+			return true
+		}
+	}
+	return false
 }
 
 // gaugeValue finds one series in a Prometheus text page.
