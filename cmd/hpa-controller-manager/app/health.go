@@ -99,6 +99,13 @@ func (h *healthState) healthy(r *http.Request) error {
 	return errors.Join(errs...)
 }
 
+// plainMux is what the plain --port serves: it has no authentication, so it
+// serves no profiles, whatever --profiling says; those are served behind the
+// secure port's authorization alone.
+func plainMux(h *healthState, registry metrics.KubeRegistry) *http.ServeMux {
+	return healthMux(h, registry, componentbaseconfig.DebuggingConfiguration{})
+}
+
 func healthMux(h *healthState, registry metrics.KubeRegistry, debugging componentbaseconfig.DebuggingConfiguration) *http.ServeMux {
 	mux := http.NewServeMux()
 	// /livez is /healthz under the name kube-apiserver and newer probes

@@ -19,6 +19,7 @@ package app
 import (
 	"errors"
 	componentbaseconfig "k8s.io/component-base/config"
+	"k8s.io/component-base/metrics"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -99,6 +100,28 @@ func checkProbe(t *testing.T, h *healthState, path, want string) {
 		t.Errorf("%s = %d %q, want 200 ok", path, rec.Code, body)
 	case want != "" && (rec.Code < 500 || !strings.Contains(body, want)):
 		t.Errorf("%s = %d %q, want a failure saying %q", path, rec.Code, body, want)
+	}
+}
+
+// TestPlainPortServesNoProfiles pins that the plain --port, which has no
+// authentication, serves no profile even with --profiling on, and still
+// serves /metrics.
+func TestPlainPortServesNoProfiles(t *testing.T) {
+	for _, tc := range []struct {
+		path string
+		want int
+	}{
+		{"/debug/pprof/heap?debug=1", http.StatusNotFound},
+		{"/debug/pprof/profile?seconds=1", http.StatusNotFound},
+		{"/metrics", http.StatusOK},
+	} {
+		t.Run(tc.path, func(t *testing.T) {
+			rec := httptest.NewRecorder()
+			plainMux(newHealthState(), metrics.NewKubeRegistry()).ServeHTTP(rec, httptest.NewRequest("GET", tc.path, nil))
+			if rec.Code != tc.want {
+				t.Errorf("GET %s on --port = %d, want %d", tc.path, rec.Code, tc.want)
+			}
+		})
 	}
 }
 

@@ -26,8 +26,8 @@ import (
 
 // installProfiling serves Go's profiles under /debug/pprof/, as
 // kube-controller-manager does with --profiling: on the secure port behind
-// its authorization (a non-resource URL), and on the plain --port of local
-// runs.
+// its authorization (a non-resource URL), never on the plain --port
+// (plainMux).
 func installProfiling(mux *http.ServeMux) {
 	mux.HandleFunc("/debug/pprof/", pprof.Index)
 	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)

@@ -76,7 +76,7 @@ func Run(ctx context.Context, cfg *config.Config) error {
 	if cfg.HealthAddress != "" {
 		logger.Info("Serving /healthz, /readyz, /livez and /metrics over plain HTTP without authentication (--port): for local runs only", "address", cfg.HealthAddress)
 		g.Go(func() error {
-			return serve(ctx, newHealthServer(cfg.HealthAddress, healthMux(health, registry, cfg.Debugging)), nil)
+			return serve(ctx, newHealthServer(cfg.HealthAddress, plainMux(health, registry)), nil)
 		})
 	}
 	if webhookServer != nil {
