@@ -547,6 +547,7 @@ type fakeMonitor struct {
 	computations    []string // "action/error/type"
 	hpaCount        int
 	desired         map[string]int32
+	replicas        map[string]monitor.Replicas
 	periods         map[string]time.Duration
 	fallbacks       map[string]int
 	staleSkips      []string // "group/resource"
@@ -572,6 +573,15 @@ func (m *fakeMonitor) SetHPACount(n int) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.hpaCount = n
+}
+
+func (m *fakeMonitor) ObserveReplicas(hpa monitor.HPARef, r monitor.Replicas) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.replicas == nil {
+		m.replicas = map[string]monitor.Replicas{}
+	}
+	m.replicas[seriesKey(hpa)] = r
 }
 
 // ObserveDesiredReplicas keys the series as namespace/name, with the API

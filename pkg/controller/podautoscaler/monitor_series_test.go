@@ -62,3 +62,43 @@ func TestDesiredReplicasSeriesPerKind(t *testing.T) {
 		t.Errorf("after deleting the native HPA: %v", err)
 	}
 }
+
+// TestReplicaSeriesOfAnHPA: a pass records the target's current replicas
+// as it read them and the spec's bounds (the series kubernetes-mixin's
+// KubeHpaMaxedOut and KubeHpaReplicasMismatch read), and deleting the HPA
+// drops them.
+func TestReplicaSeriesOfAnHPA(t *testing.T) {
+	h := newHarness(t, nil, harnessOptions{})
+	registry := metrics.NewKubeRegistry()
+	h.c.opts.Monitor = monitor.New(registry)
+	h.source.name = "autoscaling.kube-hpa.io/v2"
+	h.scales.setScale(3, 3, testSelector)
+	h.source.set(newHPA(2, 10, cpuUtilization(50)))
+	_, _, _ = h.c.reconcileKey(h.ctx, hpaKey{source: 0, namespace: testNamespace, name: testHPAName})
+
+	labels := `{hpa_api_version="` + h.source.name + `",hpa_name="web",namespace="default"}`
+	want := map[string]string{
+		"current_replicas": "Replica count of each HPA's target when the controller last read it.",
+		"min_replicas":     "Each HPA's spec.minReplicas, as the controller last read it.",
+		"max_replicas":     "Each HPA's spec.maxReplicas, as the controller last read it.",
+	}
+	values := map[string]string{"current_replicas": "3", "min_replicas": "2", "max_replicas": "10"}
+	for short, help := range want {
+		name := "horizontal_pod_autoscaler_controller_" + short
+		expected := "# HELP " + name + " [ALPHA] " + help + "\n# TYPE " + name + " gauge\n" + name + labels + " " + values[short] + "\n"
+		if err := testutil.GatherAndCompare(registry, strings.NewReader(expected), name); err != nil {
+			t.Errorf("%s: %v", short, err)
+		}
+	}
+
+	h.source.delete(testNamespace, testHPAName)
+	if _, deleted, _ := h.c.reconcileKey(h.ctx, hpaKey{source: 0, namespace: testNamespace, name: testHPAName}); !deleted {
+		t.Fatal("the HPA was not taken as deleted")
+	}
+	for short := range want {
+		name := "horizontal_pod_autoscaler_controller_" + short
+		if err := testutil.GatherAndCompare(registry, strings.NewReader(""), name); err != nil {
+			t.Errorf("%s after the delete: %v", short, err)
+		}
+	}
+}

@@ -197,6 +197,9 @@ func (p *pass) record(out outcome) error {
 	if out.applied {
 		p.c.opts.Monitor.ObserveDesiredReplicas(p.ref(), out.desired)
 	}
+	if out.observed {
+		p.c.opts.Monitor.ObserveReplicas(p.ref(), monitor.Replicas{Current: out.current, Min: *p.hpa.Spec.MinReplicas, Max: p.hpa.Spec.MaxReplicas})
+	}
 	if out.observed || out.applied {
 		p.c.opts.Monitor.ObserveFallbacks(p.ref(), fallback.HasFallback(p.hpa.Spec.Metrics), fallback.Count(out.metrics))
 	}

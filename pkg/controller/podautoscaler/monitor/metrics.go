@@ -36,6 +36,9 @@ type collectors struct {
 	metricComputationDuration *metrics.HistogramVec
 	horizontalPodAutoscalers  *metrics.Gauge
 	desiredReplicas           *metrics.GaugeVec
+	currentReplicas           *metrics.GaugeVec
+	minReplicas               *metrics.GaugeVec
+	maxReplicas               *metrics.GaugeVec
 	syncPeriod                *metrics.GaugeVec
 	fallbacks                 *metrics.GaugeVec
 	staleSyncSkips            *metrics.CounterVec
@@ -88,6 +91,12 @@ func newCollectors() *collectors {
 			Help:           "Replica count the controller last wanted for each HPA's target.",
 			StabilityLevel: metrics.ALPHA,
 		}, []string{"namespace", "hpa_name", "hpa_api_version"}),
+		// Ours: kube-state-metrics' current, minimum and maximum replicas
+		// of an HPA, which the alerts of kubernetes-mixin read, for the
+		// extended kind too.
+		currentReplicas: perHPAGauge("current_replicas", "Replica count of each HPA's target when the controller last read it."),
+		minReplicas:     perHPAGauge("min_replicas", "Each HPA's spec.minReplicas, as the controller last read it."),
+		maxReplicas:     perHPAGauge("max_replicas", "Each HPA's spec.maxReplicas, as the controller last read it."),
 		// Ours (KEP-6003 suggests it): upstream has no per-HPA period.
 		syncPeriod: metrics.NewGaugeVec(&metrics.GaugeOpts{
 			Subsystem:      subsystem,
@@ -132,9 +141,23 @@ func (c *collectors) register(registry Registerer) {
 		c.metricComputationDuration,
 		c.horizontalPodAutoscalers,
 		c.desiredReplicas,
+		c.currentReplicas,
+		c.minReplicas,
+		c.maxReplicas,
 		c.syncPeriod,
 		c.fallbacks,
 		c.staleSyncSkips,
 		c.recoveredPanics,
 	)
+}
+
+// perHPAGauge is a gauge of the controller's subsystem with a series per
+// HPA, labeled as desired_replicas is.
+func perHPAGauge(name, help string) *metrics.GaugeVec {
+	return metrics.NewGaugeVec(&metrics.GaugeOpts{
+		Subsystem:      subsystem,
+		Name:           name,
+		Help:           help,
+		StabilityLevel: metrics.ALPHA,
+	}, []string{"namespace", "hpa_name", "hpa_api_version"})
 }

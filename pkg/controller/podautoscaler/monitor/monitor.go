@@ -36,6 +36,11 @@ type Monitor interface {
 	// ObserveDesiredReplicas records the replica count the controller wants
 	// for an HPA's target.
 	ObserveDesiredReplicas(hpa HPARef, replicas int32)
+	// ObserveReplicas records an HPA's target's current replicas and its
+	// spec's bounds, the series the alerts of kubernetes-mixin read from
+	// kube-state-metrics (KubeHpaMaxedOut, KubeHpaReplicasMismatch), which
+	// does not know the extended kind.
+	ObserveReplicas(hpa HPARef, r Replicas)
 	// ObserveSyncPeriod records the interval at which the controller
 	// reconciles an HPA: its spec.syncPeriodSeconds or the global
 	// period (KEP-6003). The controller calls it only with the
@@ -65,6 +70,12 @@ type HPARef struct {
 	APIVersion string
 	Namespace  string
 	Name       string
+}
+
+// Replicas are an HPA's target's current replica count and its spec's
+// bounds.
+type Replicas struct {
+	Current, Min, Max int32
 }
 
 // prometheusMonitor is a Monitor on component-base metrics.
@@ -114,6 +125,12 @@ func (m *prometheusMonitor) ObserveDesiredReplicas(hpa HPARef, replicas int32) {
 	m.c.desiredReplicas.WithLabelValues(hpa.Namespace, hpa.Name, hpa.APIVersion).Set(float64(replicas))
 }
 
+func (m *prometheusMonitor) ObserveReplicas(hpa HPARef, r Replicas) {
+	m.c.currentReplicas.WithLabelValues(hpa.Namespace, hpa.Name, hpa.APIVersion).Set(float64(r.Current))
+	m.c.minReplicas.WithLabelValues(hpa.Namespace, hpa.Name, hpa.APIVersion).Set(float64(r.Min))
+	m.c.maxReplicas.WithLabelValues(hpa.Namespace, hpa.Name, hpa.APIVersion).Set(float64(r.Max))
+}
+
 func (m *prometheusMonitor) ObserveSyncPeriod(hpa HPARef, period time.Duration) {
 	m.c.syncPeriod.WithLabelValues(hpa.Namespace, hpa.Name, hpa.APIVersion).Set(period.Seconds())
 }
@@ -136,6 +153,9 @@ func (m *prometheusMonitor) ObservePanic(goroutine string) {
 
 func (m *prometheusMonitor) DeleteHPA(hpa HPARef) {
 	m.c.desiredReplicas.DeleteLabelValues(hpa.Namespace, hpa.Name, hpa.APIVersion)
+	m.c.currentReplicas.DeleteLabelValues(hpa.Namespace, hpa.Name, hpa.APIVersion)
+	m.c.minReplicas.DeleteLabelValues(hpa.Namespace, hpa.Name, hpa.APIVersion)
+	m.c.maxReplicas.DeleteLabelValues(hpa.Namespace, hpa.Name, hpa.APIVersion)
 	m.c.syncPeriod.DeleteLabelValues(hpa.Namespace, hpa.Name, hpa.APIVersion)
 	m.c.fallbacks.DeleteLabelValues(hpa.Namespace, hpa.Name, hpa.APIVersion)
 }

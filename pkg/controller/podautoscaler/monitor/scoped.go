@@ -49,6 +49,11 @@ func (s *Scoped) ObserveDesiredReplicas(hpa HPARef, replicas int32) {
 	s.Monitor.ObserveDesiredReplicas(hpa, replicas)
 }
 
+func (s *Scoped) ObserveReplicas(hpa HPARef, r Replicas) {
+	s.note(hpa)
+	s.Monitor.ObserveReplicas(hpa, r)
+}
+
 func (s *Scoped) ObserveSyncPeriod(hpa HPARef, period time.Duration) {
 	s.note(hpa)
 	s.Monitor.ObserveSyncPeriod(hpa, period)
