@@ -143,6 +143,29 @@ var _ = sigDescribe([]string{featureHPA}, "Horizontal pod autoscaling (resource 
 		eachKind(),
 	)
 
+	ginkgo.DescribeTable("should leave an unready pod's CPU out of a scale-up, counting it at zero as upstream does",
+		func(ctx context.Context, kind framework.HPAKind) {
+			requireKind(kind)
+			const name = "warming"
+			f.CreateDeployment(ctx, name, 3)
+			pods := f.RunningPods(ctx, name)
+			gomega.Expect(pods).To(gomega.HaveLen(3))
+			f.SetPodCPU(ctx, pods[0].Name, "90m")
+			f.SetPodCPU(ctx, pods[1].Name, "90m")
+			// Within --horizontal-pod-autoscaler-cpu-initialization-period
+			// (5m) of its start, a pod that is not Ready is unready for CPU.
+			f.SetPodCPU(ctx, pods[2].Name, "300m")
+			f.SetPodUnready(ctx, pods[2].Name)
+			f.CreateHPA(ctx, kind, framework.MultiMetricHPA(name, name, 1, 10, framework.ResourceUtilization(corev1.ResourceCPU, 50)))
+
+			ginkgo.By("the ready pods at 90% ask to scale up; the unready one counted at 0% brings 60% over 3 pods: 4")
+			// Counted at its reading, (90+90+300)/3 = 160% would ask for 10.
+			f.WaitForReplicas(ctx, name, 4, resourceReaction())
+			f.EnsureScaleStays(ctx, name, 4, 2*suite.Config.SyncPeriod.Duration+localcluster.MetricsResolution)
+		},
+		eachKind(),
+	)
+
 	ginkgo.DescribeTable("should report FailedGetResourceMetric and not scale when the pods request no CPU",
 		func(ctx context.Context, kind framework.HPAKind) {
 			requireKind(kind)

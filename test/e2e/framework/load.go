@@ -189,3 +189,45 @@ func sameUsage(annotations map[string]string, want map[string]*string) bool {
 	}
 	return true
 }
+
+// RunningPods are the running pods of Deployment name, by name.
+func (f *Framework) RunningPods(ctx context.Context, name string) []corev1.Pod {
+	ginkgo.GinkgoHelper()
+	list, err := f.Kube.CoreV1().Pods(f.Namespace).List(ctx, metav1.ListOptions{LabelSelector: "app=" + name})
+	gomega.Expect(err).NotTo(gomega.HaveOccurred())
+	var pods []corev1.Pod
+	for _, p := range list.Items {
+		if p.DeletionTimestamp == nil && p.Status.Phase == corev1.PodRunning {
+			pods = append(pods, p)
+		}
+	}
+	return pods
+}
+
+// SetPodCPU sets one pod's CPU usage, for a spec that wants pods of one
+// Deployment to differ (SetLoad makes them equal, so do not mix the two on
+// one Deployment).
+func (f *Framework) SetPodCPU(ctx context.Context, pod, cpu string) {
+	ginkgo.GinkgoHelper()
+	patch := fmt.Sprintf(`{"metadata":{"annotations":{%q:%q}}}`, "kwok.x-k8s.io/usage-cpu", cpu)
+	_, err := f.Kube.CoreV1().Pods(f.Namespace).Patch(ctx, pod, types.MergePatchType, []byte(patch), metav1.PatchOptions{})
+	gomega.Expect(err).NotTo(gomega.HaveOccurred(), "setting the CPU usage of pod %s", pod)
+}
+
+// SetPodUnready makes a running pod's Ready condition False, as a kubelet
+// does when its readiness probe fails; kwok's stages leave a running pod's
+// conditions alone after that.
+func (f *Framework) SetPodUnready(ctx context.Context, pod string) {
+	ginkgo.GinkgoHelper()
+	p, err := f.Kube.CoreV1().Pods(f.Namespace).Get(ctx, pod, metav1.GetOptions{})
+	gomega.Expect(err).NotTo(gomega.HaveOccurred())
+	now := metav1.Now()
+	for i, c := range p.Status.Conditions {
+		if c.Type == corev1.PodReady || c.Type == corev1.ContainersReady {
+			p.Status.Conditions[i].Status = corev1.ConditionFalse
+			p.Status.Conditions[i].LastTransitionTime = now
+		}
+	}
+	_, err = f.Kube.CoreV1().Pods(f.Namespace).UpdateStatus(ctx, p, metav1.UpdateOptions{})
+	gomega.Expect(err).NotTo(gomega.HaveOccurred(), "making pod %s unready", pod)
+}
