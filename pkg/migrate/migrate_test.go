@@ -115,17 +115,7 @@ func TestToExtended(t *testing.T) {
 			extended := &fakeExtended{hpas: map[string]*v2.HorizontalPodAutoscaler{}, createErr: tc.createErr}
 			got, err := ToExtended(ctx, Options{Native: kube.AutoscalingV2().HorizontalPodAutoscalers("ns"), Extended: extended,
 				Namespace: "ns", Name: "web", DryRun: tc.dryRun})
-			if (err != nil) != tc.wantErr {
-				t.Fatalf("err = %v, want an error: %v", err, tc.wantErr)
-			}
-			_, nerr := kube.AutoscalingV2().HorizontalPodAutoscalers("ns").Get(ctx, "web", metav1.GetOptions{})
-			if nativeLeft := nerr == nil; nativeLeft != tc.wantNativeLeft {
-				t.Errorf("native HPA left = %v, want %v", nativeLeft, tc.wantNativeLeft)
-			}
-			if extendedLeft := len(extended.hpas) == 1; extendedLeft != tc.wantExtendedLeft {
-				t.Errorf("kube-hpa HPA left = %v, want %v", extendedLeft, tc.wantExtendedLeft)
-			}
-			if err != nil {
+			if !expectLeft(t, kube, extended, err, left{tc.wantErr, tc.wantNativeLeft, tc.wantExtendedLeft}) {
 				return
 			}
 			want := v2.FromNative(nativeHPA()).Spec
@@ -137,6 +127,26 @@ func TestToExtended(t *testing.T) {
 			}
 		})
 	}
+}
+
+// left is what a migration should leave: an error, and which HPAs.
+type left struct{ err, native, extended bool }
+
+// expectLeft checks what a migration left against want, and says whether
+// it succeeded (so that its result is worth checking further).
+func expectLeft(t *testing.T, kube *fake.Clientset, extended *fakeExtended, err error, want left) bool {
+	t.Helper()
+	if (err != nil) != want.err {
+		t.Fatalf("err = %v, want an error: %v", err, want.err)
+	}
+	_, nerr := kube.AutoscalingV2().HorizontalPodAutoscalers("ns").Get(context.Background(), "web", metav1.GetOptions{})
+	if nativeLeft := nerr == nil; nativeLeft != want.native {
+		t.Errorf("native HPA left = %v, want %v", nativeLeft, want.native)
+	}
+	if extendedLeft := len(extended.hpas) == 1; extendedLeft != want.extended {
+		t.Errorf("kube-hpa HPA left = %v, want %v", extendedLeft, want.extended)
+	}
+	return err == nil
 }
 
 func TestToNative(t *testing.T) {
@@ -175,17 +185,7 @@ func TestToNative(t *testing.T) {
 			kube := fake.NewClientset()
 			got, err := ToNative(ctx, Options{Native: kube.AutoscalingV2().HorizontalPodAutoscalers("ns"), Extended: extended,
 				Namespace: "ns", Name: "web", DryRun: tc.dryRun})
-			if (err != nil) != tc.wantErr {
-				t.Fatalf("err = %v, want an error: %v", err, tc.wantErr)
-			}
-			_, nerr := kube.AutoscalingV2().HorizontalPodAutoscalers("ns").Get(ctx, "web", metav1.GetOptions{})
-			if nativeLeft := nerr == nil; nativeLeft != tc.wantNativeLeft {
-				t.Errorf("native HPA left = %v, want %v", nativeLeft, tc.wantNativeLeft)
-			}
-			if extendedLeft := len(extended.hpas) == 1; extendedLeft != tc.wantExtendedLeft {
-				t.Errorf("kube-hpa HPA left = %v, want %v", extendedLeft, tc.wantExtendedLeft)
-			}
-			if err != nil {
+			if !expectLeft(t, kube, extended, err, left{tc.wantErr, tc.wantNativeLeft, tc.wantExtendedLeft}) {
 				return
 			}
 			if !apiequality.Semantic.DeepEqual(got.Spec, nativeHPA().Spec) {

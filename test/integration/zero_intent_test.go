@@ -117,17 +117,21 @@ func atReplicas(ctx context.Context, kube kubernetes.Interface, ns, name string,
 	}
 }
 
+// statusFaultCases are the answers that fail a status write: a 500, and a
+// time-out.
+var statusFaultCases = []struct {
+	name   string
+	answer func() *http.Response
+}{
+	{name: "500", answer: func() *http.Response { return serverError(http.StatusInternalServerError, "InternalError") }},
+	{name: "time-out", answer: func() *http.Response { return serverError(http.StatusGatewayTimeout, "Timeout") }},
+}
+
 // TestOwnZeroSurvivesFailingStatusWrites: status writes fail, with a 500
 // and with a time-out, from right after the HPA's scale to zero; the
 // metric then rises while they still fail, and the workload comes back.
 func TestOwnZeroSurvivesFailingStatusWrites(t *testing.T) {
-	for _, tc := range []struct {
-		name   string
-		answer func() *http.Response
-	}{
-		{name: "500", answer: func() *http.Response { return serverError(http.StatusInternalServerError, "InternalError") }},
-		{name: "time-out", answer: func() *http.Response { return serverError(http.StatusGatewayTimeout, "Timeout") }},
-	} {
+	for _, tc := range statusFaultCases {
 		t.Run(tc.name, func(t *testing.T) {
 			cluster, ctx, kube, hpas, ns := setUpControllerTest(t)
 			const name = "drain"
@@ -206,13 +210,7 @@ func TestOwnZeroSurvivesTheProcessDyingBetweenTheWrites(t *testing.T) {
 // scale to zero, while every status write of the controller fails, is a
 // pause the HPA never undoes, whatever the metric asks.
 func TestPersonsZeroStaysAPauseWhileStatusWritesFail(t *testing.T) {
-	for _, tc := range []struct {
-		name   string
-		answer func() *http.Response
-	}{
-		{name: "500", answer: func() *http.Response { return serverError(http.StatusInternalServerError, "InternalError") }},
-		{name: "time-out", answer: func() *http.Response { return serverError(http.StatusGatewayTimeout, "Timeout") }},
-	} {
+	for _, tc := range statusFaultCases {
 		t.Run(tc.name, func(t *testing.T) {
 			cluster, ctx, kube, hpas, ns := setUpControllerTest(t)
 			const name = "paused"
