@@ -262,12 +262,3 @@ func removeCondition(st *v2.HorizontalPodAutoscalerStatus, t autoscalingv2.Horiz
 	}
 	st.Conditions = kept
 }
-
-func conditionIsTrue(hpa *v2.HorizontalPodAutoscaler, t autoscalingv2.HorizontalPodAutoscalerConditionType) bool {
-	for _, c := range hpa.Status.Conditions {
-		if c.Type == t {
-			return c.Status == corev1.ConditionTrue
-		}
-	}
-	return false
-}
