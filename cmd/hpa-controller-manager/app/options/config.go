@@ -101,11 +101,11 @@ func (o *Options) Config() (*config.Config, error) {
 		cfg.HealthAddress = net.JoinHostPort(o.BindAddress, strconv.Itoa(int(o.Port)))
 	}
 	cfg.SecureServing = o.SecureServing.config(o.BindAddress, o.Kubeconfig, o.Webhook.TLSCertFile, o.Webhook.TLSKeyFile)
-	if o.Webhook.TLSCertFile != "" {
+	if cert, key := o.Webhook.webhookPair(); cert != "" {
 		cfg.Webhook = config.Webhook{
 			Address:  net.JoinHostPort(o.BindAddress, strconv.Itoa(int(o.Webhook.Port))),
-			CertFile: o.Webhook.TLSCertFile,
-			KeyFile:  o.Webhook.TLSKeyFile,
+			CertFile: cert,
+			KeyFile:  key,
 		}
 	}
 	return cfg, nil

@@ -118,6 +118,20 @@ type WebhookOptions struct {
 	Port        int32
 	TLSCertFile string
 	TLSKeyFile  string
+	// WebhookCertFile and WebhookKeyFile, when set, are the webhook's own
+	// certificate, so that the API server's caBundle and Prometheus' CA
+	// need not trust one certificate; else the webhook serves TLSCertFile's.
+	WebhookCertFile string
+	WebhookKeyFile  string
+}
+
+// webhookPair is the certificate and key the webhook serves: its own, or
+// --tls-cert-file's.
+func (o *WebhookOptions) webhookPair() (cert, key string) {
+	if o.WebhookCertFile != "" {
+		return o.WebhookCertFile, o.WebhookKeyFile
+	}
+	return o.TLSCertFile, o.TLSKeyFile
 }
 
 // NewOptions returns the options at their defaults: kube-controller-
@@ -214,8 +228,10 @@ func (o *HPAOptions) addFlags(fs *pflag.FlagSet) {
 
 func (o *WebhookOptions) addFlags(fs *pflag.FlagSet) {
 	fs.Int32Var(&o.Port, "webhook-port", o.Port, "The port on which the validating admission webhook is served over HTTPS (only when --tls-cert-file is set).")
-	fs.StringVar(&o.TLSCertFile, "tls-cert-file", o.TLSCertFile, "File containing the x509 certificate for the admission webhook and --secure-port, read again when it changes. Without it the webhook is not served, and --secure-port serves a self-signed certificate.")
+	fs.StringVar(&o.TLSCertFile, "tls-cert-file", o.TLSCertFile, "File containing the x509 certificate for --secure-port and, unless --webhook-tls-cert-file is set, the admission webhook, read again when it changes. Without it --secure-port serves a self-signed certificate, and the webhook is served only with --webhook-tls-cert-file.")
 	fs.StringVar(&o.TLSKeyFile, "tls-private-key-file", o.TLSKeyFile, "File containing the x509 private key matching --tls-cert-file.")
+	fs.StringVar(&o.WebhookCertFile, "webhook-tls-cert-file", o.WebhookCertFile, "File containing the x509 certificate of the admission webhook alone, read again when it changes; by default --tls-cert-file's.")
+	fs.StringVar(&o.WebhookKeyFile, "webhook-tls-private-key-file", o.WebhookKeyFile, "File containing the x509 private key matching --webhook-tls-cert-file.")
 }
 
 // Validate returns every problem with the options, each naming its flag.
@@ -252,6 +268,9 @@ func (o *Options) Validate() []error {
 	}
 	if (o.Webhook.TLSCertFile == "") != (o.Webhook.TLSKeyFile == "") {
 		add("--tls-cert-file and --tls-private-key-file must be given together")
+	}
+	if (o.Webhook.WebhookCertFile == "") != (o.Webhook.WebhookKeyFile == "") {
+		add("--webhook-tls-cert-file and --webhook-tls-private-key-file must be given together")
 	}
 	if err := logsapi.Validate(o.Logs, o.FeatureGates, nil).ToAggregate(); err != nil {
 		errs = append(errs, err)

@@ -117,8 +117,10 @@ func TestOwnFlagDefaults(t *testing.T) {
 		"horizontal-pod-autoscaler-external-metric-sharing-window": "15s",
 		"horizontal-pod-autoscaler-scale-from-watch":               "true",
 		"horizontal-pod-autoscaler-spread-reconciles":              "true",
-		"sharded": "false",
-		"shards":  "16",
+		"sharded":                      "false",
+		"shards":                       "16",
+		"webhook-tls-cert-file":        "",
+		"webhook-tls-private-key-file": "",
 		// kube-controller-manager has no plain HTTP port any more; ours is
 		// off unless asked for.
 		"port": "0",
@@ -185,6 +187,7 @@ func TestValidate(t *testing.T) {
 		{name: "the plain and the secure port on one number are refused", args: []string{"--port=10257"}, wantErr: "--port and --secure-port must differ"},
 		{name: "request header names of blanks are refused", args: []string{"--requestheader-username-headers= "}, wantErr: "requestheader-username-headers"},
 		{name: "certificate without key is refused", args: []string{"--tls-cert-file=/tmp/cert"}, wantErr: "--tls-cert-file and --tls-private-key-file must be given together"},
+		{name: "a webhook certificate without its key is refused", args: []string{"--webhook-tls-cert-file=/tmp/cert"}, wantErr: "--webhook-tls-cert-file and --webhook-tls-private-key-file must be given together"},
 		{name: "unknown logging format is refused", args: []string{"--logging-format=xml"}, wantErr: "format"},
 		{name: "json logging format is accepted", args: []string{"--logging-format=json"}},
 		{name: "json logging format is refused with the LoggingBetaOptions gate off", args: []string{"--logging-format=json", "--feature-gates=LoggingBetaOptions=false"}, wantErr: "LoggingBetaOptions"},
@@ -264,6 +267,42 @@ func TestConfigCarriesTheFlags(t *testing.T) {
 	}
 	if cfg.HealthAddress != "127.0.0.1:10999" || cfg.Webhook.Address != "127.0.0.1:9444" || cfg.Webhook.CertFile != "c" {
 		t.Errorf("addresses = health %q webhook %+v", cfg.HealthAddress, cfg.Webhook)
+	}
+}
+
+// TestWebhookCertificate: the webhook serves its own certificate when
+// given one, else --tls-cert-file's, and is not served without either;
+// --secure-port keeps --tls-cert-file's.
+func TestWebhookCertificate(t *testing.T) {
+	cases := []struct {
+		name                    string
+		args                    []string
+		wantWebhook, wantSecure string
+	}{
+		{name: "one certificate for both", args: []string{"--tls-cert-file=c", "--tls-private-key-file=k"}, wantWebhook: "c", wantSecure: "c"},
+		{name: "the webhook's own certificate", args: []string{"--tls-cert-file=c", "--tls-private-key-file=k",
+			"--webhook-tls-cert-file=w", "--webhook-tls-private-key-file=wk"}, wantWebhook: "w", wantSecure: "c"},
+		{name: "the webhook's alone: the secure port's is self-signed", args: []string{"--webhook-tls-cert-file=w", "--webhook-tls-private-key-file=wk"},
+			wantWebhook: "w", wantSecure: ""},
+		{name: "no certificate: no webhook", args: nil, wantWebhook: "", wantSecure: ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			o := newTestOptions(t)
+			if err := parse(t, o, append([]string{"--master=https://127.0.0.1:6443"}, tc.args...)...); err != nil {
+				t.Fatal(err)
+			}
+			cfg, err := o.Config()
+			if err != nil {
+				t.Fatalf("Config: %v", err)
+			}
+			if cfg.Webhook.CertFile != tc.wantWebhook || cfg.SecureServing.CertFile != tc.wantSecure {
+				t.Errorf("webhook certificate %q, secure port's %q; want %q and %q", cfg.Webhook.CertFile, cfg.SecureServing.CertFile, tc.wantWebhook, tc.wantSecure)
+			}
+			if (cfg.Webhook.Address != "") != (tc.wantWebhook != "") {
+				t.Errorf("webhook address %q with certificate %q", cfg.Webhook.Address, tc.wantWebhook)
+			}
+		})
 	}
 }
 
