@@ -65,7 +65,8 @@ func newSecureServer(ctx context.Context, cfg config.SecureServing, handler http
 	}
 	srv := newHealthServer(cfg.Address, withDelegatedAuth(handler, authn, authz))
 	srv.TLSConfig = &tls.Config{
-		MinVersion:     tls.VersionTLS12,
+		MinVersion:     cfg.TLS.MinVersion,
+		CipherSuites:   cfg.TLS.CipherSuites,
 		GetCertificate: getCertificate,
 		// A client certificate is asked for but not required, so that a
 		// token or no credentials at all still reach authentication: the

@@ -227,3 +227,31 @@ func TestSecurePortServesASelfSignedCertificateWithoutFiles(t *testing.T) {
 		t.Errorf("/healthz answered %d: %s", code, body)
 	}
 }
+
+// TestSecurePortKeepsTheTLSPolicy: with --tls-min-version=VersionTLS13 a
+// TLS 1.2 client is refused at the handshake, a TLS 1.3 one served.
+func TestSecurePortKeepsTheTLSPolicy(t *testing.T) {
+	ca := certreloadtest.NewCA(t)
+	serving := certreloadtest.NewSecretVolume(t, ca.Issue(t, 1))
+	cfg := secureServingConfig(t, "--tls-cert-file="+serving.CertFile(), "--tls-private-key-file="+serving.KeyFile(),
+		"--tls-min-version=VersionTLS13")
+	addr := startSecureServer(t, cfg)
+	for _, tc := range []struct {
+		name    string
+		max     uint16
+		refused bool
+	}{
+		{name: "TLS 1.2 is refused", max: tls.VersionTLS12, refused: true},
+		{name: "TLS 1.3 is served", max: tls.VersionTLS13},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			conn, err := tls.Dial("tcp", addr, &tls.Config{MaxVersion: tc.max, InsecureSkipVerify: true})
+			if err == nil {
+				_ = conn.Close()
+			}
+			if (err != nil) != tc.refused {
+				t.Errorf("handshake with at most %x: %v, want refused: %v", tc.max, err, tc.refused)
+			}
+		})
+	}
+}

@@ -50,7 +50,7 @@ func newWebhookServer(ctx context.Context, cfg *config.Config, c *clients) (*htt
 	if err != nil {
 		return nil, err
 	}
-	tlsConfig := &tls.Config{MinVersion: tls.VersionTLS12, GetCertificate: cert.GetCertificate}
+	tlsConfig := &tls.Config{MinVersion: cfg.Webhook.TLS.MinVersion, CipherSuites: cfg.Webhook.TLS.CipherSuites, GetCertificate: cert.GetCertificate}
 	srv := webhook.NewServer(ctx, webhookMux(cfg, c), tlsConfig, webhook.DefaultLimits())
 	srv.Addr = cfg.Webhook.Address
 	return srv, nil

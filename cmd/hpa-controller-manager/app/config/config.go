@@ -80,6 +80,7 @@ type Webhook struct {
 	Address  string
 	CertFile string
 	KeyFile  string
+	TLS      TLS
 }
 
 // SecureServing configures the HTTPS server of /healthz, /readyz, /livez
@@ -96,4 +97,13 @@ type SecureServing struct {
 	// since applying them reads the cluster's authentication ConfigMap.
 	Authentication *apiserveroptions.DelegatingAuthenticationOptions
 	Authorization  *apiserveroptions.DelegatingAuthorizationOptions
+	TLS            TLS
+}
+
+// TLS is what both HTTPS servers accept of a client's TLS (--tls-min-version,
+// --tls-cipher-suites).
+type TLS struct {
+	MinVersion uint16
+	// CipherSuites empty leaves Go's defaults.
+	CipherSuites []uint16
 }

@@ -100,12 +100,18 @@ func (o *Options) Config() (*config.Config, error) {
 	if o.Port > 0 {
 		cfg.HealthAddress = net.JoinHostPort(o.BindAddress, strconv.Itoa(int(o.Port)))
 	}
+	tlsPolicy, err := o.Webhook.tls()
+	if err != nil {
+		return nil, err
+	}
 	cfg.SecureServing = o.SecureServing.config(o.BindAddress, o.Kubeconfig, o.Webhook.TLSCertFile, o.Webhook.TLSKeyFile)
+	cfg.SecureServing.TLS = tlsPolicy
 	if cert, key := o.Webhook.webhookPair(); cert != "" {
 		cfg.Webhook = config.Webhook{
 			Address:  net.JoinHostPort(o.BindAddress, strconv.Itoa(int(o.Webhook.Port))),
 			CertFile: cert,
 			KeyFile:  key,
+			TLS:      tlsPolicy,
 		}
 	}
 	return cfg, nil

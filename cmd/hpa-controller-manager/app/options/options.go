@@ -22,6 +22,7 @@ package options
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -34,6 +35,8 @@ import (
 	_ "k8s.io/component-base/logs/json/register"
 
 	"github.com/kube-hpa/kube-hpa/pkg/features"
+
+	"github.com/kube-hpa/kube-hpa/cmd/hpa-controller-manager/app/config"
 )
 
 // The defaults of the metrics APIs' client limit: 2,000 HPAs of distinct
@@ -123,6 +126,23 @@ type WebhookOptions struct {
 	// need not trust one certificate; else the webhook serves TLSCertFile's.
 	WebhookCertFile string
 	WebhookKeyFile  string
+	// TLSMinVersion and TLSCipherSuites apply to the webhook and to
+	// --secure-port, as kube-controller-manager's to its secure port.
+	TLSMinVersion   string
+	TLSCipherSuites []string
+}
+
+// tls parses --tls-min-version and --tls-cipher-suites.
+func (o *WebhookOptions) tls() (config.TLS, error) {
+	version, err := cliflag.TLSVersion(o.TLSMinVersion)
+	if err != nil {
+		return config.TLS{}, fmt.Errorf("--tls-min-version: %w", err)
+	}
+	suites, err := cliflag.TLSCipherSuites(o.TLSCipherSuites)
+	if err != nil {
+		return config.TLS{}, fmt.Errorf("--tls-cipher-suites: %w", err)
+	}
+	return config.TLS{MinVersion: version, CipherSuites: suites}, nil
 }
 
 // webhookPair is the certificate and key the webhook serves: its own, or
@@ -232,6 +252,8 @@ func (o *WebhookOptions) addFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.TLSKeyFile, "tls-private-key-file", o.TLSKeyFile, "File containing the x509 private key matching --tls-cert-file.")
 	fs.StringVar(&o.WebhookCertFile, "webhook-tls-cert-file", o.WebhookCertFile, "File containing the x509 certificate of the admission webhook alone, read again when it changes; by default --tls-cert-file's.")
 	fs.StringVar(&o.WebhookKeyFile, "webhook-tls-private-key-file", o.WebhookKeyFile, "File containing the x509 private key matching --webhook-tls-cert-file.")
+	fs.StringVar(&o.TLSMinVersion, "tls-min-version", o.TLSMinVersion, "Minimum TLS version supported by --secure-port and the webhook. Possible values: "+strings.Join(cliflag.TLSPossibleVersions(), ", ")+" (default VersionTLS12).")
+	fs.StringSliceVar(&o.TLSCipherSuites, "tls-cipher-suites", o.TLSCipherSuites, "Comma-separated list of cipher suites for --secure-port and the webhook. If omitted, the default Go cipher suites will be used.\nPreferred values: "+strings.Join(cliflag.PreferredTLSCipherNames(), ", ")+".\nInsecure values: "+strings.Join(cliflag.InsecureTLSCipherNames(), ", ")+".")
 }
 
 // Validate returns every problem with the options, each naming its flag.
@@ -271,6 +293,9 @@ func (o *Options) Validate() []error {
 	}
 	if (o.Webhook.WebhookCertFile == "") != (o.Webhook.WebhookKeyFile == "") {
 		add("--webhook-tls-cert-file and --webhook-tls-private-key-file must be given together")
+	}
+	if _, err := o.Webhook.tls(); err != nil {
+		errs = append(errs, err)
 	}
 	if err := logsapi.Validate(o.Logs, o.FeatureGates, nil).ToAggregate(); err != nil {
 		errs = append(errs, err)

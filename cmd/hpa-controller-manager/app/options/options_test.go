@@ -17,11 +17,15 @@ limitations under the License.
 package options
 
 import (
+	"crypto/tls"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/spf13/pflag"
+
+	"github.com/kube-hpa/kube-hpa/cmd/hpa-controller-manager/app/config"
 )
 
 func newTestOptions(t *testing.T) *Options {
@@ -93,6 +97,8 @@ func TestFlagDefaultsMatchKubeControllerManager(t *testing.T) {
 		"logging-format":                               "text",
 		"bind-address":                                 "0.0.0.0",
 		"secure-port":                                  "10257",
+		"tls-min-version":                              "",
+		"tls-cipher-suites":                            "[]",
 		"authentication-kubeconfig":                    "",
 		"authentication-skip-lookup":                   "false",
 		"authentication-token-webhook-cache-ttl":       "10s",
@@ -187,6 +193,9 @@ func TestValidate(t *testing.T) {
 		{name: "the plain and the secure port on one number are refused", args: []string{"--port=10257"}, wantErr: "--port and --secure-port must differ"},
 		{name: "request header names of blanks are refused", args: []string{"--requestheader-username-headers= "}, wantErr: "requestheader-username-headers"},
 		{name: "certificate without key is refused", args: []string{"--tls-cert-file=/tmp/cert"}, wantErr: "--tls-cert-file and --tls-private-key-file must be given together"},
+		{name: "an unknown TLS version is refused", args: []string{"--tls-min-version=VersionTLS99"}, wantErr: `--tls-min-version: unknown tls version "VersionTLS99"`},
+		{name: "an unknown cipher suite is refused", args: []string{"--tls-cipher-suites=TLS_NOT_A_SUITE"}, wantErr: "--tls-cipher-suites"},
+		{name: "TLS 1.3 and a known suite are accepted", args: []string{"--tls-min-version=VersionTLS13", "--tls-cipher-suites=TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256"}},
 		{name: "a webhook certificate without its key is refused", args: []string{"--webhook-tls-cert-file=/tmp/cert"}, wantErr: "--webhook-tls-cert-file and --webhook-tls-private-key-file must be given together"},
 		{name: "unknown logging format is refused", args: []string{"--logging-format=xml"}, wantErr: "format"},
 		{name: "json logging format is accepted", args: []string{"--logging-format=json"}},
@@ -301,6 +310,40 @@ func TestWebhookCertificate(t *testing.T) {
 			}
 			if (cfg.Webhook.Address != "") != (tc.wantWebhook != "") {
 				t.Errorf("webhook address %q with certificate %q", cfg.Webhook.Address, tc.wantWebhook)
+			}
+		})
+	}
+}
+
+// TestTLSPolicyReachesBothServers: --tls-min-version and
+// --tls-cipher-suites apply to the secure port and the webhook alike; by
+// default TLS 1.2 and Go's suites.
+func TestTLSPolicyReachesBothServers(t *testing.T) {
+	cases := []struct {
+		name       string
+		args       []string
+		wantMin    uint16
+		wantSuites []uint16
+	}{
+		{name: "defaults", wantMin: tls.VersionTLS12},
+		{name: "TLS 1.3 and one suite", args: []string{"--tls-min-version=VersionTLS13", "--tls-cipher-suites=TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256"},
+			wantMin: tls.VersionTLS13, wantSuites: []uint16{tls.TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			o := newTestOptions(t)
+			args := append([]string{"--master=https://127.0.0.1:6443", "--tls-cert-file=c", "--tls-private-key-file=k"}, tc.args...)
+			if err := parse(t, o, args...); err != nil {
+				t.Fatal(err)
+			}
+			cfg, err := o.Config()
+			if err != nil {
+				t.Fatalf("Config: %v", err)
+			}
+			for where, got := range map[string]config.TLS{"secure port": cfg.SecureServing.TLS, "webhook": cfg.Webhook.TLS} {
+				if got.MinVersion != tc.wantMin || !slices.Equal(got.CipherSuites, tc.wantSuites) {
+					t.Errorf("%s: TLS %+v, want min %x and suites %v", where, got, tc.wantMin, tc.wantSuites)
+				}
 			}
 		})
 	}
