@@ -17,7 +17,6 @@ limitations under the License.
 package metrics
 
 import (
-	"container/list"
 	"context"
 	"fmt"
 	"slices"
@@ -37,6 +36,7 @@ import (
 	customclient "k8s.io/metrics/pkg/client/custom_metrics"
 	customscheme "k8s.io/metrics/pkg/client/custom_metrics/scheme"
 	externalclient "k8s.io/metrics/pkg/client/external_metrics"
+	"k8s.io/utils/lru"
 )
 
 // DefaultMaxSourceClients is how many API groups' clients SourceClients
@@ -67,6 +67,9 @@ type groupSource struct {
 	group    string
 	external externalclient.ExternalMetricsClient
 	custom   customclient.CustomMetricsClient
+	// customFound is the discovery generation (sourceCache.discovery) in
+	// which custom was found; a later one asks again.
+	customFound int
 }
 
 // sourceBuilder builds the clients of one group. Split from the cache so
@@ -83,11 +86,14 @@ type sourceBuilder interface {
 type sourceCache struct {
 	build sourceBuilder
 	max   int
-	log   logr.Logger
 
-	mu      sync.Mutex
-	order   *list.List // of *groupSource, most recently used first
-	byGroup map[string]*list.Element
+	// mu makes a lookup and the build that follows one step; the LRU
+	// (k8s.io/utils/lru) keeps the recency and the bound.
+	mu     sync.Mutex
+	groups *lru.Cache // group name: *groupSource
+	// discovery counts the refreshes (forgetVersions): a custom client
+	// found in an earlier one is discovered again.
+	discovery int
 }
 
 var _ SourceClients = &sourceCache{}
@@ -96,26 +102,22 @@ func newSourceCache(build sourceBuilder, maxGroups int, log logr.Logger) *source
 	if maxGroups <= 0 {
 		maxGroups = DefaultMaxSourceClients
 	}
-	return &sourceCache{build: build, max: maxGroups, log: log, order: list.New(), byGroup: map[string]*list.Element{}}
+	evicted := func(group lru.Key, _ any) {
+		log.Info("Evicted the metrics clients of an API group: metric sources name more groups than the cache holds, so clients and discovery are rebuilt as the groups are used",
+			"apiGroup", group, "limit", maxGroups)
+	}
+	return &sourceCache{build: build, max: maxGroups, groups: lru.NewWithEvictionFunc(maxGroups, evicted)}
 }
 
 // entry returns the group's entry, making it the most recently used,
 // creating it (and evicting the least recently used) when absent. The
 // caller holds mu.
 func (c *sourceCache) entry(group string) *groupSource {
-	if e, ok := c.byGroup[group]; ok {
-		c.order.MoveToFront(e)
-		return e.Value.(*groupSource)
+	if v, ok := c.groups.Get(group); ok {
+		return v.(*groupSource)
 	}
 	src := &groupSource{group: group}
-	c.byGroup[group] = c.order.PushFront(src)
-	for c.order.Len() > c.max {
-		oldest := c.order.Back()
-		evicted := c.order.Remove(oldest).(*groupSource)
-		delete(c.byGroup, evicted.group)
-		c.log.Info("Warning: evicted the metrics client of an API group: more groups are named by metric sources than the cache holds, so their clients and discovery are rebuilt as they are used",
-			"apiGroup", evicted.group, "limit", c.max)
-	}
+	c.groups.Add(group, src)
 	return src
 }
 
@@ -140,7 +142,10 @@ func (c *sourceCache) ExternalClientForGroup(_ context.Context, group string) (e
 func (c *sourceCache) CustomClientForGroup(ctx context.Context, group string) (customclient.CustomMetricsClient, error) {
 	c.mu.Lock()
 	src := c.entry(group)
-	client := src.custom
+	client, asked := src.custom, c.discovery
+	if src.customFound != asked {
+		client = nil
+	}
 	c.mu.Unlock()
 	if client != nil {
 		return client, nil
@@ -150,8 +155,8 @@ func (c *sourceCache) CustomClientForGroup(ctx context.Context, group string) (c
 		return nil, err
 	}
 	c.mu.Lock()
-	if e, ok := c.byGroup[group]; ok {
-		e.Value.(*groupSource).custom = client
+	if v, ok := c.groups.Get(group); ok {
+		v.(*groupSource).custom, v.(*groupSource).customFound = client, asked
 	}
 	c.mu.Unlock()
 	return client, nil
@@ -162,20 +167,7 @@ func (c *sourceCache) CustomClientForGroup(ctx context.Context, group string) (c
 func (c *sourceCache) forgetVersions() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	for e := c.order.Front(); e != nil; e = e.Next() {
-		e.Value.(*groupSource).custom = nil
-	}
-}
-
-// groups lists the cached groups, most recently used first.
-func (c *sourceCache) groups() []string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	var out []string
-	for e := c.order.Front(); e != nil; e = e.Next() {
-		out = append(out, e.Value.(*groupSource).group)
-	}
-	return out
+	c.discovery++
 }
 
 // restSourceBuilder builds source clients from a rest.Config.

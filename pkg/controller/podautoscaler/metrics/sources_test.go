@@ -458,8 +458,12 @@ func TestSourceCache(t *testing.T) {
 	t.Run("the least recently used group is evicted with a warning naming it", func(t *testing.T) {
 		c, b, warnings := newCache(2)
 		use(t, c, "a", "b", "a", "c") // b is the least recently used when c arrives
-		if got := c.groups(); fmt.Sprint(got) != "[c a]" {
-			t.Errorf("cached groups = %v, want [c a]", got)
+		if n := c.groups.Len(); n != 2 {
+			t.Errorf("%d groups cached, want 2", n)
+		}
+		use(t, c, "a", "c")
+		if b.externalBuilds("a") != 1 || b.externalBuilds("c") != 1 {
+			t.Errorf("a and c were rebuilt (%d, %d builds): want them kept", b.externalBuilds("a"), b.externalBuilds("c"))
 		}
 		if len(*warnings) != 1 || !strings.Contains((*warnings)[0], `"apiGroup"="b"`) || !strings.Contains((*warnings)[0], `"limit"=2`) {
 			t.Errorf("warnings = %q, want one naming group b and the limit", *warnings)
@@ -515,7 +519,7 @@ func TestSourceCache(t *testing.T) {
 			}()
 		}
 		wg.Wait()
-		if n := len(c.groups()); n > 5 {
+		if n := c.groups.Len(); n > 5 {
 			t.Errorf("%d groups cached, bound is 5", n)
 		}
 	})
