@@ -17,11 +17,15 @@ limitations under the License.
 package podautoscaler
 
 import (
+	"context"
 	"strconv"
+	"strings"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/utils/ptr"
 
 	v2 "github.com/kube-hpa/kube-hpa/api/autoscaling/v2"
@@ -138,6 +142,38 @@ func TestStaleCacheSkipsThePass(t *testing.T) {
 				t.Errorf("reconciliations = %d after the cache caught up, want 2", n)
 			}
 		})
+	}
+}
+
+// TestPanicInThePassBookkeepingRequeues: a panic after the reconcile (here
+// in the monitor, as the stale-cache skip is counted) is counted once and
+// the HPA comes back with the panic backoff instead of leaving the queue.
+func TestPanicInThePassBookkeepingRequeues(t *testing.T) {
+	h := newHarness(t, newHPA(1, 10, cpuUtilization(50)), withGates(features.StaleControllerConsistencyHPA, true))
+	h.source.name = v2.SchemeGroupVersion.String()
+	h.scales.setScale(3, 3, testSelector)
+	h.addPods(3, 100)
+	h.metrics.SetResource(corev1.ResourceCPU, cpuMetrics(90, 90, 90))
+	h.source.version = 100
+	h.mustReconcile()
+	h.source.cacheHeldAt = strconv.Itoa(h.source.version - 1)
+	h.monitor.panicOnStaleSkip = true
+	q := recordQueue(h)
+	h.c.queue.Add(h.key(testHPAName))
+	if !h.c.processNextWorkItem(h.ctx) {
+		t.Fatal("processNextWorkItem = false")
+	}
+	// The pass's goroutine counts the panic after the pass has let the
+	// worker go: wait for the count, not for the worker.
+	counted := wait.PollUntilContextTimeout(h.ctx, time.Millisecond, 10*time.Second, true, func(context.Context) (bool, error) {
+		return len(h.monitor.recoveredPanics()) > 0, nil
+	})
+	if got := h.monitor.recoveredPanics(); counted != nil || !sameStrings(got, []string{"HPA pass runner"}) {
+		t.Errorf("recovered panics = %v, want the pass runner's once", got)
+	}
+	calls := q.recorded()
+	if len(calls) != 2 || calls[0] != "Add default/web" || !strings.HasPrefix(calls[1], "AddAfter default/web ") {
+		t.Errorf("queue calls = %v, want the HPA back after the panic backoff", calls)
 	}
 }
 

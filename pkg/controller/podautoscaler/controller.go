@@ -414,6 +414,16 @@ func (c *Controller) startPass(ctx context.Context, pass func()) {
 // never has two passes under way.
 func (c *Controller) runPass(ctx context.Context, key hpaKey, found hpaLookup, hold *laneHold) {
 	defer c.queue.Done(key)
+	// The reconcile recovers its own panics; one in the bookkeeping around
+	// it would leave the HPA out of the queue until its next event, so it
+	// comes back with the panic backoff, and the panic goes on to
+	// pkg/goroutine, which counts it.
+	defer func() {
+		if r := recover(); r != nil {
+			c.requeueAfterPanic(key)
+			panic(r)
+		}
+	}()
 	start := c.opts.Clock.Now()
 	next, deleted, err := c.reconcileKeyRecovering(ctx, key, found)
 	hold.release()

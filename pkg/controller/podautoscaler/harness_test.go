@@ -553,6 +553,9 @@ type fakeMonitor struct {
 	staleSkips      []string // "group/resource"
 	deleted         []string
 	panics          []string // the names of the recovered panics' work
+	// panicOnStaleSkip makes ObserveStaleSyncSkip panic, as a bug in the
+	// pass's bookkeeping would.
+	panicOnStaleSkip bool
 }
 
 var _ monitor.Monitor = &fakeMonitor{}
@@ -622,6 +625,9 @@ func (m *fakeMonitor) ObserveFallbacks(hpa monitor.HPARef, withFallback bool, in
 func (m *fakeMonitor) ObserveStaleSyncSkip(group, resource string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if m.panicOnStaleSkip {
+		panic("a bug in the monitor")
+	}
 	m.staleSkips = append(m.staleSkips, group+"/"+resource)
 }
 
