@@ -115,18 +115,11 @@ func (f *Framework) keepLoads(ctx context.Context, l *loads) {
 }
 
 // applyLoad sets the usage annotations of the running pods of Deployment
-// name (selected by app=name, as CreateDeployment labels them) to their
-// share of load.
+// name to their share of load.
 func (f *Framework) applyLoad(ctx context.Context, name string, load Load) error {
-	list, err := f.Kube.CoreV1().Pods(f.Namespace).List(ctx, metav1.ListOptions{LabelSelector: "app=" + name})
+	pods, err := f.runningPods(ctx, name)
 	if err != nil {
 		return err
-	}
-	var pods []corev1.Pod
-	for _, p := range list.Items {
-		if p.DeletionTimestamp == nil && p.Status.Phase == corev1.PodRunning {
-			pods = append(pods, p)
-		}
 	}
 	for _, p := range pods {
 		want := usageAnnotations(p, load, len(pods))
@@ -193,15 +186,25 @@ func sameUsage(annotations map[string]string, want map[string]*string) bool {
 // RunningPods are the running pods of Deployment name, by name.
 func (f *Framework) RunningPods(ctx context.Context, name string) []corev1.Pod {
 	ginkgo.GinkgoHelper()
-	list, err := f.Kube.CoreV1().Pods(f.Namespace).List(ctx, metav1.ListOptions{LabelSelector: "app=" + name})
+	pods, err := f.runningPods(ctx, name)
 	gomega.Expect(err).NotTo(gomega.HaveOccurred())
+	return pods
+}
+
+// runningPods lists the running pods of Deployment name (selected by
+// app=name, as CreateDeployment labels them) that are not being deleted.
+func (f *Framework) runningPods(ctx context.Context, name string) ([]corev1.Pod, error) {
+	list, err := f.Kube.CoreV1().Pods(f.Namespace).List(ctx, metav1.ListOptions{LabelSelector: "app=" + name})
+	if err != nil {
+		return nil, err
+	}
 	var pods []corev1.Pod
 	for _, p := range list.Items {
 		if p.DeletionTimestamp == nil && p.Status.Phase == corev1.PodRunning {
 			pods = append(pods, p)
 		}
 	}
-	return pods
+	return pods, nil
 }
 
 // SetPodCPU sets one pod's CPU usage, for a spec that wants pods of one
