@@ -86,6 +86,25 @@ func TestWrittenVersions(t *testing.T) {
 	}
 }
 
+// behindOwnWrite is a harness whose HPA has had a pass that wrote its
+// status, with the HPA cache held where it was before that write, and
+// StaleControllerConsistencyHPA as gateOn says.
+func behindOwnWrite(t *testing.T, gateOn bool) *harness {
+	t.Helper()
+	h := newHarness(t, newHPA(1, 10, cpuUtilization(50)), withGates(features.StaleControllerConsistencyHPA, gateOn))
+	h.source.name = v2.SchemeGroupVersion.String()
+	h.scales.setScale(3, 3, testSelector)
+	h.addPods(3, 100)
+	h.metrics.SetResource(corev1.ResourceCPU, cpuMetrics(90, 90, 90))
+	h.source.version = 100
+	h.mustReconcile()
+	if h.source.statusUpdates == 0 {
+		t.Fatal("the first pass wrote no status")
+	}
+	h.source.cacheHeldAt = strconv.Itoa(h.source.version - 1)
+	return h
+}
+
 // TestStaleCacheSkipsThePass follows StaleControllerConsistencyHPA through
 // the worker: a pass over a cache that has not seen the controller's own
 // status write is skipped, counted and requeued a period later; once the
@@ -100,20 +119,7 @@ func TestStaleCacheSkipsThePass(t *testing.T) {
 		{name: "gate off: the pass goes on, as v1.36", gateOn: false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			h := newHarness(t, newHPA(1, 10, cpuUtilization(50)), withGates(features.StaleControllerConsistencyHPA, tc.gateOn))
-			h.source.name = v2.SchemeGroupVersion.String()
-			h.scales.setScale(3, 3, testSelector)
-			h.addPods(3, 100)
-			h.metrics.SetResource(corev1.ResourceCPU, cpuMetrics(90, 90, 90))
-			h.source.version = 100
-			h.mustReconcile()
-			written := h.source.statusUpdates
-			if written == 0 {
-				t.Fatal("the first pass wrote no status")
-			}
-
-			// The cache stays where it was before the first pass's write.
-			h.source.cacheHeldAt = strconv.Itoa(h.source.version - 1)
+			h := behindOwnWrite(t, tc.gateOn)
 			q := recordQueue(h)
 			h.c.queue.Add(h.key(testHPAName))
 			if !h.c.processNextWorkItem(h.ctx) {
@@ -149,14 +155,7 @@ func TestStaleCacheSkipsThePass(t *testing.T) {
 // in the monitor, as the stale-cache skip is counted) is counted once and
 // the HPA comes back with the panic backoff instead of leaving the queue.
 func TestPanicInThePassBookkeepingRequeues(t *testing.T) {
-	h := newHarness(t, newHPA(1, 10, cpuUtilization(50)), withGates(features.StaleControllerConsistencyHPA, true))
-	h.source.name = v2.SchemeGroupVersion.String()
-	h.scales.setScale(3, 3, testSelector)
-	h.addPods(3, 100)
-	h.metrics.SetResource(corev1.ResourceCPU, cpuMetrics(90, 90, 90))
-	h.source.version = 100
-	h.mustReconcile()
-	h.source.cacheHeldAt = strconv.Itoa(h.source.version - 1)
+	h := behindOwnWrite(t, true)
 	h.monitor.panicOnStaleSkip = true
 	q := recordQueue(h)
 	h.c.queue.Add(h.key(testHPAName))
