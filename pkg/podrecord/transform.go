@@ -18,10 +18,9 @@ package podrecord
 
 import (
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 	resourcehelpers "k8s.io/component-helpers/resource"
 
-	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/metrics"
+	"github.com/kube-hpa/kube-hpa/pkg/milli"
 )
 
 // Transformer makes the records of one informer, whose records with equal
@@ -107,14 +106,12 @@ func requests(list corev1.ResourceList) Requests {
 	}
 	out := make(Requests, 0, len(list))
 	for name, q := range list {
-		out = append(out, Request{Resource: resourceName(name), Milli: milli(q)})
+		// Saturated at the int64 bounds rather than wrapped, as the
+		// calculator divides by it.
+		out = append(out, Request{Resource: resourceName(name), Milli: milli.Value(q)})
 	}
 	return out
 }
-
-// milli is the request as the calculator divides by it, saturated at the
-// int64 bounds rather than wrapped.
-func milli(q resource.Quantity) int64 { return metrics.MilliValue(q) }
 
 // resourceName returns the package constant for the common resources, so
 // that a decoded "cpu" in every record does not keep a string of its own.

@@ -27,6 +27,7 @@ import (
 	v2 "github.com/kube-hpa/kube-hpa/api/autoscaling/v2"
 	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/behavior"
 	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/calculator"
+	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/condition"
 	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/metrics"
 	"github.com/kube-hpa/kube-hpa/pkg/features"
 )
@@ -166,7 +167,7 @@ func fallbackReason(s v2.FallbackStrategy) v2.HPAMetricScaleDecisionReason {
 // normalizationConstraints reads, from the conditions normalization set,
 // what it changed: stabilization (AbleToScale) and the rate limits or the
 // bounds (ScalingLimited, True only when they changed the count).
-func normalizationConstraints(conds []behavior.Condition) []v2.HPAScaleDecisionConstraint {
+func normalizationConstraints(conds []condition.Condition) []v2.HPAScaleDecisionConstraint {
 	var out []v2.HPAScaleDecisionConstraint
 	for _, c := range conds {
 		switch c.Type {

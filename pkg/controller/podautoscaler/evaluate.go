@@ -29,7 +29,7 @@ import (
 
 	v2 "github.com/kube-hpa/kube-hpa/api/autoscaling/v2"
 	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/calculator"
-	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/metrics"
+	"github.com/kube-hpa/kube-hpa/pkg/milli"
 )
 
 // evaluator turns one MetricSpec into one proposal. It holds what every
@@ -116,7 +116,7 @@ func (e *evaluator) object(src *v2.ObjectMetricSource) proposal {
 	group := status.Object.Metric.SourceGroup()
 	switch {
 	case src.Target.Type == autoscalingv2.ValueMetricType && src.Target.Value != nil:
-		r, err := e.calc.GetObjectMetricReplicas(e.ctx, e.specReplicas, metrics.MilliValue(*src.Target.Value),
+		r, err := e.calc.GetObjectMetricReplicas(e.ctx, e.specReplicas, milli.Value(*src.Target.Value),
 			src.Metric.Name, e.tolerances, e.namespace, &src.DescribedObject, e.selector, metricSelector, group)
 		if err != nil {
 			return failed(reason, err, wrap)
@@ -125,7 +125,7 @@ func (e *evaluator) object(src *v2.ObjectMetricSource) proposal {
 		return proposal{replicas: r.Replicas, timestamp: r.Timestamp, status: status,
 			name: fmt.Sprintf("%s metric %s", src.DescribedObject.Kind, src.Metric.Name)}
 	case src.Target.Type == autoscalingv2.AverageValueMetricType && src.Target.AverageValue != nil:
-		r, err := e.calc.GetObjectPerPodMetricReplicas(e.ctx, e.statusReplicas, metrics.MilliValue(*src.Target.AverageValue),
+		r, err := e.calc.GetObjectPerPodMetricReplicas(e.ctx, e.statusReplicas, milli.Value(*src.Target.AverageValue),
 			src.Metric.Name, e.tolerances, e.namespace, &src.DescribedObject, metricSelector, group)
 		if err != nil {
 			return failed(reason, err, func(cause error) error {
@@ -150,7 +150,7 @@ func (e *evaluator) pods(src *v2.PodsMetricSource) proposal {
 		return failed(reason, errors.New("invalid pods metric source: no average value target was set"), wrap)
 	}
 	id := *src.Metric.DeepCopy()
-	r, err := e.calc.GetMetricReplicas(e.ctx, e.specReplicas, metrics.MilliValue(*src.Target.AverageValue),
+	r, err := e.calc.GetMetricReplicas(e.ctx, e.specReplicas, milli.Value(*src.Target.AverageValue),
 		src.Metric.Name, e.tolerances, e.namespace, e.selector, metricSelector, id.SourceGroup())
 	if err != nil {
 		return failed(reason, err, wrap)
@@ -194,7 +194,7 @@ func (e *evaluator) resource(name corev1.ResourceName, container string, target 
 func (e *evaluator) resourceValue(name corev1.ResourceName, container string, target autoscalingv2.MetricTarget,
 	sourceType autoscalingv2.MetricSourceType) (autoscalingv2.MetricValueStatus, string, proposal, error) {
 	if target.AverageValue != nil {
-		r, err := e.calc.GetRawResourceReplicas(e.ctx, e.specReplicas, metrics.MilliValue(*target.AverageValue), name, e.tolerances, e.namespace, e.selector, container)
+		r, err := e.calc.GetRawResourceReplicas(e.ctx, e.specReplicas, milli.Value(*target.AverageValue), name, e.tolerances, e.namespace, e.selector, container)
 		if err != nil {
 			return autoscalingv2.MetricValueStatus{}, "", proposal{}, fmt.Errorf("failed to get %s usage: %w", name, err)
 		}
@@ -233,7 +233,7 @@ func (e *evaluator) external(src *v2.ExternalMetricSource) proposal {
 	wrap := wrapf("failed to get %s external metric value", src.Metric.Name)
 	switch {
 	case src.Target.AverageValue != nil:
-		r, err := e.calc.GetExternalPerPodMetricReplicas(e.ctx, e.statusReplicas, metrics.MilliValue(*src.Target.AverageValue),
+		r, err := e.calc.GetExternalPerPodMetricReplicas(e.ctx, e.statusReplicas, milli.Value(*src.Target.AverageValue),
 			src.Metric.Name, e.tolerances, e.namespace, src.Metric.Selector, group)
 		if err != nil {
 			return failed(reason, err, func(cause error) error {
@@ -243,7 +243,7 @@ func (e *evaluator) external(src *v2.ExternalMetricSource) proposal {
 		status.External.Current.AverageValue = milliQuantity(r.RawUsage)
 		return proposal{replicas: r.Replicas, timestamp: r.Timestamp, status: status, name: name}
 	case src.Target.Value != nil:
-		r, err := e.calc.GetExternalMetricReplicas(e.ctx, e.specReplicas, metrics.MilliValue(*src.Target.Value),
+		r, err := e.calc.GetExternalMetricReplicas(e.ctx, e.specReplicas, milli.Value(*src.Target.Value),
 			src.Metric.Name, e.tolerances, e.namespace, src.Metric.Selector, e.selector, group)
 		if err != nil {
 			return failed(reason, err, func(cause error) error {

@@ -24,7 +24,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	v2 "github.com/kube-hpa/kube-hpa/api/autoscaling/v2"
-	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/behavior"
+	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/condition"
 )
 
 // proposal is what one metric asks for.
@@ -70,7 +70,7 @@ func wrapf(format string, args ...any) func(error) error {
 
 // failure is the ScalingActive=False condition that explains an invalid
 // metric.
-func (pr proposal) failure() behavior.Condition {
+func (pr proposal) failure() condition.Condition {
 	c := newCondition(autoscalingv2.ScalingActive, corev1.ConditionFalse, pr.reason,
 		"the HPA was unable to compute the replica count: %v", pr.cause)
 	c.Message += pr.note

@@ -29,7 +29,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	v2 "github.com/kube-hpa/kube-hpa/api/autoscaling/v2"
-	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/behavior"
+	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/condition"
 	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/monitor"
 )
 
@@ -61,7 +61,7 @@ func (p *pass) readTarget() (target, *outcome) {
 }
 
 // succeededGetScale is the condition of a pass that read the target's scale.
-func succeededGetScale() behavior.Condition {
+func succeededGetScale() condition.Condition {
 	return newCondition(autoscalingv2.AbleToScale, corev1.ConditionTrue, "SucceededGetScale",
 		"the HPA controller was able to get the target's current scale")
 }

@@ -28,7 +28,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	v2 "github.com/kube-hpa/kube-hpa/api/autoscaling/v2"
-	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/behavior"
+	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/condition"
 	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/monitor"
 	"github.com/kube-hpa/kube-hpa/pkg/features"
 )
@@ -72,15 +72,15 @@ type outcome struct {
 // or with exact puts back that condition as it was, transition time
 // included.
 type conditionEdit struct {
-	cond   behavior.Condition
+	cond   condition.Condition
 	remove bool
 	exact  *autoscalingv2.HorizontalPodAutoscalerCondition
 }
 
-func set(c behavior.Condition) conditionEdit { return conditionEdit{cond: c} }
+func set(c condition.Condition) conditionEdit { return conditionEdit{cond: c} }
 
 func remove(t autoscalingv2.HorizontalPodAutoscalerConditionType) conditionEdit {
-	return conditionEdit{cond: behavior.Condition{Type: t}, remove: true}
+	return conditionEdit{cond: condition.Condition{Type: t}, remove: true}
 }
 
 // restore puts back c, a condition of type t as a stored status had it, or
@@ -89,7 +89,7 @@ func restore(t autoscalingv2.HorizontalPodAutoscalerConditionType, c *autoscalin
 	if c == nil {
 		return remove(t)
 	}
-	return conditionEdit{cond: behavior.Condition{Type: t}, exact: c.DeepCopy()}
+	return conditionEdit{cond: condition.Condition{Type: t}, exact: c.DeepCopy()}
 }
 
 // writeStatus records out in the HPA's status and writes it when it
@@ -204,14 +204,14 @@ func (p *pass) recordOutcome(st *v2.HorizontalPodAutoscalerStatus, out outcome) 
 	p.recordDecision(st, out.decision)
 }
 
-func newCondition(t autoscalingv2.HorizontalPodAutoscalerConditionType, status corev1.ConditionStatus, reason, format string, args ...any) behavior.Condition {
-	return behavior.Condition{Type: t, Status: status, Reason: reason, Message: fmt.Sprintf(format, args...)}
+func newCondition(t autoscalingv2.HorizontalPodAutoscalerConditionType, status corev1.ConditionStatus, reason, format string, args ...any) condition.Condition {
+	return condition.Condition{Type: t, Status: status, Reason: reason, Message: fmt.Sprintf(format, args...)}
 }
 
 // setCondition adds or replaces the condition of cond's type. The
 // transition time moves only when the status flips, so that a condition
 // that keeps its status keeps the time it started.
-func setCondition(st *v2.HorizontalPodAutoscalerStatus, cond behavior.Condition, now metav1.Time) {
+func setCondition(st *v2.HorizontalPodAutoscalerStatus, cond condition.Condition, now metav1.Time) {
 	conds := st.Conditions
 	for i := range conds {
 		if conds[i].Type != cond.Type {

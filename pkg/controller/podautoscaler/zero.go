@@ -21,7 +21,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	v2 "github.com/kube-hpa/kube-hpa/api/autoscaling/v2"
-	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/behavior"
+	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/condition"
 	"github.com/kube-hpa/kube-hpa/pkg/features"
 )
 
@@ -75,7 +75,7 @@ func (p *pass) forgetOwnZero(current int32) []conditionEdit {
 	return nil
 }
 
-func notScaledToZero() behavior.Condition {
+func notScaledToZero() condition.Condition {
 	return newCondition(v2.ScaledToZero, corev1.ConditionFalse, "NotScaledToZero",
 		"the HPA controller did not scale the workload to zero")
 }
@@ -100,7 +100,7 @@ func (p *pass) takesToZero(current, desired int32) bool {
 		*p.hpa.Spec.MinReplicas == 0 && p.hpa.Spec.HasObjectOrExternalMetric()
 }
 
-func scaledToZeroCondition() behavior.Condition {
+func scaledToZeroCondition() condition.Condition {
 	return newCondition(v2.ScaledToZero, corev1.ConditionTrue, "ScaledToZero",
 		"the HPA controller scaled the workload to zero")
 }

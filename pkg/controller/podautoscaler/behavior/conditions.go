@@ -19,18 +19,9 @@ package behavior
 import (
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
-)
 
-// Condition is a status condition for the controller to set on the HPA,
-// without its transition time: the controller stamps it when it writes
-// status, and only when the condition's status flips. It is the one
-// condition type of the controller and its subpackages (behavior, fallback).
-type Condition struct {
-	Type    autoscalingv2.HorizontalPodAutoscalerConditionType
-	Status  corev1.ConditionStatus
-	Reason  string
-	Message string
-}
+	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/condition"
+)
 
 // Reasons of the AbleToScale and ScalingLimited conditions that say
 // stabilization or a limit changed the recommendation: the decision trace
@@ -106,11 +97,11 @@ func (v verdict) message() string {
 
 // stabilizationCondition is AbleToScale after stabilization: why, when
 // stabilization changed the recommendation, else ReadyForNewScale.
-func stabilizationCondition(recommendation, stabilized int32, why verdict) Condition {
+func stabilizationCondition(recommendation, stabilized int32, why verdict) condition.Condition {
 	if stabilized == recommendation {
 		why = readyForNewScale
 	}
-	return Condition{
+	return condition.Condition{
 		Type:    autoscalingv2.AbleToScale,
 		Status:  corev1.ConditionTrue,
 		Reason:  why.reason(),
@@ -121,12 +112,12 @@ func stabilizationCondition(recommendation, stabilized int32, why verdict) Condi
 // limitCondition is ScalingLimited: True only when the limits changed the
 // stabilized recommendation, with the reason of the limit that applied or
 // would have applied.
-func limitCondition(stabilized, replicas int32, why verdict) Condition {
+func limitCondition(stabilized, replicas int32, why verdict) condition.Condition {
 	status := corev1.ConditionFalse
 	if replicas != stabilized {
 		status = corev1.ConditionTrue
 	}
-	return Condition{
+	return condition.Condition{
 		Type:    autoscalingv2.ScalingLimited,
 		Status:  status,
 		Reason:  why.reason(),

@@ -20,6 +20,8 @@ import (
 	"time"
 
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
+
+	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/condition"
 )
 
 // Input is what Normalize needs to know about one HPA at one reconcile.
@@ -52,7 +54,7 @@ type Result struct {
 	// limits and the bounds.
 	Stabilized int32
 	// Conditions are AbleToScale and ScalingLimited, in that order.
-	Conditions []Condition
+	Conditions []condition.Condition
 }
 
 // Normalize turns in.Recommendation into the replica count to apply: it
@@ -79,7 +81,7 @@ func result(in Input, stabilized int32, stabilizedWhy verdict, replicas int32, l
 	return Result{
 		Replicas:   replicas,
 		Stabilized: stabilized,
-		Conditions: []Condition{
+		Conditions: []condition.Condition{
 			stabilizationCondition(in.Recommendation, stabilized, stabilizedWhy),
 			limitCondition(stabilized, replicas, limitWhy),
 		},

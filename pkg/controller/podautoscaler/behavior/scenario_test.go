@@ -26,6 +26,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	testingclock "k8s.io/utils/clock/testing"
 	"k8s.io/utils/ptr"
+
+	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/condition"
 )
 
 const (
@@ -91,8 +93,8 @@ type scenario struct {
 
 	want        int32
 	stabilized  *int32 // nil means the recommendation
-	wantAble    Condition
-	wantLimited Condition
+	wantAble    condition.Condition
+	wantLimited condition.Condition
 }
 
 func (sc scenario) input() Input {
@@ -130,7 +132,7 @@ func (sc scenario) run(t *testing.T) {
 	want := Result{
 		Replicas:   sc.want,
 		Stabilized: ptr.Deref(sc.stabilized, sc.recommendation),
-		Conditions: []Condition{sc.wantAble, sc.wantLimited},
+		Conditions: []condition.Condition{sc.wantAble, sc.wantLimited},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("Normalize() =\n  %+v\nwant\n  %+v", got, want)
@@ -151,34 +153,39 @@ func runScenarios(t *testing.T, scenarios []scenario) {
 
 // Expected conditions, spelled out independently of the code under test.
 
-func ready() Condition {
-	return Condition{autoscalingv2.AbleToScale, corev1.ConditionTrue, "ReadyForNewScale",
-		"recommended size matches current size"}
+// cond spells a condition out.
+func cond(t autoscalingv2.HorizontalPodAutoscalerConditionType, status corev1.ConditionStatus, reason, message string) condition.Condition {
+	return condition.Condition{Type: t, Status: status, Reason: reason, Message: message}
 }
 
-func upStabilized() Condition {
-	return Condition{autoscalingv2.AbleToScale, corev1.ConditionTrue, "ScaleUpStabilized",
-		"recent recommendations were lower than current one, applying the lowest recent recommendation"}
+func ready() condition.Condition {
+	return cond(autoscalingv2.AbleToScale, corev1.ConditionTrue, "ReadyForNewScale",
+		"recommended size matches current size")
 }
 
-func downStabilized() Condition {
-	return Condition{autoscalingv2.AbleToScale, corev1.ConditionTrue, "ScaleDownStabilized",
-		"recent recommendations were higher than current one, applying the highest recent recommendation"}
+func upStabilized() condition.Condition {
+	return cond(autoscalingv2.AbleToScale, corev1.ConditionTrue, "ScaleUpStabilized",
+		"recent recommendations were lower than current one, applying the lowest recent recommendation")
 }
 
-func within() Condition {
-	return Condition{autoscalingv2.ScalingLimited, corev1.ConditionFalse, "DesiredWithinRange",
-		"the desired count is within the acceptable range"}
+func downStabilized() condition.Condition {
+	return cond(autoscalingv2.AbleToScale, corev1.ConditionTrue, "ScaleDownStabilized",
+		"recent recommendations were higher than current one, applying the highest recent recommendation")
 }
 
-func limited(reason string) Condition {
+func within() condition.Condition {
+	return cond(autoscalingv2.ScalingLimited, corev1.ConditionFalse, "DesiredWithinRange",
+		"the desired count is within the acceptable range")
+}
+
+func limited(reason string) condition.Condition {
 	messages := map[string]string{
 		"ScaleUpLimit":    "the desired replica count is increasing faster than the maximum scale rate",
 		"ScaleDownLimit":  "the desired replica count is decreasing faster than the maximum scale rate",
 		"TooManyReplicas": "the desired replica count is more than the maximum replica count",
 		"TooFewReplicas":  "the desired replica count is less than the minimum replica count",
 	}
-	return Condition{autoscalingv2.ScalingLimited, corev1.ConditionTrue, reason, messages[reason]}
+	return cond(autoscalingv2.ScalingLimited, corev1.ConditionTrue, reason, messages[reason])
 }
 
 // Behavior builders.

@@ -21,6 +21,7 @@ import (
 	"math"
 
 	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/metrics"
+	"github.com/kube-hpa/kube-hpa/pkg/milli"
 )
 
 // errNoMatchingReadings is returned when no reading belongs to a pod whose
@@ -37,8 +38,8 @@ func utilizationRatio(readings metrics.PodMetricsInfo, requests map[string]int64
 		if !known {
 			continue
 		}
-		usageTotal = metrics.AddMilli(usageTotal, reading.Value)
-		requestTotal = metrics.AddMilli(requestTotal, request)
+		usageTotal = milli.Add(usageTotal, reading.Value)
+		requestTotal = milli.Add(requestTotal, request)
 		counted++
 	}
 	if requestTotal == 0 {
@@ -53,7 +54,7 @@ func utilizationRatio(readings metrics.PodMetricsInfo, requests map[string]int64
 func averageUsageRatio(readings metrics.PodMetricsInfo, targetUsage int64) (ratio float64, average int64) {
 	var total int64
 	for _, reading := range readings {
-		total = metrics.AddMilli(total, reading.Value)
+		total = milli.Add(total, reading.Value)
 	}
 	average = total / int64(len(readings))
 	return float64(average) / float64(targetUsage), average

@@ -21,7 +21,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/metrics"
+	"github.com/kube-hpa/kube-hpa/pkg/milli"
 	"github.com/kube-hpa/kube-hpa/pkg/podrecord"
 )
 
@@ -77,7 +77,7 @@ func containerRequests(pod *podrecord.Pod, container string, resource corev1.Res
 		if !found {
 			return 0, fmt.Errorf("missing request for %s in container %s of Pod %s", resource, c.Name, pod.Name)
 		}
-		sum = metrics.AddMilli(sum, request)
+		sum = milli.Add(sum, request)
 		matched = true
 	}
 	if container != "" && !matched {

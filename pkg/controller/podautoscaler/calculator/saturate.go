@@ -19,7 +19,7 @@ package calculator
 import (
 	"math"
 
-	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/metrics"
+	"github.com/kube-hpa/kube-hpa/pkg/milli"
 )
 
 // Readings arrive as int64 milli-values that saturate at the int64 bounds
@@ -39,7 +39,7 @@ func valueTargetTotal(values []int64) int64 {
 		if v > 0 && sum > math.MaxInt64-v {
 			return math.MaxInt64
 		}
-		sum = metrics.AddMilli(sum, v)
+		sum = milli.Add(sum, v)
 	}
 	return sum
 }

@@ -25,7 +25,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 
 	v2 "github.com/kube-hpa/kube-hpa/api/autoscaling/v2"
-	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/behavior"
+	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/condition"
 )
 
 // Carry returns the fallback state of the External metrics with a fallback
@@ -65,16 +65,16 @@ const (
 // Condition is ExternalMetricFallbackActive for the metrics active (those
 // whose decision was Active), in the order of the spec. A metric whose
 // strategy is not Static is named with its strategy and proposal.
-func Condition(active []InFallback) behavior.Condition {
+func Condition(active []InFallback) condition.Condition {
 	if len(active) == 0 {
-		return behavior.Condition{Type: v2.ExternalMetricFallbackActive, Status: corev1.ConditionFalse,
+		return condition.Condition{Type: v2.ExternalMetricFallbackActive, Status: corev1.ConditionFalse,
 			Reason: ReasonNotActive, Message: conditionNoneActive}
 	}
 	names := make([]string, len(active))
 	for i, a := range active {
 		names[i] = a.String()
 	}
-	return behavior.Condition{Type: v2.ExternalMetricFallbackActive, Status: corev1.ConditionTrue, Reason: ReasonActive,
+	return condition.Condition{Type: v2.ExternalMetricFallbackActive, Status: corev1.ConditionTrue, Reason: ReasonActive,
 		Message: "external metrics using their fallback replica count: " + strings.Join(names, ", ")}
 }
 

@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/kube-hpa/kube-hpa/pkg/milli"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -59,7 +60,7 @@ func (c *RESTClient) GetRawMetric(ctx context.Context, metricName, namespace str
 		readings[m.DescribedObject.Name] = PodMetric{
 			Timestamp: m.Timestamp.Time,
 			Window:    customMetricWindow(m),
-			Value:     MilliValue(m.Value),
+			Value:     milli.Value(m.Value),
 		}
 	}
 	return readings, oldest, nil
@@ -96,5 +97,5 @@ func (c *RESTClient) GetObjectMetric(ctx context.Context, metricName, namespace 
 	if value == nil {
 		return 0, time.Time{}, fmt.Errorf("%w from %s", ErrNoMetrics, customAPI.named(apiGroup))
 	}
-	return MilliValue(value.Value), value.Timestamp.Time, nil
+	return milli.Value(value.Value), value.Timestamp.Time, nil
 }

@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/kube-hpa/kube-hpa/pkg/milli"
 	"k8s.io/apimachinery/pkg/labels"
 	externalapi "k8s.io/metrics/pkg/apis/external_metrics/v1beta1"
 )
@@ -44,7 +45,7 @@ func (c *RESTClient) GetExternalMetric(ctx context.Context, metricName, namespac
 	values := make([]int64, len(list.Items))
 	oldest := list.Items[0].Timestamp.Time
 	for i := range list.Items {
-		values[i] = MilliValue(list.Items[i].Value)
+		values[i] = milli.Value(list.Items[i].Value)
 		oldest = earlier(oldest, list.Items[i].Timestamp.Time)
 	}
 	return values, oldest, nil

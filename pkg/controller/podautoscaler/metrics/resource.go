@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	"github.com/kube-hpa/kube-hpa/pkg/milli"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -78,7 +79,7 @@ func podUsage(logger logr.Logger, pod *metricsapi.PodMetrics, resource corev1.Re
 			logger.V(2).Info("Missing resource metric", "resourceMetric", resource, "pod", klog.KRef(pod.Namespace, pod.Name), "container", c.Name)
 			return 0, false
 		}
-		sum = AddMilli(sum, MilliValue(usage))
+		sum = milli.Add(sum, milli.Value(usage))
 	}
 	return sum, true
 }
@@ -94,7 +95,7 @@ func containerUsage(logger logr.Logger, pod *metricsapi.PodMetrics, resource cor
 			logger.V(2).Info("Missing resource metric", "resourceMetric", resource, "pod", klog.KRef(pod.Namespace, pod.Name), "container", container)
 			return 0, false
 		}
-		return MilliValue(usage), true
+		return milli.Value(usage), true
 	}
 	logger.V(2).Info("Missing container metric", "container", container, "pod", klog.KRef(pod.Namespace, pod.Name))
 	return 0, false

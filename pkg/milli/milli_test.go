@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package metrics
+package milli
 
 import (
 	"math"
@@ -46,8 +46,8 @@ func TestMilliValue(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := MilliValue(resource.MustParse(tc.in)); got != tc.want {
-				t.Errorf("MilliValue(%s) = %d, want %d", tc.in, got, tc.want)
+			if got := Value(resource.MustParse(tc.in)); got != tc.want {
+				t.Errorf("Value(%s) = %d, want %d", tc.in, got, tc.want)
 			}
 		})
 	}
@@ -67,8 +67,8 @@ func TestAddMilli(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := AddMilli(tc.a, tc.b); got != tc.want {
-				t.Errorf("AddMilli(%d, %d) = %d, want %d", tc.a, tc.b, got, tc.want)
+			if got := Add(tc.a, tc.b); got != tc.want {
+				t.Errorf("Add(%d, %d) = %d, want %d", tc.a, tc.b, got, tc.want)
 			}
 		})
 	}

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package metrics
+package milli
 
 import (
 	"math"
@@ -22,13 +22,13 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 )
 
-// MilliValue is q in thousandths, as resource.Quantity.MilliValue, except
+// Value is q in thousandths, as resource.Quantity.MilliValue, except
 // that a quantity beyond the int64 range saturates at its bound.
 // Quantity.MilliValue wraps such a value around: 1e16 reads as 0 and
 // 9223372036854775807 as -1000, which would scale a workload down (to zero
 // where minReplicas is 0) on a metric that is in fact huge. Every metric
 // value, target and request goes through here.
-func MilliValue(q resource.Quantity) int64 {
+func Value(q resource.Quantity) int64 {
 	switch {
 	case q.Cmp(*resource.NewMilliQuantity(math.MaxInt64, resource.DecimalSI)) >= 0:
 		return math.MaxInt64
@@ -39,10 +39,10 @@ func MilliValue(q resource.Quantity) int64 {
 	}
 }
 
-// AddMilli adds two milli-values, sticking at the int64 bounds, so that
+// Add adds two milli-values, sticking at the int64 bounds, so that
 // adding up saturated readings keeps them saturated instead of wrapping
 // around.
-func AddMilli(a, b int64) int64 {
+func Add(a, b int64) int64 {
 	switch {
 	case b > 0 && a > math.MaxInt64-b:
 		return math.MaxInt64
