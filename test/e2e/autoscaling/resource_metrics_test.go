@@ -80,7 +80,7 @@ func withMemoryRequest(spec *corev1.PodSpec) {
 var _ = sigDescribe([]string{featureHPA}, "Horizontal pod autoscaling (resource metrics through metrics-server)", func() {
 	f := newFramework("resource")
 
-	ginkgo.DescribeTable("should scale up on CPU utilization as load rises, and down after the stabilization window as it falls",
+	ginkgo.PDescribeTable("should scale up on CPU utilization as load rises, and down after the stabilization window as it falls",
 		func(ctx context.Context, kind framework.HPAKind) {
 			requireKind(kind)
 			const name = "php-apache"
@@ -143,7 +143,7 @@ var _ = sigDescribe([]string{featureHPA}, "Horizontal pod autoscaling (resource 
 		eachKind(),
 	)
 
-	ginkgo.DescribeTable("should leave an unready pod's CPU out of a scale-up, counting it at zero as upstream does",
+	ginkgo.PDescribeTable("should leave an unready pod's CPU out of a scale-up, counting it at zero as upstream does",
 		func(ctx context.Context, kind framework.HPAKind) {
 			requireKind(kind)
 			const name = "warming"
