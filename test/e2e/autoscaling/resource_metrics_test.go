@@ -80,7 +80,7 @@ func withMemoryRequest(spec *corev1.PodSpec) {
 var _ = sigDescribe([]string{featureHPA}, "Horizontal pod autoscaling (resource metrics through metrics-server)", func() {
 	f := newFramework("resource")
 
-	ginkgo.PDescribeTable("should scale up on CPU utilization as load rises, and down after the stabilization window as it falls",
+	ginkgo.DescribeTable("should scale up on CPU utilization as load rises, and down after the stabilization window as it falls",
 		func(ctx context.Context, kind framework.HPAKind) {
 			requireKind(kind)
 			const name = "php-apache"
@@ -98,8 +98,12 @@ var _ = sigDescribe([]string{featureHPA}, "Horizontal pod autoscaling (resource 
 			})
 			gomega.Expect(h.Status.DesiredReplicas).To(gomega.Equal(int32(5)))
 
-			ginkgo.By("the load falls to 50m: one pod is enough, after the stabilization window")
-			f.SetLoad(ctx, name, framework.Load{CPU: "50m"})
+			// Not 50m: 10% a pod over 5 pods is exactly one pod's worth,
+			// so a reading a hair above it (kwok's counters, the scrape
+			// window) asks for 2, and a window full of such readings
+			// holds 2 for good.
+			ginkgo.By("the load falls to 20m: one pod is enough, after the stabilization window")
+			f.SetLoad(ctx, name, framework.Load{CPU: "20m"})
 			f.EnsureScaleStays(ctx, name, 5, scaleDownWindow/2)
 			f.WaitForReplicas(ctx, name, 1, resourceReaction()+scaleDownWindow)
 		},
@@ -143,7 +147,7 @@ var _ = sigDescribe([]string{featureHPA}, "Horizontal pod autoscaling (resource 
 		eachKind(),
 	)
 
-	ginkgo.PDescribeTable("should leave an unready pod's CPU out of a scale-up, counting it at zero as upstream does",
+	ginkgo.DescribeTable("should leave an unready pod's CPU out of a scale-up, counting it at zero as upstream does",
 		func(ctx context.Context, kind framework.HPAKind) {
 			requireKind(kind)
 			const name = "warming"
@@ -160,8 +164,57 @@ var _ = sigDescribe([]string{featureHPA}, "Horizontal pod autoscaling (resource 
 
 			ginkgo.By("the ready pods at 90% ask to scale up; the unready one counted at 0% brings 60% over 3 pods: 4")
 			// Counted at its reading, (90+90+300)/3 = 160% would ask for 10.
-			f.WaitForReplicas(ctx, name, 4, resourceReaction())
+			// The scale, not the Deployment's ready count: the pod made
+			// unready stays so (kwok readies only pending pods).
+			f.WaitForScale(ctx, name, 4, resourceReaction())
 			f.EnsureScaleStays(ctx, name, 4, 2*suite.Config.SyncPeriod.Duration+localcluster.MetricsResolution)
+		},
+		eachKind(),
+	)
+
+	ginkgo.DescribeTable("should count a pod without metrics at zero on a scale-up, so that 60% over 2 pods and 1 unmeasured holds",
+		func(ctx context.Context, kind framework.HPAKind) {
+			requireKind(kind)
+			requireLocal()
+			const name = "unmeasured-up"
+			f.CreateDeployment(ctx, name, 2)
+			for _, p := range f.RunningPods(ctx, name) {
+				f.SetPodCPU(ctx, p.Name, "60m")
+			}
+			f.CreatePodWithoutMetrics(ctx, name)
+			f.WaitForPodCPU(ctx, name, "60m", 2, resourceReaction())
+			f.CreateHPA(ctx, kind, framework.MultiMetricHPA(name, name, 1, 10, framework.ResourceUtilization(corev1.ResourceCPU, 50)))
+
+			// Left out, the two measured pods at 120% of the target would
+			// ask for 3; counted at 0, (60+60+0)/3 = 40% turns the
+			// proposal into a scale-down, which a scale-up does not take.
+			f.WaitForHPA(ctx, kind, name, resourceReaction(), "60% read from the measured pods", func(h *v2.HorizontalPodAutoscaler) bool {
+				st := resourceStatus(h, corev1.ResourceCPU)
+				return st != nil && st.Current.AverageUtilization != nil && *st.Current.AverageUtilization >= 54
+			})
+			f.EnsureScaleStays(ctx, name, 2, 2*suite.Config.SyncPeriod.Duration+localcluster.MetricsResolution)
+		},
+		eachKind(),
+	)
+
+	ginkgo.DescribeTable("should count a pod without metrics at its full request on a scale-down, so that 4 pods at 10% ask for 3, not 1",
+		func(ctx context.Context, kind framework.HPAKind) {
+			requireKind(kind)
+			requireLocal()
+			const name = "unmeasured-down"
+			f.CreateDeployment(ctx, name, 4)
+			for _, p := range f.RunningPods(ctx, name) {
+				f.SetPodCPU(ctx, p.Name, "10m")
+			}
+			f.CreatePodWithoutMetrics(ctx, name)
+			f.WaitForPodCPU(ctx, name, "10m", 4, resourceReaction())
+			f.CreateHPA(ctx, kind, framework.NoScaleDownStabilization(framework.MultiMetricHPA(name, name, 1, 10,
+				framework.ResourceUtilization(corev1.ResourceCPU, 50))))
+
+			// (4x10 + 100)/5 = 28% of the target's 50 over 5 pods: 3. Left
+			// out, 10% over 4 pods would be 1; then (3x10 + 100)/4 holds 3.
+			f.WaitForScale(ctx, name, 3, resourceReaction())
+			f.EnsureScaleStays(ctx, name, 3, 2*suite.Config.SyncPeriod.Duration+localcluster.MetricsResolution)
 		},
 		eachKind(),
 	)
