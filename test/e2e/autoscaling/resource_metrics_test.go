@@ -172,6 +172,35 @@ var _ = sigDescribe([]string{featureHPA}, "Horizontal pod autoscaling (resource 
 		eachKind(),
 	)
 
+	ginkgo.DescribeTable("should tell a long-running pod's readiness by the initial readiness delay: never ready is left out, unready later is counted",
+		func(ctx context.Context, kind framework.HPAKind) {
+			requireKind(kind)
+			const name = "veteran"
+			f.CreateDeployment(ctx, name, 3)
+			pods := f.RunningPods(ctx, name)
+			gomega.Expect(pods).To(gomega.HaveLen(3))
+			for _, p := range pods {
+				f.SetPodCPU(ctx, p.Name, "90m")
+			}
+			// Both started ten minutes ago, past the CPU initialization
+			// period (5m): their Ready condition alone decides, by when it
+			// last changed against --horizontal-pod-autoscaler-initial-readiness-delay (30s).
+			started := time.Now().Add(-10 * time.Minute)
+			f.SetPodHistory(ctx, pods[1].Name, framework.PodHistory{Started: started, ReadySince: started.Add(10 * time.Second)})
+			f.SetPodHistory(ctx, pods[2].Name, framework.PodHistory{Started: started, ReadySince: time.Now().Add(-time.Minute)})
+			f.WaitForPodCPU(ctx, name, "90m", 3, resourceReaction())
+			f.CreateHPA(ctx, kind, framework.MultiMetricHPA(name, name, 1, 10, framework.ResourceUtilization(corev1.ResourceCPU, 50)))
+
+			// The never-ready pod counted at 0: (90+90+0)/3 = 60% asks for
+			// 4. Counted at its reading it would be 6; the pod unready
+			// later left out too, 30% would hold 3.
+			ginkgo.By("the pod never ready within the delay is left out, the one unready later counts: 4")
+			f.WaitForScale(ctx, name, 4, resourceReaction())
+			f.EnsureScaleStays(ctx, name, 4, 2*suite.Config.SyncPeriod.Duration+localcluster.MetricsResolution)
+		},
+		eachKind(),
+	)
+
 	ginkgo.DescribeTable("should count a pod without metrics at zero on a scale-up, so that 60% over 2 pods and 1 unmeasured holds",
 		func(ctx context.Context, kind framework.HPAKind) {
 			requireKind(kind)

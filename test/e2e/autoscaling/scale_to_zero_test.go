@@ -133,6 +133,38 @@ var _ = sigDescribe([]string{featureHPA, featureZero}, "Horizontal pod autoscali
 		f.EnsureScaleStays(ctx, name, 1, 2*suite.Config.SyncPeriod.Duration)
 	})
 
+	ginkgo.DescribeTable("should scale to zero and back up on the External metric of an HPA that also has a CPU metric",
+		func(ctx context.Context, kind framework.HPAKind) {
+			requireKind(kind)
+			const name = "busy-consumer"
+			metric := f.UniqueName("queue_messages_ready")
+			f.CreateDeployment(ctx, name, 2)
+			// kwok counts a container's CPU from its first scrape on: an
+			// idle pod must be measured once before it goes to zero, or
+			// metrics-server never reports it.
+			f.WaitForPodCPU(ctx, name, "1m", 2, resourceReaction())
+			for _, p := range f.RunningPods(ctx, name) {
+				f.SetPodCPU(ctx, p.Name, "0")
+			}
+			f.WaitForPodCPU(ctx, name, "0", 2, resourceReaction())
+			f.SetExternalMetric(ctx, metric, "0")
+			h := zeroHPA(name, metric, 5)
+			h.Spec.Metrics = append(h.Spec.Metrics, framework.ResourceUtilization(corev1.ResourceCPU, 50))
+			f.CreateHPA(ctx, kind, h)
+
+			ginkgo.By("idle pods and an empty queue: both propose zero")
+			f.WaitForReplicas(ctx, name, 0, resourceReaction())
+			f.WaitForCondition(ctx, kind, name, v2.ScaledToZero, corev1.ConditionTrue, "ScaledToZero", reaction())
+
+			ginkgo.By("the queue asks for 3: the External metric brings it back, the CPU of no pods proposes nothing")
+			f.SetExternalMetric(ctx, metric, "30")
+			f.WaitForReplicas(ctx, name, 3, reaction())
+			f.WaitForCondition(ctx, kind, name, v2.ScaledToZero, corev1.ConditionFalse, "NotScaledToZero", reaction())
+		},
+		ginkgo.Entry("extended HPA", ginkgo.Label(crdMode), framework.Extended),
+		ginkgo.Entry("native autoscaling/v2 HPA", framework.Native),
+	)
+
 	ginkgo.It("should never scale to zero an HPA with only a CPU metric", func(ctx context.Context) {
 		ginkgo.By("applying minReplicas 0 with only a CPU metric, which kubectl apply must refuse")
 		for _, kind := range []framework.HPAKind{framework.Extended, framework.Native} {
@@ -150,9 +182,9 @@ var _ = sigDescribe([]string{featureHPA, featureZero}, "Horizontal pod autoscali
 		f.CreateDeployment(ctx, name, 1)
 		out, err := f.Kubectl(ctx, cpuHPAManifest(hpaKind(), name, 1), "apply", "-n", f.Namespace, "-f", "-")
 		gomega.Expect(err).NotTo(gomega.HaveOccurred(), out)
-		// The local environment serves no resource metrics: the HPA runs
-		// but cannot read CPU, so it never proposes a count of its own.
-		f.WaitForCondition(ctx, hpaKind(), name, autoscalingv2.ScalingActive, corev1.ConditionFalse, "FailedGetResourceMetric", reaction())
+		// metrics-server reads the idle pod (1m of its 100m): the HPA
+		// proposes its minimum, one.
+		f.WaitForCondition(ctx, hpaKind(), name, autoscalingv2.ScalingActive, corev1.ConditionTrue, "ValidMetricFound", resourceReaction())
 		f.ScaleByHand(ctx, name, 0)
 		f.WaitForReplicas(ctx, name, 0, framework.ReplicasTimeout)
 		f.WaitForCondition(ctx, hpaKind(), name, autoscalingv2.ScalingActive, corev1.ConditionFalse, "ScalingDisabled", reaction())

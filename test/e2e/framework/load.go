@@ -222,15 +222,41 @@ func (f *Framework) SetPodCPU(ctx context.Context, pod, cpu string) {
 // conditions alone after that.
 func (f *Framework) SetPodUnready(ctx context.Context, pod string) {
 	ginkgo.GinkgoHelper()
+	f.SetPodHistory(ctx, pod, PodHistory{ReadySince: time.Now()})
+}
+
+// PodHistory is what a kubelet would have reported of a pod over its
+// life, which the HPA's readiness rules read: when it started, and since
+// when its Ready condition has said what it says.
+type PodHistory struct {
+	// Started replaces the pod's start time unless zero.
+	Started time.Time
+	// Ready is the Ready condition's status; ReadySince its last
+	// transition.
+	Ready      bool
+	ReadySince time.Time
+}
+
+// SetPodHistory rewrites a running pod's start time and Ready condition,
+// so that a spec can put a pod past the CPU initialization period without
+// waiting it out.
+func (f *Framework) SetPodHistory(ctx context.Context, pod string, h PodHistory) {
+	ginkgo.GinkgoHelper()
 	p, err := f.Kube.CoreV1().Pods(f.Namespace).Get(ctx, pod, metav1.GetOptions{})
 	gomega.Expect(err).NotTo(gomega.HaveOccurred())
-	now := metav1.Now()
+	if !h.Started.IsZero() {
+		p.Status.StartTime = &metav1.Time{Time: h.Started}
+	}
+	status := corev1.ConditionFalse
+	if h.Ready {
+		status = corev1.ConditionTrue
+	}
 	for i, c := range p.Status.Conditions {
 		if c.Type == corev1.PodReady || c.Type == corev1.ContainersReady {
-			p.Status.Conditions[i].Status = corev1.ConditionFalse
-			p.Status.Conditions[i].LastTransitionTime = now
+			p.Status.Conditions[i].Status = status
+			p.Status.Conditions[i].LastTransitionTime = metav1.Time{Time: h.ReadySince}
 		}
 	}
 	_, err = f.Kube.CoreV1().Pods(f.Namespace).UpdateStatus(ctx, p, metav1.UpdateOptions{})
-	gomega.Expect(err).NotTo(gomega.HaveOccurred(), "making pod %s unready", pod)
+	gomega.Expect(err).NotTo(gomega.HaveOccurred(), "rewriting the history of pod %s", pod)
 }

@@ -19,6 +19,7 @@ package framework
 import (
 	"context"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/onsi/ginkgo/v2"
@@ -102,9 +103,10 @@ func (f *Framework) CreatePodWithoutMetrics(ctx context.Context, name string) st
 }
 
 // WaitForPodCPU waits until metrics-server reports each pod of Deployment
-// name (selected by app=name) using cpu, within a tenth: kwok's counters
-// give a rate that a change of usage reaches only over a scrape or two,
-// and a spec that reads exact proportions must not start on the blend.
+// name (selected by app=name) using cpu: a spec that reads exact
+// proportions must not start before metrics-server has rated the usage it
+// set (two scrapes after the change), nor on a pod kwok has not yet
+// counted (its first scrape of a container reads nothing).
 func (f *Framework) WaitForPodCPU(ctx context.Context, name, cpu string, pods int, timeout time.Duration) {
 	ginkgo.GinkgoHelper()
 	want := resource.MustParse(cpu)
@@ -119,13 +121,16 @@ func (f *Framework) WaitForPodCPU(ctx context.Context, name, cpu string, pods in
 		if len(list.Items) != pods {
 			return fmt.Errorf("metrics of %d pods, want %d", len(list.Items), pods)
 		}
+		// Within a tenth, or a tenth of a millicore of nothing: rates
+		// come in nanocores, which MilliValue would round up.
+		margin := max(want.AsApproximateFloat64()/10, 1e-4)
 		for _, p := range list.Items {
-			var used int64
+			var used float64
 			for _, c := range p.Containers {
-				used += c.Usage.Cpu().MilliValue()
+				used += c.Usage.Cpu().AsApproximateFloat64()
 			}
-			if d := used - want.MilliValue(); 10*d > want.MilliValue() || -10*d > want.MilliValue() {
-				return fmt.Errorf("pod %s uses %dm of CPU, want %s", p.Name, used, cpu)
+			if math.Abs(used-want.AsApproximateFloat64()) > margin {
+				return fmt.Errorf("pod %s uses %.4f cores, want %s", p.Name, used, cpu)
 			}
 		}
 		return nil
