@@ -40,14 +40,12 @@ func fallbackActive(matchers string) string {
 )`, matchers)
 }
 
-// currentReplicas is each HPA's status.currentReplicas, from
-// kube-state-metrics: the controller exports only the count it wants.
-func currentReplicas(matchers string) string {
-	return fmt.Sprintf(`max by (namespace, horizontalpodautoscaler) (
-    kube_horizontalpodautoscaler_status_current_replicas{%[1]s}
-  or
-    kube_hpa_horizontalpodautoscaler_status_current_replicas{%[1]s}
-)`, matchers)
+// perHPA is one of the controller's per-HPA gauges (labelled namespace
+// and hpa_name, as upstream's desired_replicas) for the HPAs the
+// dashboard's boxes select. Replicas sit on the leader (or a shard's
+// holder) alone, so max keeps one series per HPA across restarts.
+func perHPA(gauge string) string {
+	return fmt.Sprintf(`max by (namespace, hpa_name) (%s{`+job+`, namespace=~"$namespace", hpa_name=~"$hpa"})`, gauge)
 }
 
 // quantile is the q-quantile of a histogram's rate, per the labels of by.
