@@ -27,6 +27,13 @@ release:
 	@test -n "$(VERSION)" || { echo "usage: make release VERSION=vX.Y.Z" >&2; exit 1; }
 	VERSION=$(VERSION) hack/release.sh
 
+## binary-size: what each module adds to hpa-controller-manager (hack/binsize), from a build with
+## symbols; the release binary is the same less its symbol table (-s -w). docs/performance.md.
+.PHONY: binary-size
+binary-size:
+	CGO_ENABLED=0 $(GO) build -trimpath -o _output/binsize/hpa-controller-manager ./cmd/hpa-controller-manager
+	$(GO) run ./hack/binsize _output/binsize/hpa-controller-manager
+
 ## test-release: the image builder's output unpacked and checked (user, entrypoint, platforms), and the
 ## amd64 binary taken out of it answers --version (hack/tools/release, a module of its own).
 .PHONY: test-release
