@@ -308,15 +308,16 @@ e2e-controller:
 ## upstream kube-controller-manager's HPA controller, each scenario on a local cluster of its own
 ## (test/bench): BENCH_HPAS HPAs (default 1000) and the sync period mix, 1000 HPAs of distinct
 ## metrics (with the gaps between two passes over one HPA), 2000 HPAs at the default client limits
-## (qps 20, burst 30), then the ramp (a few Deployments scaled up under different behaviors);
+## (qps 20, burst 30), 500 HPAs on their pods' CPU utilization through metrics-server (-cpu-hpas), then
+## the ramp (a few Deployments scaled up under different behaviors);
 ## about 30 minutes on 2 cores. BENCH_FLAGS=-slow-tenants adds 1000 HPAs, 5% of them on a metric
 ## answered after 30 s (the share of healthy HPAs reconciled per sync period). BENCH_FLAGS=-scaling adds
 ## the scaling scenario, last (about an hour more on 2 cores): 1,000, 5,000 and 10,000 HPAs on Deployments of
 ## five kwok pods each, each size on a cluster of its own (-scaling-sizes, -scaling-pods-per-hpa); hpa-bench
 ## then draws scaling.svg beside latest.json (memory and CPU per 1,000 reconciles against the HPAs) by
 ## `go run` of test/bench/plot, a module of its own that keeps its plotting library out of go.mod.
-## BENCH_HPAS=200 BENCH_FLAGS='-distinct-hpas=0 -throttled-hpas=0 -throttled-shared-hpas=0 -sync-period-mix=false -ramp=false'
-## for a quick run; BENCH_FLAGS='-default-scenario=false -throttled-hpas=0 -throttled-shared-hpas=0 -slow-tenants'
+## BENCH_HPAS=200 BENCH_FLAGS='-distinct-hpas=0 -throttled-hpas=0 -throttled-shared-hpas=0 -cpu-hpas=0 -sync-period-mix=false -ramp=false'
+## for a quick run; BENCH_FLAGS='-default-scenario=false -throttled-hpas=0 -throttled-shared-hpas=0 -cpu-hpas=0 -slow-tenants'
 ## for the pass gaps, the slow tenants and the ramp alone; BENCH_FLAGS for more
 ## (go run ./test/bench/cmd/hpa-bench -help). BENCH_PERF=1 also records
 ## a perf profile of each saturated controller. Results in _output/bench (latest.txt, latest.json).

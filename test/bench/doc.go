@@ -31,7 +31,9 @@ limitations under the License.
 // (scenario.go): the workload above; every HPA with a metric of its own,
 // where no fetch can be shared; and more HPAs at kube-controller-manager's
 // default client limits, where a request made on every reconcile caps the
-// reconcile rate.
+// reconcile rate; and every HPA on its pods' CPU utilization (cpu.go),
+// read through metrics-server from kwok's emulated kubelets, as most
+// clusters' HPAs are.
 //
 // Where every HPA has a metric of its own, a pass over an HPA is one fetch
 // of its metric, and the adapter records when each metric was fetched

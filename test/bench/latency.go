@@ -152,7 +152,7 @@ func measureLatency(ctx context.Context, kube kubernetes.Interface, o Options, t
 		clock.mu.Lock()
 		clock.changed[t] = time.Now()
 		clock.mu.Unlock()
-		if err := setLatencyMetrics(ctx, kube, o, true, latencyMetric(t)); err != nil {
+		if err := setLatencyLoad(ctx, kube, o, true, t); err != nil {
 			return Latency{}, fmt.Errorf("changing latency metric %d: %w", t, err)
 		}
 	}

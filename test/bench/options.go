@@ -112,6 +112,14 @@ type Options struct {
 	ThrottledWarmUpLimit time.Duration
 	ThrottledWindow      time.Duration
 
+	// CPUHPAs, when positive, adds the CPU utilization scenario
+	// (cpu.go): that many Deployments and HPAs on their pods' CPU, read
+	// through metrics-server from kwok's emulated kubelets.
+	CPUHPAs int
+	// CPUUtilization has every HPA scale on its pods' CPU utilization
+	// instead of an External metric; the CPU scenario sets it.
+	CPUUtilization bool
+
 	// DefaultScenario measures the default workload, and the sync period
 	// mix after it; false leaves both out, for a run of the other
 	// scenarios alone.
@@ -237,6 +245,7 @@ func NewOptions() Options {
 		DistinctHPAs:         1000,
 		ThrottledHPAs:        2000,
 		ThrottledSharedHPAs:  2000,
+		CPUHPAs:              500,
 		ThrottledQPS:         20,
 		ThrottledBurst:       30,
 		ThrottledWarmUpLimit: 150 * time.Second,
@@ -279,15 +288,18 @@ func (o Options) Validate() error {
 	if o.WarmUpLimit < 0 {
 		errs = append(errs, fmt.Errorf("warm-up-limit must not be negative, got %v", o.WarmUpLimit))
 	}
-	if o.DistinctHPAs < 0 || o.ThrottledHPAs < 0 || o.ThrottledSharedHPAs < 0 {
-		errs = append(errs, fmt.Errorf("distinct-hpas, throttled-hpas and throttled-shared-hpas must not be negative (0 skips), got %d, %d and %d",
-			o.DistinctHPAs, o.ThrottledHPAs, o.ThrottledSharedHPAs))
+	if o.DistinctHPAs < 0 || o.ThrottledHPAs < 0 || o.ThrottledSharedHPAs < 0 || o.CPUHPAs < 0 {
+		errs = append(errs, fmt.Errorf("distinct-hpas, throttled-hpas, throttled-shared-hpas and cpu-hpas must not be negative (0 skips), got %d, %d, %d and %d",
+			o.DistinctHPAs, o.ThrottledHPAs, o.ThrottledSharedHPAs, o.CPUHPAs))
 	}
 	if o.DistinctMetrics && o.AllShared {
 		errs = append(errs, errors.New("a workload cannot have distinct metrics only and shared metrics only"))
 	}
+	if o.CPUUtilization && (o.DistinctMetrics || o.AllShared || o.SlowHPAs > 0) {
+		errs = append(errs, errors.New("a CPU utilization workload has no External metrics to make distinct, shared or slow"))
+	}
 	// A scenario's latency HPAs are the first of its HPAs.
-	for name, n := range map[string]int{"distinct-hpas": o.DistinctHPAs, "throttled-hpas": o.ThrottledHPAs, "throttled-shared-hpas": o.ThrottledSharedHPAs} {
+	for name, n := range map[string]int{"distinct-hpas": o.DistinctHPAs, "throttled-hpas": o.ThrottledHPAs, "throttled-shared-hpas": o.ThrottledSharedHPAs, "cpu-hpas": o.CPUHPAs} {
 		if n > 0 && n < o.LatencyHPAs {
 			errs = append(errs, fmt.Errorf("%s must be 0 or at least latency-hpas (%d), got %d", name, o.LatencyHPAs, n))
 		}
@@ -324,7 +336,7 @@ func (o Options) Validate() error {
 	if o.Scaling {
 		errs = append(errs, o.validateScaling()...)
 	}
-	if !o.DefaultScenario && o.DistinctHPAs == 0 && o.ThrottledHPAs == 0 && o.ThrottledSharedHPAs == 0 && !o.SlowTenants && !o.Ramp && !o.Scaling {
+	if !o.DefaultScenario && o.DistinctHPAs == 0 && o.ThrottledHPAs == 0 && o.ThrottledSharedHPAs == 0 && o.CPUHPAs == 0 && !o.SlowTenants && !o.Ramp && !o.Scaling {
 		errs = append(errs, errors.New("nothing to measure: every scenario is off"))
 	}
 	if o.Workers < 1 || o.QPS <= 0 || o.Burst < 1 {

@@ -77,6 +77,7 @@ func tableRows(sr ScenarioResult) []row {
 		return out
 	}
 	s := sr.Setup
+	words := metricsWords(s)
 	sat := func(r ...row) []row {
 		if s.Saturation {
 			return r
@@ -98,21 +99,21 @@ func tableRows(sr ScenarioResult) []row {
 	rows = append(rows,
 		row{label: "peak RSS, MiB", values: pick(func(c ControllerResult) float64 { return float64(c.PeakRSSBytes) / (1 << 20) }), format: "%.1f"},
 		row{label: "API requests per reconcile, steady", values: pick(func(c ControllerResult) float64 { return c.Steady.TotalRequests }), format: "%.3f"},
-		row{label: "GET external.metrics.k8s.io (proxied; adapter's count)", values: pick(func(c ControllerResult) float64 { return c.Steady.FetchesPerReconcile }), format: "%.3f", indent: true},
+		row{label: words.proxied, values: pick(func(c ControllerResult) float64 { return c.Steady.FetchesPerReconcile }), format: "%.3f", indent: true},
 	)
 	rows = append(rows, requestRows(cs, func(c ControllerResult) Phase { return c.Steady })...)
 	rows = append(rows, sat(
 		row{label: "API requests per reconcile, saturated", values: pick(func(c ControllerResult) float64 { return c.Saturation.TotalRequests }), format: "%.3f"},
 	)...)
 	rows = append(rows,
-		row{label: "external metric fetches per reconcile, steady", values: pick(func(c ControllerResult) float64 { return c.Steady.FetchesPerReconcile }), format: "%.3f"},
+		row{label: words.fetches + " per reconcile, steady", values: pick(func(c ControllerResult) float64 { return c.Steady.FetchesPerReconcile }), format: "%.3f"},
 	)
 	rows = append(rows, sat(
-		row{label: "external metric fetches per reconcile, saturated", values: pick(func(c ControllerResult) float64 { return c.Saturation.FetchesPerReconcile }), format: "%.3f"},
+		row{label: words.fetches + " per reconcile, saturated", values: pick(func(c ControllerResult) float64 { return c.Saturation.FetchesPerReconcile }), format: "%.3f"},
 	)...)
 	rows = append(rows,
 		row{label: "kube-apiserver CPU s per 1,000 reconciles, steady", values: pick(func(c ControllerResult) float64 { return c.Steady.APIServerCPUPer1000 }), format: "%.3f"},
-		row{label: "metrics adapter CPU s per 1,000 reconciles, steady", values: pick(func(c ControllerResult) float64 { return c.Steady.AdapterCPUPer1000 }), format: "%.3f"},
+		row{label: words.provider + " CPU s per 1,000 reconciles, steady", values: pick(func(c ControllerResult) float64 { return c.Steady.AdapterCPUPer1000 }), format: "%.3f"},
 	)
 	if s.Latency {
 		rows = append(rows,
@@ -176,6 +177,7 @@ var scenarioTitles = map[string]string{
 	ScenarioDistinct:        "Distinct metrics: every HPA has an external metric of its own (nothing to share)",
 	ScenarioThrottled:       "Default client limits of kube-controller-manager",
 	ScenarioThrottledShared: "Default client limits of kube-controller-manager, every HPA sharing a metric in groups (the fetches fit the limit)",
+	ScenarioCPU:             "CPU utilization: every HPA on its pods' CPU at 50% of their request, read from metrics-server",
 }
 
 // WriteReport prints every table of res: the default scenario's, the
@@ -225,8 +227,8 @@ func WriteTable(w io.Writer, m Machine, sr ScenarioResult) error {
 	if title := scenarioTitles[sr.Name]; title != "" {
 		fmt.Fprintf(w, "%s (%s)\n", title, sr.Name)
 	}
-	fmt.Fprintf(w, "%d HPAs (%d distinct external metrics), %d workers, kube-api-qps %.0f, burst %d; %d cores (%s), %.1f GiB, %s\n\n",
-		s.HPAs, s.DistinctMetrics, s.Workers, s.QPS, s.Burst, m.Cores, m.CPUModel, m.MemoryGiB, m.GoVersion)
+	fmt.Fprintf(w, "%d HPAs (%s), %d workers, kube-api-qps %.0f, burst %d; %d cores (%s), %.1f GiB, %s\n\n",
+		s.HPAs, metricsWords(s).workload(s), s.Workers, s.QPS, s.Burst, m.Cores, m.CPUModel, m.MemoryGiB, m.GoVersion)
 	if len(sr.Controllers) == 0 {
 		_, err := fmt.Fprintln(w, "(no controller measured)")
 		return err
@@ -263,12 +265,13 @@ func writeNotes(w io.Writer, sr ScenarioResult) {
 				c.Name, c.WarmUp.Reconciles, s.HPAs, s.WarmUpLimit)
 		}
 	}
-	fmt.Fprintf(w, "One fetch per distinct external metric and sync period would be %.3f fetches per reconcile.\n", s.IdealFetchesPerReconcile)
+	words := metricsWords(s)
+	fmt.Fprintf(w, "%s would be %.3f fetches per reconcile.\n", words.ideal, s.IdealFetchesPerReconcile)
 	fmt.Fprintf(w, "API requests: kube-apiserver's apiserver_request_total less an idle baseline of %.2f requests/s (it has no client label; one controller runs at a time),\n"+
-		"plus the external metric requests it proxies to the adapter, which it does not count there. Steady windows (%s) start a sync period after the first pass:\n"+
+		"plus the %s, which it does not count there. Steady windows (%s) start a sync period after the first pass:\n"+
 		"a controller's LISTs and WATCHes at start (kube-hpa's of the apps kinds and ReplicationControllers, whose scale it reads from watches) are one-off and fall before them,\n"+
 		"and no HPA scales in them (every metric sits at its target), so no PUT of a scale either; the latency phase, after the window, makes those.\n",
-		sr.Baseline.TotalRequests, s.Window)
+		sr.Baseline.TotalRequests, words.proxiedNote, s.Window)
 }
 
 // formatValue prints v, or "-" for a figure that was not measured (NaN).
@@ -331,4 +334,39 @@ func formatRatio(ours, upstream float64) string {
 		return "-"
 	}
 	return fmt.Sprintf("%.2f", ours/upstream)
+}
+
+// metricsNames are what the table calls the scenario's metric fetches and
+// their provider, by the API the HPAs read (Setup.MetricsAPI).
+type metricsNames struct {
+	fetches, proxied, proxiedNote, provider, ideal string
+	resource                                       bool
+}
+
+func metricsWords(s Setup) metricsNames {
+	if s.MetricsAPI == "metrics.k8s.io" {
+		return metricsNames{
+			fetches:     "resource metric fetches (PodMetrics lists)",
+			proxied:     "LIST metrics.k8s.io pods (proxied; metrics-server's count)",
+			proxiedNote: "PodMetrics lists it proxies to metrics-server",
+			provider:    "metrics-server",
+			ideal:       "One PodMetrics list per HPA and sync period",
+			resource:    true,
+		}
+	}
+	return metricsNames{
+		fetches:     "external metric fetches",
+		proxied:     "GET external.metrics.k8s.io (proxied; adapter's count)",
+		proxiedNote: "external metric requests it proxies to the adapter",
+		provider:    "metrics adapter",
+		ideal:       "One fetch per distinct external metric and sync period",
+	}
+}
+
+// workload says what the HPAs scale on, for the table's first line.
+func (n metricsNames) workload(s Setup) string {
+	if n.resource {
+		return "CPU utilization through metrics-server"
+	}
+	return fmt.Sprintf("%d distinct external metrics", s.DistinctMetrics)
 }

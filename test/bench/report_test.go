@@ -155,6 +155,26 @@ func TestWriteTable(t *testing.T) {
 			},
 			unwanted: []string{`saturat`, `metric change to scale`, `note: kube-hpa`},
 		},
+		{
+			name: "the CPU scenario names metrics-server and its PodMetrics lists, not the adapter",
+			scenario: ScenarioResult{
+				Name:  ScenarioCPU,
+				Setup: Setup{HPAs: 500, SyncPeriod: "15s", Window: "30s", MetricsAPI: "metrics.k8s.io", IdealFetchesPerReconcile: 1},
+				Controllers: []ControllerResult{
+					{Name: Upstream, WarmUp: WarmUp{Complete: true}, Steady: Phase{FetchesPerReconcile: 1, AdapterCPUPer1000: 2}},
+					{Name: KubeHPA, WarmUp: WarmUp{Complete: true}, Steady: Phase{FetchesPerReconcile: 1, AdapterCPUPer1000: 1}},
+				},
+			},
+			wanted: []string{
+				`^CPU utilization: .* \(cpu-utilization\)\n500 HPAs \(CPU utilization through metrics-server\),`,
+				`\n  LIST metrics.k8s.io pods \(proxied; metrics-server's count\) +1\.000 +1\.000 +1\.00\n`,
+				`\nresource metric fetches \(PodMetrics lists\) per reconcile, steady +1\.000 +1\.000 +1\.00\n`,
+				`\nmetrics-server CPU s per 1,000 reconciles, steady +2\.000 +1\.000 +0\.50\n`,
+				`One PodMetrics list per HPA and sync period would be 1\.000 fetches per reconcile`,
+				`PodMetrics lists it proxies to metrics-server`,
+			},
+			unwanted: []string{`external`, `adapter`},
+		},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -76,6 +76,10 @@ type Setup struct {
 	// IdealFetchesPerReconcile is distinct metrics over HPAs: what a
 	// controller that fetches each distinct metric once per pass makes.
 	IdealFetchesPerReconcile float64 `json:"idealFetchesPerReconcile"`
+	// MetricsAPI is the API the HPAs read: external.metrics.k8s.io from
+	// the adapter, or metrics.k8s.io from metrics-server (the CPU
+	// scenario); empty in results from before it was recorded.
+	MetricsAPI string `json:"metricsAPI,omitempty"`
 	// SlowHPAs had a metric the adapter answered after SlowDelay.
 	SlowHPAs  int    `json:"slowHPAs,omitempty"`
 	SlowDelay string `json:"slowDelay,omitempty"`

@@ -226,6 +226,9 @@ func (o Options) clusterOptions() localcluster.Options {
 
 func (o Options) setup() Setup {
 	distinct := distinctMetrics(o)
+	if o.CPUUtilization {
+		distinct = o.HPAs // one PodMetrics list per HPA and pass
+	}
 	s := Setup{
 		HPAs:                     o.HPAs,
 		Namespaces:               o.spreadNamespaces(),
@@ -238,6 +241,7 @@ func (o Options) setup() Setup {
 		QPS:                      o.QPS,
 		Burst:                    o.Burst,
 		IdealFetchesPerReconcile: float64(distinct) / float64(o.HPAs),
+		MetricsAPI:               o.metricsAPI(),
 		DistinctOnly:             o.DistinctMetrics,
 		Window:                   o.Window.String(),
 		Latency:                  !o.SkipLatency && o.LatencyHPAs > 0,
@@ -281,7 +285,11 @@ func (r *runner) prepare(ctx context.Context) (*adapter, error) {
 	if err := waitSettled(ctx, r.kube, r.opts, r.opts.settleTimeout()); err != nil {
 		return nil, errors.Join(err, ad.stop(ctx, r.cluster))
 	}
-	r.probes = probes{kube: r.kube, adapter: ad}
+	provider, err := newMetricsProvider(r.opts, ad, r.cluster)
+	if err != nil {
+		return nil, errors.Join(err, ad.stop(ctx, r.cluster))
+	}
+	r.probes = probes{kube: r.kube, adapter: ad, provider: provider}
 	for _, name := range clusterComponents {
 		pid, err := findProcess(name, r.cluster.RunDir())
 		if err != nil {

@@ -39,6 +39,9 @@ const (
 	// them answered only after a long delay (slowtenants.go): how many
 	// healthy HPAs a controller still reconciles each period.
 	ScenarioSlowTenants = "slow-tenants"
+	// ScenarioCPU has every HPA scale on its pods' CPU utilization,
+	// through metrics-server (cpu.go): the HPA most clusters run.
+	ScenarioCPU = "cpu-utilization"
 	// ScenarioScaling is the default workload at growing sizes, with
 	// several pods per Deployment (scaling.go): how memory and CPU grow
 	// with the HPAs.
@@ -82,6 +85,11 @@ func (o Options) scenarios() []scenario {
 		t.AllShared = true
 		out = append(out, scenario{name: ScenarioThrottledShared, opts: t})
 	}
+	if o.CPUHPAs > 0 {
+		c := extra
+		c.HPAs, c.CPUUtilization = o.CPUHPAs, true
+		out = append(out, scenario{name: ScenarioCPU, opts: c})
+	}
 	if o.SlowTenants {
 		out = append(out, scenario{name: ScenarioSlowTenants, opts: o.slowTenants(extra)})
 	}
@@ -92,7 +100,7 @@ func (o Options) scenarios() []scenario {
 // scenario's Options start from, so that none nests another.
 func (o Options) defaultWorkload() Options {
 	base := o
-	base.DistinctHPAs, base.ThrottledHPAs, base.ThrottledSharedHPAs = 0, 0, 0
+	base.DistinctHPAs, base.ThrottledHPAs, base.ThrottledSharedHPAs, base.CPUHPAs = 0, 0, 0, 0
 	base.SlowTenants, base.Ramp, base.DefaultScenario, base.Scaling = false, false, true, false
 	return base
 }

@@ -34,6 +34,7 @@ func TestScenarios(t *testing.T) {
 		WarmUpLimit, Window                        time.Duration
 		FetchTimes                                 bool
 		SlowHPAs                                   int
+		CPU                                        bool
 	}
 	defaults := summary{Name: ScenarioDefault, HPAs: 1000, QPS: 2000, Burst: 4000, Mix: true, Latency: true, Saturation: true, Window: 30 * time.Second}
 	tests := []struct {
@@ -42,24 +43,25 @@ func TestScenarios(t *testing.T) {
 		want   []summary
 	}{
 		{
-			name:   "make bench: the default, distinct metrics, then 2,000 HPAs at 20 QPS, steady only, warm-up bounded, with the default mix and all shared",
+			name:   "make bench: the default, distinct metrics, then 2,000 HPAs at 20 QPS, steady only, warm-up bounded, with the default mix and all shared, then CPU utilization",
 			change: func(*Options) {},
 			want: []summary{
 				defaults,
 				{Name: ScenarioDistinct, HPAs: 1000, QPS: 2000, Burst: 4000, Distinct: true, Latency: true, Saturation: true, Window: 30 * time.Second, FetchTimes: true},
 				{Name: ScenarioThrottled, HPAs: 2000, QPS: 20, Burst: 30, WarmUpLimit: 150 * time.Second, Window: time.Minute},
 				{Name: ScenarioThrottledShared, HPAs: 2000, QPS: 20, Burst: 30, Shared: true, WarmUpLimit: 150 * time.Second, Window: time.Minute},
+				{Name: ScenarioCPU, HPAs: 500, QPS: 2000, Burst: 4000, Latency: true, Saturation: true, Window: 30 * time.Second, CPU: true},
 			},
 		},
 		{
 			name:   "the extra scenarios skipped",
-			change: func(o *Options) { o.DistinctHPAs, o.ThrottledHPAs, o.ThrottledSharedHPAs = 0, 0, 0 },
+			change: func(o *Options) { o.DistinctHPAs, o.ThrottledHPAs, o.ThrottledSharedHPAs, o.CPUHPAs = 0, 0, 0, 0 },
 			want:   []summary{defaults},
 		},
 		{
 			name: "the new measurements alone: the default left out, distinct metrics steady only, then the slow tenants",
 			change: func(o *Options) {
-				o.DefaultScenario, o.ThrottledHPAs, o.ThrottledSharedHPAs, o.SkipLatency, o.SkipSaturation, o.SlowTenants = false, 0, 0, true, true, true
+				o.DefaultScenario, o.ThrottledHPAs, o.ThrottledSharedHPAs, o.CPUHPAs, o.SkipLatency, o.SkipSaturation, o.SlowTenants = false, 0, 0, 0, true, true, true
 			},
 			want: []summary{
 				{Name: ScenarioDistinct, HPAs: 1000, QPS: 2000, Burst: 4000, Distinct: true, Window: 30 * time.Second, FetchTimes: true},
@@ -69,13 +71,20 @@ func TestScenarios(t *testing.T) {
 		{
 			name: "the ramp alone is no scenario of its own workload",
 			change: func(o *Options) {
-				o.DefaultScenario, o.DistinctHPAs, o.ThrottledHPAs, o.ThrottledSharedHPAs = false, 0, 0, 0
+				o.DefaultScenario, o.DistinctHPAs, o.ThrottledHPAs, o.ThrottledSharedHPAs, o.CPUHPAs = false, 0, 0, 0, 0
 			},
+		},
+		{
+			name: "the CPU scenario alone, with its own size",
+			change: func(o *Options) {
+				o.DefaultScenario, o.DistinctHPAs, o.ThrottledHPAs, o.ThrottledSharedHPAs, o.CPUHPAs, o.Ramp = false, 0, 0, 0, 200, false
+			},
+			want: []summary{{Name: ScenarioCPU, HPAs: 200, QPS: 2000, Burst: 4000, Latency: true, Saturation: true, Window: 30 * time.Second, CPU: true}},
 		},
 		{
 			name: "a quick run keeps its own sizes and flags",
 			change: func(o *Options) {
-				o.HPAs, o.DistinctHPAs, o.ThrottledHPAs, o.ThrottledSharedHPAs, o.SyncPeriodMix = 200, 0, 300, 0, false
+				o.HPAs, o.DistinctHPAs, o.ThrottledHPAs, o.ThrottledSharedHPAs, o.CPUHPAs, o.SyncPeriodMix = 200, 0, 300, 0, 0, false
 				o.ThrottledQPS, o.ThrottledBurst, o.ThrottledWindow, o.ThrottledWarmUpLimit = 5, 10, 20*time.Second, 40*time.Second
 			},
 			want: []summary{
@@ -94,12 +103,12 @@ func TestScenarios(t *testing.T) {
 			var got []summary
 			for _, sc := range o.scenarios() {
 				so := sc.opts
-				if so.DistinctHPAs != 0 || so.ThrottledHPAs != 0 || so.ThrottledSharedHPAs != 0 || so.SlowTenants || so.Ramp || !so.DefaultScenario {
+				if so.DistinctHPAs != 0 || so.ThrottledHPAs != 0 || so.ThrottledSharedHPAs != 0 || so.CPUHPAs != 0 || so.SlowTenants || so.Ramp || !so.DefaultScenario {
 					t.Errorf("scenario %s would nest scenarios", sc.name)
 				}
 				got = append(got, summary{Name: sc.name, HPAs: so.HPAs, QPS: so.QPS, Burst: so.Burst, Distinct: so.DistinctMetrics, Shared: so.AllShared,
 					Mix: so.SyncPeriodMix, Latency: !so.SkipLatency, Saturation: !so.SkipSaturation, WarmUpLimit: so.WarmUpLimit, Window: so.Window,
-					FetchTimes: so.FetchTimes, SlowHPAs: so.SlowHPAs})
+					FetchTimes: so.FetchTimes, SlowHPAs: so.SlowHPAs, CPU: so.CPUUtilization})
 				if err := so.Validate(); err != nil {
 					t.Errorf("scenario %s: %v", sc.name, err)
 				}
@@ -114,7 +123,7 @@ func TestScenarios(t *testing.T) {
 func TestSetupOfAScenario(t *testing.T) {
 	o := NewOptions()
 	scs := o.scenarios()
-	throttled := scs[len(scs)-1].opts.setup()
+	throttled := scs[len(scs)-2].opts.setup()
 	if throttled.Saturation || throttled.Latency || throttled.SaturationSyncPeriod != "" || throttled.WarmUpLimit != "2m30s" || throttled.Window != "1m0s" {
 		t.Errorf("throttled setup %+v", throttled)
 	}

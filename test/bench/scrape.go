@@ -176,8 +176,8 @@ func (m controllerMetrics) plus(o controllerMetrics) controllerMetrics {
 // snapshot is every counter the benchmark reads, at one moment.
 type snapshot struct {
 	at time.Time
-	// controllerCPU, apiServerCPU and adapterCPU are user+system CPU time
-	// of each process since it started.
+	// controllerCPU, apiServerCPU and adapterCPU (the metrics provider's)
+	// are user+system CPU time of each process since it started.
 	controllerCPU, apiServerCPU, adapterCPU time.Duration
 	// replicaCPU is each controller process's part of controllerCPU.
 	replicaCPU []time.Duration
@@ -197,8 +197,11 @@ type snapshot struct {
 
 // probes reads the counters; controller is nil for the idle baseline.
 type probes struct {
-	kube         kubernetes.Interface
-	adapter      *adapter
+	kube    kubernetes.Interface
+	adapter *adapter
+	// provider answers the HPAs' metrics: the adapter, or metrics-server
+	// in the CPU scenario.
+	provider     metricsProvider
 	apiServerPID int
 	// clusterPIDs are the processes of the local cluster.
 	clusterPIDs []int
@@ -211,6 +214,9 @@ func (p probes) take(ctx context.Context, controller *runningController) (snapsh
 		return s, err
 	}
 	pids := append([]int{os.Getpid(), p.adapter.proc.pid()}, p.clusterPIDs...)
+	if p.provider.pid != p.adapter.proc.pid() {
+		pids = append(pids, p.provider.pid)
+	}
 	if controller != nil {
 		pids = append(pids, controller.pids()...)
 	}
@@ -237,13 +243,13 @@ func (p probes) take(ctx context.Context, controller *runningController) (snapsh
 	if s.apiServerCPU, err = cpuTime(p.apiServerPID); err != nil {
 		return s, err
 	}
-	if s.adapterCPU, err = cpuTime(p.adapter.proc.pid()); err != nil {
+	if s.adapterCPU, err = cpuTime(p.provider.pid); err != nil {
 		return s, err
 	}
 	if s.requests, s.watchBytes, err = apiServerRequests(ctx, p.kube); err != nil {
 		return s, err
 	}
-	s.fetches, err = p.adapter.externalFetches(ctx)
+	s.fetches, err = p.provider.fetches(ctx)
 	return s, err
 }
 

@@ -143,7 +143,7 @@ func (o Options) settleTimeout() time.Duration {
 // steady replicas, so the next controller starts where the previous one
 // did.
 func resetLatencyWorkload(ctx context.Context, kube kubernetes.Interface, o Options) error {
-	if err := setLatencyMetrics(ctx, kube, o, false, latencyMetrics(o)...); err != nil {
+	if err := setLatencyLoad(ctx, kube, o, false, o.allTrials()...); err != nil {
 		return fmt.Errorf("resetting the latency metrics: %w", err)
 	}
 	for i := range o.LatencyHPAs {

@@ -198,6 +198,9 @@ func distinctMetrics(o Options) int {
 // raised at their raised one (Options.metricValue); the slow metric's
 // answers held back by Options.SlowDelay.
 func metricsData(o Options, raised ...string) map[string]string {
+	if o.CPUUtilization {
+		return map[string]string{} // the HPAs read metrics-server
+	}
 	series := map[string]map[string]bool{}
 	// Every HPA of one metric name has the same kind of target.
 	averageValue := map[string]bool{}
@@ -240,7 +243,11 @@ func seriesYAML(labels map[string]bool, value int) string {
 // deployment is the scale target of HPA i: Options.PodsPerHPA kwok pods
 // that never run a container.
 func deployment(i int, o Options) *appsv1.Deployment {
-	return newDeployment(o.namespaceOf(i), workloadName(i), int32(o.podsPerHPA()))
+	d := newDeployment(o.namespaceOf(i), workloadName(i), int32(o.podsPerHPA()))
+	if o.CPUUtilization {
+		d.Spec.Template.Spec.Containers[0].Resources = cpuRequests()
+	}
+	return d
 }
 
 // newDeployment is a Deployment of kwok pods that never run a container.
@@ -273,22 +280,26 @@ func hpa(i int, o Options) *autoscalingv2.HorizontalPodAutoscaler {
 		target = autoscalingv2.MetricTarget{Type: autoscalingv2.AverageValueMetricType, AverageValue: resource.NewQuantity(steadyValue, resource.DecimalSI)}
 	}
 	name := workloadName(i)
+	metric := autoscalingv2.MetricSpec{
+		Type: autoscalingv2.ExternalMetricSourceType,
+		External: &autoscalingv2.ExternalMetricSource{
+			Metric: autoscalingv2.MetricIdentifier{
+				Name:     m.name,
+				Selector: &metav1.LabelSelector{MatchLabels: map[string]string{m.labelKey: m.labelValue}},
+			},
+			Target: target,
+		},
+	}
+	if o.CPUUtilization {
+		metric = cpuMetric()
+	}
 	return &autoscalingv2.HorizontalPodAutoscaler{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: o.namespaceOf(i)},
 		Spec: autoscalingv2.HorizontalPodAutoscalerSpec{
 			ScaleTargetRef: autoscalingv2.CrossVersionObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Name: name},
 			MinReplicas:    ptr.To(int32(o.podsPerHPA())),
 			MaxReplicas:    int32(max(10, 2*o.podsPerHPA())),
-			Metrics: []autoscalingv2.MetricSpec{{
-				Type: autoscalingv2.ExternalMetricSourceType,
-				External: &autoscalingv2.ExternalMetricSource{
-					Metric: autoscalingv2.MetricIdentifier{
-						Name:     m.name,
-						Selector: &metav1.LabelSelector{MatchLabels: map[string]string{m.labelKey: m.labelValue}},
-					},
-					Target: target,
-				},
-			}},
+			Metrics:        []autoscalingv2.MetricSpec{metric},
 		},
 	}
 }

@@ -17,6 +17,7 @@ limitations under the License.
 package bench
 
 import (
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -120,12 +121,15 @@ func TestOptions(t *testing.T) {
 		{name: "the shared throttled scenario alone needs the limits", change: func(o *Options) { o.ThrottledHPAs, o.ThrottledQPS = 0, 0 }, wantErr: "throttled-qps and throttled-burst must be positive"},
 		{name: "distinct and shared only at once", change: func(o *Options) { o.DistinctMetrics, o.AllShared = true, true }, wantErr: "cannot have distinct metrics only and shared metrics only"},
 		{name: "negative throttled-shared-hpas", change: func(o *Options) { o.ThrottledSharedHPAs = -1 }, wantErr: "must not be negative"},
+		{name: "negative cpu-hpas", change: func(o *Options) { o.CPUHPAs = -1 }, wantErr: "must not be negative"},
+		{name: "a CPU scenario smaller than its latency HPAs", change: func(o *Options) { o.CPUHPAs = 10 }, wantErr: "cpu-hpas must be 0 or at least latency-hpas"},
+		{name: "a CPU workload has no External metrics to make distinct", change: func(o *Options) { o.CPUUtilization, o.DistinctMetrics = true, true }, wantErr: "no External metrics"},
 		{name: "negative warm-up limit", change: func(o *Options) { o.WarmUpLimit = -time.Second }, wantErr: "warm-up-limit must not be negative"},
 		{name: "every scenario off", change: func(o *Options) {
-			o.DefaultScenario, o.DistinctHPAs, o.ThrottledHPAs, o.ThrottledSharedHPAs, o.Ramp = false, 0, 0, 0, false
+			o.DefaultScenario, o.DistinctHPAs, o.ThrottledHPAs, o.ThrottledSharedHPAs, o.CPUHPAs, o.Ramp = false, 0, 0, 0, 0, false
 		}, wantErr: "nothing to measure"},
 		{name: "the ramp alone", change: func(o *Options) {
-			o.DefaultScenario, o.DistinctHPAs, o.ThrottledHPAs, o.ThrottledSharedHPAs = false, 0, 0, 0
+			o.DefaultScenario, o.DistinctHPAs, o.ThrottledHPAs, o.ThrottledSharedHPAs, o.CPUHPAs = false, 0, 0, 0, 0
 		}, wantSatur: 250 * time.Millisecond},
 		{name: "a ramp held less than a period", change: func(o *Options) { o.RampHold = 10 * time.Second }, wantErr: "ramp-hold must be at least one sync period"},
 		{name: "a ramp held less than a period, but no ramp", change: func(o *Options) { o.Ramp, o.RampHold = false, 0 }, wantSatur: 250 * time.Millisecond},
@@ -152,5 +156,61 @@ func TestOptions(t *testing.T) {
 				t.Errorf("saturation sync period %v, want %v", got, tc.wantSatur)
 			}
 		})
+	}
+}
+
+func TestCPUWorkload(t *testing.T) {
+	o := NewOptions()
+	o.HPAs, o.LatencyHPAs, o.CPUUtilization = 60, 10, true
+	for i := range o.HPAs {
+		h, d := hpa(i, o), deployment(i, o)
+		m := h.Spec.Metrics
+		if len(m) != 1 || m[0].Resource == nil || m[0].Resource.Name != "cpu" || *m[0].Resource.Target.AverageUtilization != cpuTargetPercent {
+			t.Fatalf("HPA %d: metrics %+v, want CPU utilization at %d%%", i, m, cpuTargetPercent)
+		}
+		if got := d.Spec.Template.Spec.Containers[0].Resources.Requests.Cpu().MilliValue(); got != cpuRequestMilli {
+			t.Fatalf("Deployment %d requests %dm of CPU, want %dm", i, got, cpuRequestMilli)
+		}
+	}
+	if data := metricsData(o, latencyMetrics(o)...); len(data) != 0 {
+		t.Errorf("the adapter serves %d metrics to a CPU workload, want none", len(data))
+	}
+	if s := o.setup(); s.MetricsAPI != "metrics.k8s.io" || s.IdealFetchesPerReconcile != 1 {
+		t.Errorf("setup %+v: want metrics.k8s.io, one PodMetrics list per reconcile", s)
+	}
+}
+
+// TestRaisedCPUAsksForTheLatencyReplicas checks, for each pod count, that
+// the raised usage asks for Options.latencyReplicas on the first pass, as
+// upstream computes it (the ceiling of the pods times the utilization
+// ratio), and that once the new pods run idle (1m each) the HPA holds
+// there: the ratio over all pods is within the 10% tolerance.
+func TestRaisedCPUAsksForTheLatencyReplicas(t *testing.T) {
+	for pods := 1; pods <= 10; pods++ {
+		o := NewOptions()
+		o.PodsPerHPA = pods
+		u := o.raisedCPUMilli()
+		target := float64(cpuRequestMilli * cpuTargetPercent / 100)
+		want := o.latencyReplicas()
+		if got := int32(math.Ceil(float64(pods) * float64(u) / target)); got != want {
+			t.Errorf("%d pods at %dm ask for %d, want %d", pods, u, got, want)
+		}
+		total := float64(int64(pods)*u + int64(want)-int64(pods))
+		if ratio := total / float64(want) / target; math.Abs(ratio-1) > 0.1 {
+			t.Errorf("%d pods at %dm and %d idle: ratio %.3f, outside the tolerance", pods, u, want-int32(pods), ratio)
+		}
+	}
+}
+
+func TestResourceMetricsFetches(t *testing.T) {
+	page := `# TYPE apiserver_request_total counter
+apiserver_request_total{code="200",component="apiserver",dry_run="",group="metrics.k8s.io",resource="pods",scope="namespace",subresource="",verb="LIST",version="v1beta1"} 40
+apiserver_request_total{code="200",component="apiserver",dry_run="",group="metrics.k8s.io",resource="pods",scope="cluster",subresource="",verb="LIST",version="v1beta1"} 2
+apiserver_request_total{code="200",component="apiserver",dry_run="",group="metrics.k8s.io",resource="nodes",scope="cluster",subresource="",verb="LIST",version="v1beta1"} 5
+apiserver_request_total{code="200",component="apiserver",dry_run="",group="",resource="",scope="",subresource="",verb="GET",version=""} 9
+`
+	got, err := resourceMetricsFetches(page)
+	if err != nil || got != 42 {
+		t.Errorf("got %v, %v; want the 42 PodMetrics lists", got, err)
 	}
 }

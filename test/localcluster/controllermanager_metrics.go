@@ -29,6 +29,19 @@ import (
 // read on its secure port as the cluster's admin, whom its delegated
 // authorization lets through.
 func (c *Cluster) ControllerManagerMetrics(ctx context.Context) (string, error) {
+	return c.componentMetrics(ctx, c.layout.controllerManagerPort)
+}
+
+// MetricsServerMetrics returns metrics-server's /metrics page, read as
+// ControllerManagerMetrics reads kube-controller-manager's: its
+// apiserver_request_total counts the resource metrics it served.
+func (c *Cluster) MetricsServerMetrics(ctx context.Context) (string, error) {
+	return c.componentMetrics(ctx, c.layout.metricsServerPort)
+}
+
+// componentMetrics reads /metrics of the component serving on port of
+// 127.0.0.1, with the admin's token.
+func (c *Cluster) componentMetrics(ctx context.Context, port int) (string, error) {
 	client := &http.Client{
 		Timeout: 5 * time.Second,
 		Transport: &http.Transport{TLSClientConfig: &tls.Config{
@@ -37,7 +50,7 @@ func (c *Cluster) ControllerManagerMetrics(ctx context.Context) (string, error) 
 		}},
 	}
 	defer client.CloseIdleConnections()
-	url := fmt.Sprintf("https://127.0.0.1:%d/metrics", c.layout.controllerManagerPort)
+	url := fmt.Sprintf("https://127.0.0.1:%d/metrics", port)
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return "", err

@@ -65,6 +65,7 @@ func run() error {
 	flag.IntVar(&o.DistinctHPAs, "distinct-hpas", o.DistinctHPAs, "HPAs of the distinct-metrics scenario, each with an external metric of its own, on a cluster of its own; 0 skips it.")
 	flag.IntVar(&o.ThrottledHPAs, "throttled-hpas", o.ThrottledHPAs, "HPAs of the scenario at kube-controller-manager's default client limits, on a cluster of its own (steady window only); 0 skips it.")
 	flag.IntVar(&o.ThrottledSharedHPAs, "throttled-shared-hpas", o.ThrottledSharedHPAs, "HPAs of the same scenario on a workload where every HPA shares a metric in groups of shared-group-size, on a cluster of its own; 0 skips it.")
+	flag.IntVar(&o.CPUHPAs, "cpu-hpas", o.CPUHPAs, "HPAs of the CPU utilization scenario, each on its Deployment's CPU at 50% of requests through metrics-server, on a cluster of its own; 0 skips it.")
 	flag.Float64Var(&o.ThrottledQPS, "throttled-qps", o.ThrottledQPS, "--kube-api-qps of both controllers in the throttled scenario.")
 	flag.IntVar(&o.ThrottledBurst, "throttled-burst", o.ThrottledBurst, "--kube-api-burst of both controllers in the throttled scenario.")
 	flag.DurationVar(&o.ThrottledWarmUpLimit, "throttled-warm-up-limit", o.ThrottledWarmUpLimit, "Longest wait for a first pass in the throttled scenario, from the controller's start; a controller that cannot make one is measured anyway.")
