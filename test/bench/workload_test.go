@@ -195,7 +195,7 @@ func TestRaisedCPUAsksForTheLatencyReplicas(t *testing.T) {
 		if got := int32(math.Ceil(float64(pods) * float64(u) / target)); got != want {
 			t.Errorf("%d pods at %dm ask for %d, want %d", pods, u, got, want)
 		}
-		total := float64(int64(pods)*u + int64(want)-int64(pods))
+		total := float64(int64(pods)*u + int64(want) - int64(pods))
 		if ratio := total / float64(want) / target; math.Abs(ratio-1) > 0.1 {
 			t.Errorf("%d pods at %dm and %d idle: ratio %.3f, outside the tolerance", pods, u, want-int32(pods), ratio)
 		}
