@@ -133,9 +133,11 @@ func FromBinary(o Options) (*Document, error) {
 		doc.Packages = append(doc.Packages, p)
 		doc.Relationships = append(doc.Relationships, Relationship{Element: binID, Type: rel, Related: id})
 	}
-	main := info.Main.Version
-	if main == "" || main == "(devel)" {
-		main = o.Version
+	// The release's version names the binary, whatever the toolchain read
+	// from the checkout (a pseudo-version, or "(devel)" without -buildvcs).
+	main := o.Version
+	if main == "" {
+		main = info.Main.Version
 	}
 	add(info.Main.Path, main, "CONTAINS")
 	for _, d := range info.Deps {
