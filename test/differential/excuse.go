@@ -107,7 +107,7 @@ func classifySeq(s seqScenario, up, ours []observation) verdict {
 		}
 		// A consequence may arise at any pass of step k: the HPA may still
 		// remember the cause if step k began within its memory.
-		if carrier != nil && carrier.carries(s, up[k], ours[k], fields, previousDiffered, lastExcused, lastCause, k) {
+		if carrier != nil && carrier.carries(s, up, ours, fields, previousDiffered, lastExcused, lastCause, k) {
 			v.use(carrier, true)
 			lastExcused, previousDiffered = k, true
 			continue
@@ -122,25 +122,31 @@ func classifySeq(s seqScenario, up, ours []observation) verdict {
 // while the runs have differed since, or within the HPA's memory of the
 // last step excused; a bounded entry within the memory of its last cause
 // only, and a confined one for its own differences only.
-func (a *allowed) carries(s seqScenario, up, ours observation, fields []string, previousDiffered bool, lastExcused, lastCause, k int) bool {
+func (a *allowed) carries(s seqScenario, up, ours []observation, fields []string, previousDiffered bool, lastExcused, lastCause, k int) bool {
 	if !a.confines(fields) {
 		return false
 	}
 	if a.boundedCarry {
-		return s.elapsed(lastCause, k-1) <= s.memory() || previousDiffered && remnant(up, ours, fields)
+		return s.elapsed(lastCause, k-1) <= s.memory() || previousDiffered && k > 0 && remnant(up[k-1], ours[k-1], up[k], ours[k], fields)
 	}
 	return previousDiffered || s.elapsed(lastExcused, k-1) <= s.memory()
 }
 
-// remnant tells whether a step's difference is what an earlier one left,
-// with no decision of the step in it: times stored by an earlier rescale or
-// transition, or, when neither controller could compute a count (both
-// ScalingActive=False) or both keep the count they have (the tolerance
-// holds), the replicas an earlier decision left.
-func remnant(up, ours observation, fields []string) bool {
+// remnant tells whether step k's difference is what an earlier one left,
+// with no decision of the step that could tell the controllers apart
+// (prevUp and prevOurs are step k-1's): times stored by an earlier rescale
+// or transition; or the replicas an earlier decision left, while each
+// controller keeps its count (it cannot compute one, ScalingActive=False,
+// or the tolerance holds), or one of them moves its count toward the
+// other's without passing it. Once the counts meet, only the stored times
+// may differ.
+func remnant(prevUp, prevOurs, up, ours observation, fields []string) bool {
 	stamp := func(f string) bool { return f == "lastScaleTime" || strings.HasSuffix(f, ".lastTransitionTime") }
 	if !slices.ContainsFunc(fields, func(f string) bool { return !stamp(f) }) {
 		return true
+	}
+	if prevUp.Scale == prevOurs.Scale {
+		return false
 	}
 	inactive := func(o *observation) bool {
 		c := condition(o, "ScalingActive")
@@ -150,7 +156,18 @@ func remnant(up, ours observation, fields []string) bool {
 		c := condition(o, "AbleToScale")
 		return c != nil && c.Reason == "ReadyForNewScale" && c.Message == "recommended size matches current size"
 	}
-	return inactive(&up) && inactive(&ours) || holding(&up) && holding(&ours)
+	// kept: the count stayed, decided by nothing of this step.
+	kept := func(prev, o *observation) bool { return o.Scale == prev.Scale && (inactive(o) || holding(o)) }
+	// closing: the count moved toward where the other stood, and no
+	// further than where the other ends.
+	closing := func(prev, o, other *observation) bool {
+		lo, hi := min(prev.Scale, other.Scale), max(prev.Scale, other.Scale)
+		return o.Scale != prev.Scale && o.Scale >= lo && o.Scale <= hi
+	}
+	// One controller at most moves: two that both decide a new count
+	// are compared, as at any step.
+	keptUp, keptOurs := kept(&prevUp, &up), kept(&prevOurs, &ours)
+	return keptUp && (keptOurs || closing(&prevOurs, &ours, &up)) || keptOurs && closing(&prevUp, &up, &ours)
 }
 
 // confines tells whether every difference of fields is one a may excuse.

@@ -64,6 +64,11 @@ func TestExcusesAreNarrow(t *testing.T) {
 			{Type: autoscalingv2.AbleToScale, Status: corev1.ConditionTrue, Reason: "ReadyForNewScale", Message: "recommended size matches current size"},
 		}}}
 	}
+	inactive := func(scale int32) observation {
+		return observation{Scale: scale, Status: autoscalingv2.HorizontalPodAutoscalerStatus{Conditions: []autoscalingv2.HorizontalPodAutoscalerCondition{
+			{Type: autoscalingv2.ScalingActive, Status: corev1.ConditionFalse, Reason: "FailedGetResourceMetric"},
+		}}}
+	}
 	averageValue := seqScenario{Max: 10, Metrics: []metricSpec{{Type: "External", Target: "AverageValue", Name: "m0", Value: 1000}}, Steps: []step{{Advance: 1, Manual: -1, Values: []int64{0}}}}
 
 	cases := []struct {
@@ -92,6 +97,24 @@ func TestExcusesAreNarrow(t *testing.T) {
 			name: "beyond the HPA's memory of an overflow, the count it left while both hold their count is its consequence",
 			s:    overflowing(30, 30), up: []observation{holding(1), holding(2), holding(2)}, ours: []observation{holding(10), holding(9), holding(9)}, diffAt: -1,
 			wantUses: map[string]excuseUses{overflowClass: {caused: 1, carried: 2}},
+		},
+		{
+			name: "beyond the HPA's memory of an overflow, the count it left while one cannot compute a count and the other holds is its consequence",
+			s:    overflowing(30, 30), up: []observation{holding(1), holding(2), holding(2)}, ours: []observation{holding(10), inactive(10), inactive(10)}, diffAt: -1,
+			wantUses: map[string]excuseUses{overflowClass: {caused: 1, carried: 2}},
+		},
+		{
+			name: "beyond the HPA's memory of an overflow, one controller closing on the other's count while the other holds is its consequence",
+			s:    overflowing(30, 30), up: []observation{holding(2), holding(2), holding(2)}, ours: []observation{holding(10), inactive(10), {Scale: 2}}, diffAt: -1,
+			wantUses: map[string]excuseUses{overflowClass: {caused: 1, carried: 2}},
+		},
+		{
+			name: "beyond the HPA's memory of an overflow, a rescale past the other's count fails",
+			s:    overflowing(30, 30), up: []observation{holding(2), holding(2), holding(2)}, ours: []observation{holding(10), inactive(10), {Scale: 1}}, diffAt: 2,
+		},
+		{
+			name: "beyond the HPA's memory of an overflow, a rescale away from the other's count fails",
+			s:    overflowing(30, 30), up: []observation{holding(2), holding(2), holding(2)}, ours: []observation{holding(10), inactive(10), {Scale: 11}}, diffAt: 2,
 		},
 		{
 			name: "an overflow's step that differs beyond what a proposal decides is a misuse",
