@@ -272,6 +272,10 @@ func writeNotes(w io.Writer, sr ScenarioResult) {
 		"a controller's LISTs and WATCHes at start (kube-hpa's of the apps kinds and ReplicationControllers, whose scale it reads from watches) are one-off and fall before them,\n"+
 		"and no HPA scales in them (every metric sits at its target), so no PUT of a scale either; the latency phase, after the window, makes those.\n",
 		sr.Baseline.TotalRequests, words.proxiedNote, s.Window)
+	if words.resource {
+		fmt.Fprintln(w, "CPU readings move by a hair from one scrape to the next (kwok's counters over metrics-server's window), so a pass writes status\n"+
+			"whenever the utilization it reports changes: the PUTs of status above, which an External metric at its target does not make.")
+	}
 }
 
 // formatValue prints v, or "-" for a figure that was not measured (NaN).

@@ -172,6 +172,7 @@ func TestWriteTable(t *testing.T) {
 				`\nmetrics-server CPU s per 1,000 reconciles, steady +2\.000 +1\.000 +0\.50\n`,
 				`One PodMetrics list per HPA and sync period would be 1\.000 fetches per reconcile`,
 				`PodMetrics lists it proxies to metrics-server`,
+				`CPU readings move by a hair`,
 			},
 			unwanted: []string{`external`, `adapter`},
 		},
