@@ -206,12 +206,7 @@ var _ = sigDescribe([]string{featureHPA}, "Horizontal pod autoscaling (resource 
 			requireKind(kind)
 			requireLocal()
 			const name = "unmeasured-up"
-			f.CreateDeployment(ctx, name, 2)
-			for _, p := range f.RunningPods(ctx, name) {
-				f.SetPodCPU(ctx, p.Name, "60m")
-			}
-			f.CreatePodWithoutMetrics(ctx, name)
-			f.WaitForPodCPU(ctx, name, "60m", 2, resourceReaction())
+			withUnmeasuredPod(ctx, f, name, 2, "60m")
 			f.CreateHPA(ctx, kind, framework.MultiMetricHPA(name, name, 1, 10, framework.ResourceUtilization(corev1.ResourceCPU, 50)))
 
 			// Left out, the two measured pods at 120% of the target would
@@ -231,12 +226,7 @@ var _ = sigDescribe([]string{featureHPA}, "Horizontal pod autoscaling (resource 
 			requireKind(kind)
 			requireLocal()
 			const name = "unmeasured-down"
-			f.CreateDeployment(ctx, name, 4)
-			for _, p := range f.RunningPods(ctx, name) {
-				f.SetPodCPU(ctx, p.Name, "10m")
-			}
-			f.CreatePodWithoutMetrics(ctx, name)
-			f.WaitForPodCPU(ctx, name, "10m", 4, resourceReaction())
+			withUnmeasuredPod(ctx, f, name, 4, "10m")
 			f.CreateHPA(ctx, kind, framework.NoScaleDownStabilization(framework.MultiMetricHPA(name, name, 1, 10,
 				framework.ResourceUtilization(corev1.ResourceCPU, 50))))
 
@@ -332,6 +322,19 @@ var _ = sigDescribe([]string{featureHPA, serial, disruptive}, "Horizontal pod au
 		f.WaitForCondition(ctx, hpaKind(), name, autoscalingv2.ScalingActive, corev1.ConditionTrue, "ValidMetricFound", resourceReaction())
 	})
 })
+
+// withUnmeasuredPod creates Deployment name with replicas pods using cpu
+// each, and beside them a running pod of its selector that metrics-server
+// never reports, and waits until metrics-server reports the others.
+func withUnmeasuredPod(ctx context.Context, f *framework.Framework, name string, replicas int32, cpu string) {
+	ginkgo.GinkgoHelper()
+	f.CreateDeployment(ctx, name, replicas)
+	for _, p := range f.RunningPods(ctx, name) {
+		f.SetPodCPU(ctx, p.Name, cpu)
+	}
+	f.CreatePodWithoutMetrics(ctx, name)
+	f.WaitForPodCPU(ctx, name, cpu, int(replicas), resourceReaction())
+}
 
 // eachKind are the entries of a table run on HPAs of either kind (each
 // spec's requireKind skips the extended kind in in-tree mode).
