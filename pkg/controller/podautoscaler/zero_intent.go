@@ -72,7 +72,16 @@ func (p *pass) writeZeroIntent() error {
 // sets ScaledToZero itself already says what is true.
 func (p *pass) settleZeroIntent(out outcome) outcome {
 	stored := findCondition(&p.hpa.Status, v2.ScaledToZero)
-	if sameCondition(stored, p.zeroAtStart) || editsCondition(out.conds, v2.ScaledToZero) {
+	if sameCondition(stored, p.zeroAtStart) {
+		return out
+	}
+	if editsCondition(out.conds, v2.ScaledToZero) {
+		if p.zeroAtStart == nil {
+			// The intent put the condition first among those of this
+			// pass; upstream adds it after them, and kubectl describe
+			// shows conditions in their order.
+			out.conds = append([]conditionEdit{remove(v2.ScaledToZero)}, out.conds...)
+		}
 		return out
 	}
 	out.conds = append(out.conds, restore(v2.ScaledToZero, p.zeroAtStart))

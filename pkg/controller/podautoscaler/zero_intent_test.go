@@ -19,6 +19,7 @@ package podautoscaler
 import (
 	"context"
 	"errors"
+	"slices"
 	"testing"
 
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
@@ -245,5 +246,29 @@ func TestPersonsPauseStandsWhileStatusWritesFail(t *testing.T) {
 	h.assertUpdates()
 	if got := h.scales.replicas(); got != 0 {
 		t.Errorf("target replicas = %d, want the person's 0", got)
+	}
+}
+
+// TestOwnZeroKeepsUpstreamsConditionOrder: the intent written before the
+// zero puts ScaledToZero in a status that had none; the pass's own write
+// then lists it after the conditions the pass sets, where upstream, which
+// sets it last, lists it (kubectl describe shows them in that order;
+// -seed 20261201 -case 4167 of the oracle).
+func TestOwnZeroKeepsUpstreamsConditionOrder(t *testing.T) {
+	h := newHarness(t, newHPA(0, 6, objectValue("qps", "20")), noDownscaleWindow(withGates(features.HPAScaleToZero, true)))
+	h.scales.setScale(5, 5, testSelector)
+	h.addPods(5, 100)
+	h.metrics.SetObject("qps", objOK(0))
+	if err := h.reconcile(testHPAName); err != nil {
+		t.Fatal(err)
+	}
+	h.assertUpdates(0)
+	var got []autoscalingv2.HorizontalPodAutoscalerConditionType
+	for _, c := range h.hpa(testHPAName).Status.Conditions {
+		got = append(got, c.Type)
+	}
+	want := []autoscalingv2.HorizontalPodAutoscalerConditionType{autoscalingv2.AbleToScale, autoscalingv2.ScalingActive, autoscalingv2.ScalingLimited, v2.ScaledToZero}
+	if !slices.Equal(got, want) {
+		t.Errorf("conditions in the order %v, want upstream's %v", got, want)
 	}
 }
