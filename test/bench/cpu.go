@@ -127,7 +127,7 @@ func (o Options) allTrials() []int {
 // metricsAPI is the API the scenario's HPAs read, for the table's rows.
 func (o Options) metricsAPI() string {
 	if o.CPUUtilization {
-		return "metrics.k8s.io"
+		return localcluster.MetricsGroup
 	}
 	return externalGroup
 }
@@ -139,7 +139,7 @@ func resourceMetricsFetches(page string) (float64, error) {
 	if err != nil {
 		return 0, err
 	}
-	return sumWhere(samples, "apiserver_request_total", map[string]string{"group": "metrics.k8s.io", "resource": "pods", "verb": "LIST"}), nil
+	return sumWhere(samples, "apiserver_request_total", map[string]string{"group": localcluster.MetricsGroup, "resource": "pods", "verb": "LIST"}), nil
 }
 
 // metricsProvider is the process that serves the HPAs' metrics, and its

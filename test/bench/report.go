@@ -23,6 +23,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/kube-hpa/kube-hpa/test/localcluster"
 )
 
 // row is one line of the side-by-side table: a figure per controller.
@@ -348,7 +350,7 @@ type metricsNames struct {
 }
 
 func metricsWords(s Setup) metricsNames {
-	if s.MetricsAPI == "metrics.k8s.io" {
+	if s.MetricsAPI == localcluster.MetricsGroup {
 		return metricsNames{
 			fetches:     "resource metric fetches (PodMetrics lists)",
 			proxied:     "LIST metrics.k8s.io pods (proxied; metrics-server's count)",

@@ -332,7 +332,7 @@ func resourceMetricsProbe() rbacProbe {
 		access: authorizationv1.ResourceAttributes{Verb: "list", Group: "metrics.k8s.io", Resource: "pods"},
 		setup:  createTarget,
 		broken: func(ctx context.Context, rc *rbacCase) {
-			rc.f.CreateHPA(ctx, framework.Extended, cpuHPA(rbacHPA, rbacTarget))
+			rc.f.CreateHPA(ctx, framework.Extended, cpuHPA(rbacHPA, rbacTarget, 5))
 			rc.f.WaitForHPA(ctx, framework.Extended, rbacHPA, reaction(), "ScalingActive=False FailedGetResourceMetric, forbidden",
 				conditionMentions(autoscalingv2.ScalingActive, corev1.ConditionFalse, "FailedGetResourceMetric", cannot("list", "pods", "metrics.k8s.io")))
 		},
@@ -528,19 +528,6 @@ func conditionMentions(t autoscalingv2.HorizontalPodAutoscalerConditionType, sta
 func createTarget(ctx context.Context, rc *rbacCase) {
 	ginkgo.GinkgoHelper()
 	rc.f.CreateDeployment(ctx, rbacTarget, 1)
-}
-
-// cpuHPA scales on CPU utilization, which needs the resource metrics API.
-func cpuHPA(name, target string) *v2.HorizontalPodAutoscaler {
-	hpa := framework.ExternalHPA(name, target, "unused", autoscalingv2.ValueMetricType, "1", 1, 5)
-	hpa.Spec.Metrics = []v2.MetricSpec{{
-		Type: autoscalingv2.ResourceMetricSourceType,
-		Resource: &autoscalingv2.ResourceMetricSource{
-			Name:   corev1.ResourceCPU,
-			Target: autoscalingv2.MetricTarget{Type: autoscalingv2.UtilizationMetricType, AverageUtilization: ptr.To[int32](50)},
-		},
-	}}
-	return hpa
 }
 
 // objectHPA scales on a custom metric of the target Deployment itself:

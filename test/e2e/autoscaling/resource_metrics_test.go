@@ -160,14 +160,14 @@ var _ = sigDescribe([]string{featureHPA}, "Horizontal pod autoscaling (resource 
 			// (5m) of its start, a pod that is not Ready is unready for CPU.
 			f.SetPodCPU(ctx, pods[2].Name, "300m")
 			f.SetPodUnready(ctx, pods[2].Name)
-			f.CreateHPA(ctx, kind, framework.MultiMetricHPA(name, name, 1, 10, framework.ResourceUtilization(corev1.ResourceCPU, 50)))
+			f.CreateHPA(ctx, kind, cpuHPA(name, name, 10))
 
 			ginkgo.By("the ready pods at 90% ask to scale up; the unready one counted at 0% brings 60% over 3 pods: 4")
 			// Counted at its reading, (90+90+300)/3 = 160% would ask for 10.
 			// The scale, not the Deployment's ready count: the pod made
 			// unready stays so (kwok readies only pending pods).
 			f.WaitForScale(ctx, name, 4, resourceReaction())
-			f.EnsureScaleStays(ctx, name, 4, 2*suite.Config.SyncPeriod.Duration+localcluster.MetricsResolution)
+			f.EnsureScaleStays(ctx, name, 4, cpuSettled())
 		},
 		eachKind(),
 	)
@@ -189,14 +189,14 @@ var _ = sigDescribe([]string{featureHPA}, "Horizontal pod autoscaling (resource 
 			f.SetPodHistory(ctx, pods[1].Name, framework.PodHistory{Started: started, ReadySince: started.Add(10 * time.Second)})
 			f.SetPodHistory(ctx, pods[2].Name, framework.PodHistory{Started: started, ReadySince: time.Now().Add(-time.Minute)})
 			f.WaitForPodCPU(ctx, name, "90m", 3, resourceReaction())
-			f.CreateHPA(ctx, kind, framework.MultiMetricHPA(name, name, 1, 10, framework.ResourceUtilization(corev1.ResourceCPU, 50)))
+			f.CreateHPA(ctx, kind, cpuHPA(name, name, 10))
 
 			// The never-ready pod counted at 0: (90+90+0)/3 = 60% asks for
 			// 4. Counted at its reading it would be 6; the pod unready
 			// later left out too, 30% would hold 3.
 			ginkgo.By("the pod never ready within the delay is left out, the one unready later counts: 4")
 			f.WaitForScale(ctx, name, 4, resourceReaction())
-			f.EnsureScaleStays(ctx, name, 4, 2*suite.Config.SyncPeriod.Duration+localcluster.MetricsResolution)
+			f.EnsureScaleStays(ctx, name, 4, cpuSettled())
 		},
 		eachKind(),
 	)
@@ -207,7 +207,7 @@ var _ = sigDescribe([]string{featureHPA}, "Horizontal pod autoscaling (resource 
 			requireLocal()
 			const name = "unmeasured-up"
 			withUnmeasuredPod(ctx, f, name, 2, "60m")
-			f.CreateHPA(ctx, kind, framework.MultiMetricHPA(name, name, 1, 10, framework.ResourceUtilization(corev1.ResourceCPU, 50)))
+			f.CreateHPA(ctx, kind, cpuHPA(name, name, 10))
 
 			// Left out, the two measured pods at 120% of the target would
 			// ask for 3; counted at 0, (60+60+0)/3 = 40% turns the
@@ -216,7 +216,7 @@ var _ = sigDescribe([]string{featureHPA}, "Horizontal pod autoscaling (resource 
 				st := resourceStatus(h, corev1.ResourceCPU)
 				return st != nil && st.Current.AverageUtilization != nil && *st.Current.AverageUtilization >= 54
 			})
-			f.EnsureScaleStays(ctx, name, 2, 2*suite.Config.SyncPeriod.Duration+localcluster.MetricsResolution)
+			f.EnsureScaleStays(ctx, name, 2, cpuSettled())
 		},
 		eachKind(),
 	)
@@ -233,7 +233,7 @@ var _ = sigDescribe([]string{featureHPA}, "Horizontal pod autoscaling (resource 
 			// (4x10 + 100)/5 = 28% of the target's 50 over 5 pods: 3. Left
 			// out, 10% over 4 pods would be 1; then (3x10 + 100)/4 holds 3.
 			f.WaitForScale(ctx, name, 3, resourceReaction())
-			f.EnsureScaleStays(ctx, name, 3, 2*suite.Config.SyncPeriod.Duration+localcluster.MetricsResolution)
+			f.EnsureScaleStays(ctx, name, 3, cpuSettled())
 		},
 		eachKind(),
 	)
@@ -334,6 +334,19 @@ func withUnmeasuredPod(ctx context.Context, f *framework.Framework, name string,
 	}
 	f.CreatePodWithoutMetrics(ctx, name)
 	f.WaitForPodCPU(ctx, name, cpu, int(replicas), resourceReaction())
+}
+
+// cpuHPA is an HPA of 1 to maxReplicas replicas of Deployment target on
+// CPU at 50% of requests, the walkthrough's: it needs the resource metrics
+// API.
+func cpuHPA(name, target string, maxReplicas int32) *v2.HorizontalPodAutoscaler {
+	return framework.MultiMetricHPA(name, target, 1, maxReplicas, framework.ResourceUtilization(corev1.ResourceCPU, 50))
+}
+
+// cpuSettled is how long a spec watches a CPU HPA hold its count: two
+// passes after a new reading of metrics-server.
+func cpuSettled() time.Duration {
+	return 2*suite.Config.SyncPeriod.Duration + localcluster.MetricsResolution
 }
 
 // eachKind are the entries of a table run on HPAs of either kind (each
