@@ -139,7 +139,8 @@ func (a *allowed) carries(s seqScenario, up, ours []observation, fields []string
 // controller keeps its count (it cannot compute one, ScalingActive=False,
 // or the tolerance holds), or one of them moves its count toward the
 // other's without passing it. Once the counts meet, only the stored times
-// may differ.
+// may differ, and, at the step where both decide the same new count, the
+// current replicas each read: the count each had left.
 func remnant(prevUp, prevOurs, up, ours observation, fields []string) bool {
 	stamp := func(f string) bool { return f == "lastScaleTime" || strings.HasSuffix(f, ".lastTransitionTime") }
 	if !slices.ContainsFunc(fields, func(f string) bool { return !stamp(f) }) {
@@ -147,6 +148,10 @@ func remnant(prevUp, prevOurs, up, ours observation, fields []string) bool {
 	}
 	if prevUp.Scale == prevOurs.Scale {
 		return false
+	}
+	if up.Scale == ours.Scale && up.Status.CurrentReplicas == prevUp.Scale && ours.Status.CurrentReplicas == prevOurs.Scale &&
+		!slices.ContainsFunc(fields, func(f string) bool { return !stamp(f) && f != "currentReplicas" }) {
+		return true
 	}
 	inactive := func(o *observation) bool {
 		c := condition(o, "ScalingActive")

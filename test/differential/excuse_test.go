@@ -69,6 +69,10 @@ func TestExcusesAreNarrow(t *testing.T) {
 			{Type: autoscalingv2.ScalingActive, Status: corev1.ConditionFalse, Reason: "FailedGetResourceMetric"},
 		}}}
 	}
+	// reading: a pass that read current replicas and wrote scale.
+	reading := func(scale, current int32) observation {
+		return observation{Scale: scale, Status: autoscalingv2.HorizontalPodAutoscalerStatus{CurrentReplicas: current, DesiredReplicas: scale}}
+	}
 	averageValue := seqScenario{Max: 10, Metrics: []metricSpec{{Type: "External", Target: "AverageValue", Name: "m0", Value: 1000}}, Steps: []step{{Advance: 1, Manual: -1, Values: []int64{0}}}}
 
 	cases := []struct {
@@ -107,6 +111,15 @@ func TestExcusesAreNarrow(t *testing.T) {
 			name: "beyond the HPA's memory of an overflow, one controller closing on the other's count while the other holds is its consequence",
 			s:    overflowing(30, 30), up: []observation{holding(2), holding(2), holding(2)}, ours: []observation{holding(10), inactive(10), {Scale: 2}}, diffAt: -1,
 			wantUses: map[string]excuseUses{overflowClass: {caused: 1, carried: 2}},
+		},
+		{
+			name: "beyond the HPA's memory of an overflow, both deciding the same new count from the counts it left is its consequence",
+			s:    overflowing(30, 30), up: []observation{holding(2), holding(2), reading(10, 2)}, ours: []observation{holding(10), holding(10), reading(10, 10)}, diffAt: -1,
+			wantUses: map[string]excuseUses{overflowClass: {caused: 1, carried: 2}},
+		},
+		{
+			name: "beyond the HPA's memory of an overflow, both deciding the same new count from counts other than it left fails",
+			s:    overflowing(30, 30), up: []observation{holding(2), holding(2), reading(10, 3)}, ours: []observation{holding(10), holding(10), reading(10, 10)}, diffAt: 2,
 		},
 		{
 			name: "beyond the HPA's memory of an overflow, a rescale past the other's count fails",
