@@ -127,6 +127,18 @@ var allowList = []allowed{
 		boundedCarry: true,
 	},
 	{
+		Class:   "a sequence in which pod readings add up beyond int64 milli-units",
+		Visible: "from that step on, as for an overflowing proposal: upstream's sum wraps around (a negative average, a count held or scaled down) where kube-hpa's saturates",
+		Why:     "huge values saturate (a safety fix); the calculator comparison checks the sums themselves",
+		Readme:  "Huge metric values saturate",
+		cause:   func(s seqScenario, _, _ []observation, step int) bool { return s.podSumOverflowsAt(step) },
+		// What a proposal decides, as for the int32 overflow.
+		confined: []string{"scale", "currentReplicas", "desiredReplicas", "lastScaleTime", "currentMetrics",
+			"AbleToScale.", "ScalingActive.", "ScalingLimited.", "ScaledToZero.", "events", "twin.scale", "twin.currentReplicas", "twin.desiredReplicas",
+			"twin.lastScaleTime", "twin.currentMetrics", "twin.AbleToScale.", "twin.ScalingActive.", "twin.ScalingLimited.", "twin.ScaledToZero.", "twin.events"},
+		boundedCarry: true,
+	},
+	{
 		Class:   "an error about one pod's requests while several pods have such a problem",
 		Visible: "the pod (and problem) named in the message: both report the first pod the informer cache lists, which is in no set order",
 		Why:     "not a difference of kube-hpa: the cache's order is random on both sides",
@@ -280,6 +292,35 @@ func (s seqScenario) overflowsAt(step int) bool {
 		}
 		// Twice the margin: the pods without readings and the rounding.
 		if proposal > math.MaxInt32/2 {
+			return true
+		}
+	}
+	return false
+}
+
+// podSumOverflowsAt tells whether the readings of a pod metric at the step,
+// with its target standing in for each pod without one, can add up beyond
+// int64 milli-units (times 100 for a utilization), where upstream's sum
+// wraps around.
+func (s seqScenario) podSumOverflowsAt(step int) bool {
+	for _, m := range s.Metrics {
+		if m.Type == "Object" || m.Type == "External" {
+			continue
+		}
+		total := new(big.Int)
+		add := func(v int64) { total.Add(total, new(big.Int).Abs(big.NewInt(v))) }
+		for _, p := range s.Steps[step].Pods {
+			switch {
+			case p.HasMetric:
+				add(p.Metric)
+			case m.Target != "Utilization":
+				add(m.Value)
+			}
+		}
+		if m.Target == "Utilization" {
+			total.Mul(total, big.NewInt(100))
+		}
+		if !total.IsInt64() {
 			return true
 		}
 	}

@@ -112,8 +112,9 @@ func init() { allowList = append(allowList, seqAllowList...) }
 // lostZeroStatus tells whether step k is one where upstream is paused at a
 // zero it made itself and then lost: since a step whose status write failed
 // right after upstream's scale went from above zero to zero, upstream's
-// scale has stayed at zero, no person changed it, upstream does not hold
-// ScaledToZero=True, and kube-hpa does, or has left the zero.
+// scale has stayed at zero, no person paused it (a person's count above
+// zero that the controllers then took to zero leaves their zero), upstream
+// does not hold ScaledToZero=True, and kube-hpa does, or has left the zero.
 func lostZeroStatus(s seqScenario, up, ours []observation, k int) bool {
 	if c := condition(&up[k], autoscalingv2.ScaledToZero); up[k].Scale != 0 || c != nil && c.Status == "True" {
 		return false
@@ -127,7 +128,7 @@ func lostZeroStatus(s seqScenario, up, ours []observation, k int) bool {
 		if j > 0 {
 			before = up[j-1].Scale
 		}
-		if up[j].Scale != 0 || st.Manual >= 0 || st.Fault != nil && (st.Fault.Person || st.Fault.Recreate) {
+		if up[j].Scale != 0 || st.Manual >= 0 || st.Fault != nil && (st.Fault.Person && st.Fault.PersonReplicas == 0 || st.Fault.Recreate) {
 			return false
 		}
 		if st.Fault != nil && st.Fault.StatusFail != "" && before > 0 {

@@ -22,6 +22,7 @@ import (
 	"strings"
 	"time"
 
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	"k8s.io/apimachinery/pkg/api/equality"
 )
 
@@ -146,6 +147,34 @@ func remnant(prevUp, prevOurs, up, ours observation, fields []string) bool {
 	if !slices.ContainsFunc(fields, func(f string) bool { return !stamp(f) }) {
 		return true
 	}
+	inactive := func(o *observation) bool {
+		c := condition(o, "ScalingActive")
+		return c != nil && c.Status == "False"
+	}
+	// untouched: a condition that each controller's pass left as its
+	// previous step had it, present or absent.
+	untouched := func(f string) bool {
+		prefix, _, ok := strings.Cut(f, ".")
+		name := autoscalingv2.HorizontalPodAutoscalerConditionType(prefix)
+		return ok && equality.Semantic.DeepEqual(condition(&prevUp, name), condition(&up, name)) &&
+			equality.Semantic.DeepEqual(condition(&prevOurs, name), condition(&ours, name))
+	}
+	// Passes that computed no count (a target at zero, metrics that
+	// failed) decide none of the conditions they leave untouched; and a
+	// condition one controller set at an earlier rescale and the other
+	// never did stays as present or absent as it was.
+	bothInactive := inactive(&up) && inactive(&ours)
+	if !slices.ContainsFunc(fields, func(f string) bool {
+		return !stamp(f) && !(untouched(f) && (bothInactive || strings.HasSuffix(f, ".presence")))
+	}) {
+		return true
+	}
+	// A step whose status neither controller wrote (the writes failed)
+	// shows the status the step before left.
+	if equality.Semantic.DeepEqual(prevUp.Status, up.Status) && equality.Semantic.DeepEqual(prevOurs.Status, ours.Status) &&
+		!slices.Contains(fields, "scale") && !slices.Contains(fields, "events") {
+		return true
+	}
 	if prevUp.Scale == prevOurs.Scale {
 		return false
 	}
@@ -153,26 +182,31 @@ func remnant(prevUp, prevOurs, up, ours observation, fields []string) bool {
 		!slices.ContainsFunc(fields, func(f string) bool { return !stamp(f) && f != "currentReplicas" }) {
 		return true
 	}
-	inactive := func(o *observation) bool {
-		c := condition(o, "ScalingActive")
-		return c != nil && c.Status == "False"
-	}
+	// holding: the pass recommended the count it had, or its
+	// stabilization window (recommendations of the counts it had) held it.
 	holding := func(o *observation) bool {
 		c := condition(o, "AbleToScale")
-		return c != nil && c.Reason == "ReadyForNewScale" && c.Message == "recommended size matches current size"
+		return c != nil && (c.Reason == "ReadyForNewScale" && c.Message == "recommended size matches current size" ||
+			c.Reason == "ScaleDownStabilized" || c.Reason == "ScaleUpStabilized")
 	}
-	// kept: the count stayed, decided by nothing of this step.
-	kept := func(prev, o *observation) bool { return o.Scale == prev.Scale && (inactive(o) || holding(o)) }
+	// kept: the count stayed, decided by nothing of this step; a pass that
+	// read its count and kept it, with a person's scale after it, too.
+	kept := func(prev, o *observation) bool {
+		held := o.Scale == prev.Scale || o.Status.CurrentReplicas == prev.Scale && o.Status.DesiredReplicas == prev.Scale
+		return held && (inactive(o) || holding(o))
+	}
 	// closing: the count moved toward where the other stood, and no
 	// further than where the other ends.
 	closing := func(prev, o, other *observation) bool {
 		lo, hi := min(prev.Scale, other.Scale), max(prev.Scale, other.Scale)
 		return o.Scale != prev.Scale && o.Scale >= lo && o.Scale <= hi
 	}
-	// One controller at most moves: two that both decide a new count
-	// are compared, as at any step.
+	// One controller at most moves, or both move to meet at one count
+	// between the two they had: two that both decide other counts are
+	// compared, as at any step.
 	keptUp, keptOurs := kept(&prevUp, &up), kept(&prevOurs, &ours)
-	return keptUp && (keptOurs || closing(&prevOurs, &ours, &up)) || keptOurs && closing(&prevUp, &up, &ours)
+	meet := up.Scale == ours.Scale && up.Scale >= min(prevUp.Scale, prevOurs.Scale) && up.Scale <= max(prevUp.Scale, prevOurs.Scale)
+	return keptUp && (keptOurs || closing(&prevOurs, &ours, &up)) || keptOurs && closing(&prevUp, &up, &ours) || meet
 }
 
 // confines tells whether every difference of fields is one a may excuse.

@@ -69,6 +69,19 @@ func TestExcusesAreNarrow(t *testing.T) {
 			{Type: autoscalingv2.ScalingActive, Status: corev1.ConditionFalse, Reason: "FailedGetResourceMetric"},
 		}}}
 	}
+	stabilized := func(scale int32) observation {
+		return observation{Scale: scale, Status: autoscalingv2.HorizontalPodAutoscalerStatus{Conditions: []autoscalingv2.HorizontalPodAutoscalerCondition{
+			{Type: autoscalingv2.AbleToScale, Status: corev1.ConditionTrue, Reason: "ScaleDownStabilized"},
+		}}}
+	}
+	withReplicas := func(o observation, current, desired int32) observation {
+		o.Status.CurrentReplicas, o.Status.DesiredReplicas = current, desired
+		return o
+	}
+	limited := func(o observation, status corev1.ConditionStatus) observation {
+		o.Status.Conditions = append(o.Status.Conditions, autoscalingv2.HorizontalPodAutoscalerCondition{Type: autoscalingv2.ScalingLimited, Status: status})
+		return o
+	}
 	// reading: a pass that read current replicas and wrote scale.
 	reading := func(scale, current int32) observation {
 		return observation{Scale: scale, Status: autoscalingv2.HorizontalPodAutoscalerStatus{CurrentReplicas: current, DesiredReplicas: scale}}
@@ -114,12 +127,58 @@ func TestExcusesAreNarrow(t *testing.T) {
 		},
 		{
 			name: "beyond the HPA's memory of an overflow, both deciding the same new count from the counts it left is its consequence",
-			s:    overflowing(30, 30), up: []observation{holding(2), holding(2), reading(10, 2)}, ours: []observation{holding(10), holding(10), reading(10, 10)}, diffAt: -1,
+			s:    overflowing(30, 30), up: []observation{holding(2), holding(2), reading(12, 2)}, ours: []observation{holding(10), holding(10), reading(12, 10)}, diffAt: -1,
 			wantUses: map[string]excuseUses{overflowClass: {caused: 1, carried: 2}},
 		},
 		{
 			name: "beyond the HPA's memory of an overflow, both deciding the same new count from counts other than it left fails",
-			s:    overflowing(30, 30), up: []observation{holding(2), holding(2), reading(10, 3)}, ours: []observation{holding(10), holding(10), reading(10, 10)}, diffAt: 2,
+			s:    overflowing(30, 30), up: []observation{holding(2), holding(2), reading(12, 3)}, ours: []observation{holding(10), holding(10), reading(12, 10)}, diffAt: 2,
+		},
+		{
+			name: "beyond the HPA's memory of an overflow, both moving to meet at one count between theirs is its consequence",
+			s:    overflowing(30, 30), up: []observation{holding(2), holding(2), {Scale: 6, Events: []string{"New size: 4", "New size: 6"}}}, ours: []observation{holding(10), holding(10), {Scale: 6, Events: []string{"New size: 6"}}}, diffAt: -1,
+			wantUses: map[string]excuseUses{overflowClass: {caused: 1, carried: 2}},
+		},
+		{
+			name: "beyond the HPA's memory of an overflow, both moving to one count beyond theirs fails",
+			s:    overflowing(30, 30), up: []observation{holding(2), holding(2), {Scale: 12, Events: []string{"New size: 4", "New size: 12"}}}, ours: []observation{holding(10), holding(10), {Scale: 12, Events: []string{"New size: 12"}}}, diffAt: 2,
+		},
+		{
+			name: "beyond the HPA's memory of an overflow, both moving toward each other without meeting fails",
+			s:    overflowing(30, 30), up: []observation{holding(2), holding(2), {Scale: 5}}, ours: []observation{holding(10), holding(10), {Scale: 7}}, diffAt: 2,
+		},
+		{
+			name: "beyond the HPA's memory of an overflow, a count each stabilization window holds is its consequence",
+			s:    overflowing(30, 30), up: []observation{holding(2), holding(2), stabilized(2)}, ours: []observation{holding(10), holding(10), holding(10)}, diffAt: -1,
+			wantUses: map[string]excuseUses{overflowClass: {caused: 1, carried: 2}},
+		},
+		{
+			name: "beyond the HPA's memory of an overflow, counts each pass kept before a person scaled both are its consequence",
+			s:    overflowing(30, 30), up: []observation{holding(2), holding(2), withReplicas(holding(20), 2, 2)}, ours: []observation{holding(10), holding(10), withReplicas(holding(20), 10, 10)}, diffAt: -1,
+			wantUses: map[string]excuseUses{overflowClass: {caused: 1, carried: 2}},
+		},
+		{
+			name: "beyond the HPA's memory of an overflow, a condition two passes that computed no count left as it was is its consequence",
+			s:    overflowing(30, 30), up: []observation{limited(inactive(0), "False"), limited(inactive(0), "False"), withReplicas(limited(inactive(0), "False"), 0, 1)},
+			ours: []observation{limited(inactive(0), "True"), limited(inactive(0), "True"), withReplicas(limited(inactive(0), "True"), 0, 1)}, diffAt: -1,
+			wantUses: map[string]excuseUses{overflowClass: {caused: 1, carried: 2}},
+		},
+		{
+			name: "beyond the HPA's memory of an overflow, a condition a pass that computed a count left differing fails",
+			s:    overflowing(30, 30), up: []observation{limited(inactive(0), "False"), limited(inactive(0), "False"), withReplicas(limited(holding(0), "False"), 0, 1)},
+			ours: []observation{limited(inactive(0), "True"), limited(inactive(0), "True"), withReplicas(limited(holding(0), "True"), 0, 1)}, diffAt: 2,
+		},
+		{
+			name: "beyond the HPA's memory of an overflow, a condition one controller set at an earlier rescale and the other never did is its consequence",
+			s:    overflowing(30, 30), up: []observation{holding(0), holding(1), withReplicas(holding(1), 1, 1)},
+			ours: []observation{scaledToZero(10, corev1.ConditionFalse), scaledToZero(1, corev1.ConditionFalse), withReplicas(scaledToZero(1, corev1.ConditionFalse), 1, 1)}, diffAt: -1,
+			wantUses: map[string]excuseUses{overflowClass: {caused: 1, carried: 2}},
+		},
+		{
+			name: "beyond the HPA's memory of an overflow, the status two failed writes left as it was is its consequence",
+			s:    overflowing(30, 30), up: []observation{holding(2), withReplicas(observation{Scale: 2}, 2, 2), withReplicas(observation{Scale: 12}, 2, 2)},
+			ours: []observation{holding(10), withReplicas(observation{Scale: 10}, 10, 10), withReplicas(observation{Scale: 12}, 10, 10)}, diffAt: -1,
+			wantUses: map[string]excuseUses{overflowClass: {caused: 1, carried: 2}},
 		},
 		{
 			name: "beyond the HPA's memory of an overflow, a rescale past the other's count fails",
@@ -138,6 +197,23 @@ func TestExcusesAreNarrow(t *testing.T) {
 			name: "a zero upstream holds and kube-hpa has left, with no status write lost, is not the lost zero's",
 			s:    seqScenario{Min: 0, Max: 10, Metrics: averageValue.Metrics, Start: 3, Steps: []step{{Advance: 1, Manual: -1, Values: []int64{0}}, {Advance: 1, Manual: -1, Values: []int64{4000}}}},
 			up:   at(0, 0), ours: []observation{{Scale: 0}, scaledToZero(4, corev1.ConditionFalse)}, diffAt: 1,
+		},
+		{
+			name: "a zero the controllers made after a person's count above zero, its status write lost, is the lost zero's",
+			s: seqScenario{Max: 10, Metrics: averageValue.Metrics, Start: 3, Steps: []step{
+				{Advance: 1, Manual: -1, Values: []int64{0}, Fault: &fault{Person: true, PersonReplicas: 3, StatusFail: "timeout"}},
+				{Advance: 1, Manual: -1, Values: []int64{4000}},
+			}},
+			up: at(0, 0), ours: []observation{scaledToZero(0, corev1.ConditionTrue), scaledToZero(4, corev1.ConditionFalse)}, diffAt: -1,
+			wantUses: map[string]excuseUses{"a status write lost right after the HPA scaled its target to zero": {caused: 2}},
+		},
+		{
+			name: "a person's pause to zero, its status write lost, is not the lost zero's",
+			s: seqScenario{Max: 10, Metrics: averageValue.Metrics, Start: 3, Steps: []step{
+				{Advance: 1, Manual: -1, Values: []int64{0}, Fault: &fault{Person: true, StatusFail: "timeout"}},
+				{Advance: 1, Manual: -1, Values: []int64{4000}},
+			}},
+			up: at(0, 0), ours: []observation{scaledToZero(0, corev1.ConditionTrue), scaledToZero(4, corev1.ConditionFalse)}, diffAt: 0,
 		},
 		{
 			name: "once the runs met again, a difference in a step that began within the HPA's memory of the cause is still its consequence",
