@@ -62,6 +62,10 @@ type fault struct {
 	// the HPA that follows the step's first scale update, with a 500 or a
 	// time-out; in both worlds.
 	StatusFail string
+	// StatusWriter, when set (statuswriter.go), is another writer of the
+	// HPA's status, with content of its own: statusWriterRace in kube-hpa's
+	// world, statusWriterBefore or statusWriterAfter in upstream's.
+	StatusWriter string
 	// Hang lists the metric indexes whose fetches hang in this step until
 	// kube-hpa's per-pass fetch budget ends them; upstream, which has no
 	// budget, gets the error at once (fakemetrics.go).
@@ -122,25 +126,41 @@ func (s seqScenario) drawMoreFaults(g *gen, st step, f *fault) step {
 	if g.chance(0.3) {
 		f.StatusFail = pick(g, statusFail500, statusFailTimeout)
 	}
+	// One other writer of the status at a time: a conflict of its own, or
+	// a failed write, would hide what it leaves. Not with a Hang, for the
+	// Person's reason: the hung pass would write after the writer landed,
+	// over a status it read before (the fake API server does not refuse
+	// an update of an older resourceVersion).
+	if !f.StatusConflict && f.StatusFail == "" && len(f.Hang) == 0 && g.chance(0.3) {
+		f.StatusWriter = statusWriterRace
+	}
 	return st
 }
 
 func (f *fault) empty() bool {
-	return !f.Rollout && !f.Person && !f.Recreate && !f.Lag && !f.StatusConflict && len(f.Hang) == 0 && f.StatusFail == ""
+	return !f.Rollout && !f.Person && !f.Recreate && !f.Lag && !f.StatusConflict && len(f.Hang) == 0 && f.StatusFail == "" && f.StatusWriter == ""
 }
 
 // forUpstream is s as upstream's world plays it after kube-hpa's world
 // reported, step by step, whether the person's change of a Person or Lag
 // fault met a write of kube-hpa's first pass (landed): then upstream has it
 // before its pass; if not, it lands right after its pass, in both worlds.
-// A re-creation and a hang are upstream's too; the other faults are
-// kube-hpa's alone.
-func (s seqScenario) forUpstream(landed []bool) seqScenario {
+// A competing status writer lands the same way, as its meeting a status
+// update of kube-hpa's says (log.statusMet). A re-creation and a hang are
+// upstream's too; the other faults are kube-hpa's alone.
+func (s seqScenario) forUpstream(log faultLog) seqScenario {
+	landed := log.landed
 	steps := make([]step, len(s.Steps))
 	for i, st := range s.Steps {
 		if f := st.Fault; f != nil {
 			met := i < len(landed) && landed[i]
 			up := &fault{Recreate: f.Recreate, Hang: f.Hang, StatusFail: f.StatusFail}
+			if f.StatusWriter != "" {
+				up.StatusWriter = statusWriterAfter
+				if i < len(log.statusMet) && log.statusMet[i] {
+					up.StatusWriter = statusWriterBefore
+				}
+			}
 			switch {
 			case f.Person && met:
 				st.Manual = f.PersonReplicas
@@ -180,6 +200,9 @@ type armedFaults struct {
 	lag, lagRecreate bool
 	landed           bool
 	status           bool
+	// statusWriter: the step's competing status writer has not landed;
+	// statusWriterMet: it met a status update of kube-hpa's.
+	statusWriter, statusWriterMet bool
 	// fired counts the faults that happened, for the run's liveness table.
 	fired faultTally
 }
@@ -197,7 +220,7 @@ type faultTally struct {
 }
 
 // faultCounts counts faults by kind.
-type faultCounts struct{ Rollout, Person, Recreate, Lag, Status, Hang int }
+type faultCounts struct{ Rollout, Person, Recreate, Lag, Status, StatusWriter, Hang int }
 
 func (c *faultCounts) add(o faultCounts) {
 	c.Rollout += o.Rollout
@@ -205,6 +228,7 @@ func (c *faultCounts) add(o faultCounts) {
 	c.Recreate += o.Recreate
 	c.Lag += o.Lag
 	c.Status += o.Status
+	c.StatusWriter += o.StatusWriter
 	c.Hang += o.Hang
 }
 
@@ -219,9 +243,12 @@ func (a *armedFaults) arm(f *fault) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.rollout, a.person, a.lag, a.landed, a.status = false, nil, false, false, false
+	a.statusWriter, a.statusWriterMet = false, false
 	if f == nil {
 		return
 	}
+	a.statusWriter = f.StatusWriter == statusWriterRace
+	a.fired.Armed.StatusWriter += boolCount(a.statusWriter)
 	a.rollout, a.status, a.lag, a.lagRecreate = f.Rollout, f.StatusConflict, f.Lag, f.Lag && f.Recreate
 	if f.Person {
 		a.person = &personsChange{replicas: f.PersonReplicas, recreate: f.Recreate}
@@ -285,14 +312,30 @@ func (a *armedFaults) beforeScaleUpdate(change func(*personsChange)) error {
 }
 
 // beforeStatusUpdate reports whether kube-hpa's status update loses to
-// another writer.
-func (a *armedFaults) beforeStatusUpdate() bool {
+// another writer, and whether that writer is the step's competing status
+// writer, whose content must land first.
+func (a *armedFaults) beforeStatusUpdate() (lost, competing bool) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	lost := a.status
+	if a.statusWriter {
+		a.statusWriter, a.statusWriterMet = false, true
+		a.fired.Fired.StatusWriter++
+		return true, true
+	}
+	lost = a.status
 	a.status = false
 	a.fired.Fired.Status += boolCount(lost)
-	return lost
+	return lost, false
+}
+
+// statusWriterLeft reports whether the step's competing status writer has
+// still to land (no status update met it), and whether one met it.
+func (a *armedFaults) statusWriterLeft() (pending, met bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	pending = a.statusWriter
+	a.statusWriter = false
+	return pending, a.statusWriterMet
 }
 
 // unlanded returns the person's change of the step that no update of its

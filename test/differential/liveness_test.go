@@ -107,8 +107,9 @@ func (r *report) livenessTable() string {
 		}
 	}
 	f := r.faults
-	fmt.Fprintf(&b, "  faults met by a write of kube-hpa (armed): rollout %d (%d), person's scale %d (%d), re-creation %d (%d), watch lag %d (%d), status conflict %d (%d)\n",
-		f.Fired.Rollout, f.Armed.Rollout, f.Fired.Person, f.Armed.Person, f.Fired.Recreate, f.Armed.Recreate, f.Fired.Lag, f.Armed.Lag, f.Fired.Status, f.Armed.Status)
+	fmt.Fprintf(&b, "  faults met by a write of kube-hpa (armed): rollout %d (%d), person's scale %d (%d), re-creation %d (%d), watch lag %d (%d), status conflict %d (%d), competing status writer %d (%d)\n",
+		f.Fired.Rollout, f.Armed.Rollout, f.Fired.Person, f.Armed.Person, f.Fired.Recreate, f.Armed.Recreate, f.Fired.Lag, f.Armed.Lag, f.Fired.Status, f.Armed.Status,
+		f.Fired.StatusWriter, f.Armed.StatusWriter)
 	fmt.Fprintf(&b, "  status writes failed (500 or time-out, both worlds) after a scale write (steps armed): %d (%d), %d of them after a scale to zero\n",
 		f.StatusFail.Fired, f.StatusFail.Armed, f.StatusFail.AfterZero)
 	fmt.Fprintf(&b, "  fetches of kube-hpa that hung until its budget (steps armed): %d (%d)\n", f.Fired.Hang, f.Armed.Hang)

@@ -101,6 +101,23 @@ var seqRegressions = []struct {
 		wantClasses: []string{"a status write lost right after the HPA scaled its target to zero"},
 	},
 	{
+		name: "another writer's status content between kube-hpa's read and its status update stays under kube-hpa's pass, as under upstream's pass after that write",
+		s: seqScenario{Min: 1, Max: 20, Metrics: []metricSpec{{Type: "Object", Target: "AverageValue", Name: "m0", Value: 1000}}, Down: &rules{Window: 0}, Start: 3, Steps: []step{
+			{Advance: 1, Manual: -1, Values: []int64{3000}},
+			{Advance: 1, Manual: -1, Values: []int64{6000}, Fault: &fault{StatusWriter: statusWriterRace}},
+			{Advance: 2, Manual: -1, Values: []int64{6000}},
+		}},
+		met: &faultCounts{StatusWriter: 1},
+	},
+	{
+		name: "another writer's status content that no status update of kube-hpa's met lands after the pass in both worlds, and the next passes record over it",
+		s: seqScenario{Min: 1, Max: 20, Metrics: []metricSpec{{Type: "Object", Target: "AverageValue", Name: "m0", Value: 1000}}, Down: &rules{Window: 0}, Start: 3, Steps: []step{
+			{Advance: 1, Manual: -1, Values: []int64{3000}},
+			{Advance: 3, Manual: -1, Values: []int64{3000}, Fault: &fault{StatusWriter: statusWriterRace}},
+		}},
+		met: &faultCounts{},
+	},
+	{
 		name: "a person's scale that kube-hpa's watch has not delivered turns its scale-up into a conflict, and it decides again from a fresh read",
 		s: seqScenario{Min: 1, Max: 20, Metrics: []metricSpec{{Type: "Object", Target: "AverageValue", Name: "m0", Value: 1000}}, Down: &rules{Window: 0}, Start: 3, Steps: []step{
 			{Advance: 1, Manual: -1, Values: []int64{3000}},

@@ -122,7 +122,7 @@ func runPair(t *testing.T, s seqScenario) (up, ours []observation) {
 func runPairLogged(t *testing.T, s seqScenario) (up, ours []observation, log faultLog) {
 	t.Helper()
 	ours, log = runWorld(t, s, ourController)
-	up, upLog := runWorld(t, s.forUpstream(log.landed), upstreamController)
+	up, upLog := runWorld(t, s.forUpstream(log), upstreamController)
 	log.upstreamScaleGets = upLog.tally.ScaleGets
 	return up, ours, log
 }

@@ -45,7 +45,7 @@ func TestTwinSharesTheFirstsFetch(t *testing.T) {
 				t.Fatalf("the twin's slot is %s into the period, the first HPA's %s", b, a)
 			}
 			ours, oursLog := runWorld(t, tc.s, ourController)
-			up, upLog := runWorld(t, tc.s.forUpstream(oursLog.landed), upstreamController)
+			up, upLog := runWorld(t, tc.s.forUpstream(oursLog), upstreamController)
 			passes := 0
 			for _, st := range tc.s.Steps {
 				passes += st.Advance

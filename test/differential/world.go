@@ -184,10 +184,15 @@ func (s seqScenario) run(kind controllerKind) ([]observation, faultLog, error) {
 	synctest.Wait()
 	events.forget()
 	var out []observation
-	landed := make([]bool, len(s.Steps))
+	landed, statusMet := make([]bool, len(s.Steps)), make([]bool, len(s.Steps))
 	for i, st := range s.Steps {
 		if err := s.apply(ctx, st, client, scales, twinScales, f); err != nil {
 			return nil, faultLog{}, err
+		}
+		if st.Fault != nil && st.Fault.StatusWriter == statusWriterBefore {
+			if err := writeCompetingStatus(client.Tracker()); err != nil {
+				return nil, faultLog{}, err
+			}
 		}
 		if scales.faults != nil {
 			scales.faults.arm(st.Fault)
@@ -202,6 +207,9 @@ func (s seqScenario) run(kind controllerKind) ([]observation, faultLog, error) {
 		if landed[i], err = s.landPerson(st, scales); err != nil {
 			return nil, faultLog{}, err
 		}
+		if statusMet[i], err = s.landStatusWriter(st, client.Tracker(), scales.faults); err != nil {
+			return nil, faultLog{}, err
+		}
 		time.Sleep(time.Duration(st.Advance)*syncPeriod - syncPeriod/2 - landAfter)
 		synctest.Wait()
 		o, err := observe(ctx, client, scales, twinScales, t0, events)
@@ -210,7 +218,7 @@ func (s seqScenario) run(kind controllerKind) ([]observation, faultLog, error) {
 		}
 		out = append(out, o)
 	}
-	log := faultLog{landed: landed}
+	log := faultLog{landed: landed, statusMet: statusMet}
 	if scales.faults != nil {
 		log.tally = scales.faults.tally()
 	}
@@ -291,7 +299,10 @@ func (s seqScenario) hpas() []*autoscalingv2.HorizontalPodAutoscaler {
 // Person fault landed inside a pass, and the tally.
 type faultLog struct {
 	landed []bool
-	tally  faultTally
+	// statusMet: the step's competing status writer met a status update
+	// of kube-hpa's first pass.
+	statusMet []bool
+	tally     faultTally
 	// upstreamScaleGets are upstream's scale reads of the same sequence.
 	upstreamScaleGets int
 	// externalFetches counts the world's fetches of External metrics.
@@ -501,8 +512,17 @@ func (o observation) String() string {
 // the HPA when the step's fault says so.
 func loseStatusUpdates(client *fake.Clientset, faults *armedFaults) {
 	client.PrependReactor("update", "horizontalpodautoscalers", func(a clienttesting.Action) (bool, runtime.Object, error) {
-		if a.GetSubresource() != "status" || a.(clienttesting.UpdateAction).GetObject().(metav1.Object).GetName() != "web" || !faults.beforeStatusUpdate() {
+		if a.GetSubresource() != "status" || a.(clienttesting.UpdateAction).GetObject().(metav1.Object).GetName() != "web" {
 			return false, nil, nil
+		}
+		lost, competing := faults.beforeStatusUpdate()
+		if !lost {
+			return false, nil, nil
+		}
+		if competing {
+			if err := writeCompetingStatus(client.Tracker()); err != nil {
+				return true, nil, err
+			}
 		}
 		return true, nil, apierrors.NewConflict(schema.GroupResource{Group: "autoscaling", Resource: "horizontalpodautoscalers"}, "web", errors.New("the object has been modified"))
 	})
