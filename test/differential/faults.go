@@ -66,6 +66,12 @@ type fault struct {
 	// HPA's status, with content of its own: statusWriterRace in kube-hpa's
 	// world, statusWriterBefore or statusWriterAfter in upstream's.
 	StatusWriter string
+	// HPALag (hpawatch.go): the HPA's watch holds its events from the
+	// step's start until past its second pass, so that a status write of
+	// the first pass reaches the controller's cache late and the second
+	// pass is skipped as stale; in both worlds. Steps of two periods or
+	// more only.
+	HPALag bool
 	// Hang lists the metric indexes whose fetches hang in this step until
 	// kube-hpa's per-pass fetch budget ends them; upstream, which has no
 	// budget, gets the error at once (fakemetrics.go).
@@ -134,11 +140,14 @@ func (s seqScenario) drawMoreFaults(g *gen, st step, f *fault) step {
 	if !f.StatusConflict && f.StatusFail == "" && len(f.Hang) == 0 && g.chance(0.3) {
 		f.StatusWriter = statusWriterRace
 	}
+	if st.Advance >= 2 && g.chance(0.25) {
+		f.HPALag = true
+	}
 	return st
 }
 
 func (f *fault) empty() bool {
-	return !f.Rollout && !f.Person && !f.Recreate && !f.Lag && !f.StatusConflict && len(f.Hang) == 0 && f.StatusFail == "" && f.StatusWriter == ""
+	return !f.Rollout && !f.Person && !f.Recreate && !f.Lag && !f.StatusConflict && len(f.Hang) == 0 && f.StatusFail == "" && f.StatusWriter == "" && !f.HPALag
 }
 
 // forUpstream is s as upstream's world plays it after kube-hpa's world
@@ -146,15 +155,16 @@ func (f *fault) empty() bool {
 // fault met a write of kube-hpa's first pass (landed): then upstream has it
 // before its pass; if not, it lands right after its pass, in both worlds.
 // A competing status writer lands the same way, as its meeting a status
-// update of kube-hpa's says (log.statusMet). A re-creation and a hang are
-// upstream's too; the other faults are kube-hpa's alone.
+// update of kube-hpa's says (log.statusMet). A re-creation, a hang and a
+// lagging HPA watch are upstream's too; the other faults are kube-hpa's
+// alone.
 func (s seqScenario) forUpstream(log faultLog) seqScenario {
 	landed := log.landed
 	steps := make([]step, len(s.Steps))
 	for i, st := range s.Steps {
 		if f := st.Fault; f != nil {
 			met := i < len(landed) && landed[i]
-			up := &fault{Recreate: f.Recreate, Hang: f.Hang, StatusFail: f.StatusFail}
+			up := &fault{Recreate: f.Recreate, Hang: f.Hang, StatusFail: f.StatusFail, HPALag: f.HPALag}
 			if f.StatusWriter != "" {
 				up.StatusWriter = statusWriterAfter
 				if i < len(log.statusMet) && log.statusMet[i] {
@@ -217,6 +227,9 @@ type faultTally struct {
 	ScaleGets int
 	// StatusFail counts the failed status writes (statusfail.go).
 	StatusFail statusFailTally
+	// HPALag counts the steps whose HPA watch was held past their second
+	// pass, StaleSkips the passes (of both HPAs) skipped as stale then.
+	HPALag, StaleSkips int
 }
 
 // faultCounts counts faults by kind.
@@ -237,6 +250,8 @@ func (t *faultTally) add(o faultTally) {
 	t.Fired.add(o.Fired)
 	t.ScaleGets += o.ScaleGets
 	t.StatusFail.add(o.StatusFail)
+	t.HPALag += o.HPALag
+	t.StaleSkips += o.StaleSkips
 }
 
 func (a *armedFaults) arm(f *fault) {

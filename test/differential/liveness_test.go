@@ -75,6 +75,7 @@ func (r *report) live(s seqScenario, up, ours []observation, log faultLog, excus
 	}
 	r.faults.add(tally)
 	r.upstreamScaleGets += log.upstreamScaleGets
+	r.upstreamStaleSkips += log.upstreamStaleSkips
 }
 
 // twinClass is the liveness class of the twin HPAs (twin.go), whose
@@ -112,6 +113,8 @@ func (r *report) livenessTable() string {
 		f.Fired.StatusWriter, f.Armed.StatusWriter)
 	fmt.Fprintf(&b, "  status writes failed (500 or time-out, both worlds) after a scale write (steps armed): %d (%d), %d of them after a scale to zero\n",
 		f.StatusFail.Fired, f.StatusFail.Armed, f.StatusFail.AfterZero)
+	fmt.Fprintf(&b, "  passes skipped as stale while the HPA watch was held past a status write (steps armed): kube-hpa %d, upstream %d (%d)\n",
+		f.StaleSkips, r.upstreamStaleSkips, f.HPALag)
 	fmt.Fprintf(&b, "  fetches of kube-hpa that hung until its budget (steps armed): %d (%d)\n", f.Fired.Hang, f.Armed.Hang)
 	fmt.Fprintf(&b, "  scale subresource reads: kube-hpa %d (from its watch otherwise), upstream %d\n", f.ScaleGets, r.upstreamScaleGets)
 	return b.String()

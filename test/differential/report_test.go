@@ -47,11 +47,11 @@ type report struct {
 	// steps counts, per allow-list class, the sequence steps its entry
 	// excused (excuse.go); misuses are the rows where an entry fired
 	// outside its documented condition.
-	steps             map[string]excuseUses
-	misuses           []string
-	liveness          map[string]*liveness
-	faults            faultTally
-	upstreamScaleGets int
+	steps                                 map[string]excuseUses
+	misuses                               []string
+	liveness                              map[string]*liveness
+	faults                                faultTally
+	upstreamScaleGets, upstreamStaleSkips int
 }
 
 func newReport(label string, seed int64) *report {

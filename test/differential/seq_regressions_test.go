@@ -118,6 +118,14 @@ var seqRegressions = []struct {
 		met: &faultCounts{},
 	},
 	{
+		name: "a status write its HPA watch delivers past the next pass has that pass skipped as stale in both, and the HPA comes back a period later",
+		s: seqScenario{Min: 1, Max: 20, Metrics: []metricSpec{{Type: "Object", Target: "AverageValue", Name: "m0", Value: 1000}}, Down: &rules{Window: 0}, Start: 3, Steps: []step{
+			{Advance: 1, Manual: -1, Values: []int64{3000}},
+			{Advance: 3, Manual: -1, Values: []int64{6000}, Fault: &fault{HPALag: true}},
+			{Advance: 2, Manual: -1, Values: []int64{2000}},
+		}},
+	},
+	{
 		name: "a person's scale that kube-hpa's watch has not delivered turns its scale-up into a conflict, and it decides again from a fresh read",
 		s: seqScenario{Min: 1, Max: 20, Metrics: []metricSpec{{Type: "Object", Target: "AverageValue", Name: "m0", Value: 1000}}, Down: &rules{Window: 0}, Start: 3, Steps: []step{
 			{Advance: 1, Manual: -1, Values: []int64{3000}},

@@ -124,6 +124,7 @@ func runPairLogged(t *testing.T, s seqScenario) (up, ours []observation, log fau
 	ours, log = runWorld(t, s, ourController)
 	up, upLog := runWorld(t, s.forUpstream(log), upstreamController)
 	log.upstreamScaleGets = upLog.tally.ScaleGets
+	log.upstreamStaleSkips = upLog.tally.StaleSkips
 	return up, ours, log
 }
 

@@ -61,7 +61,7 @@ var competingSince = metav1.NewTime(time.Date(1999, 12, 31, 0, 0, 0, 0, time.UTC
 // writeCompetingStatus stores the other writer's status of the HPA web in
 // the world's tracker, as an API server stores a write that is no
 // controller's.
-func writeCompetingStatus(tracker clienttesting.ObjectTracker) error {
+func writeCompetingStatus(tracker clienttesting.ObjectTracker, versions *hpaWatch) error {
 	obj, err := tracker.Get(hpasGVR, namespace, "web")
 	if err != nil {
 		return err
@@ -75,22 +75,25 @@ func writeCompetingStatus(tracker clienttesting.ObjectTracker) error {
 		Type: competingCondition, Status: corev1.ConditionTrue, Reason: "OtherWriter",
 		Message: "set by another writer of the status", LastTransitionTime: competingSince,
 	})
+	if err := versions.stamp(hpa); err != nil {
+		return err
+	}
 	return tracker.Update(hpasGVR, hpa, namespace)
 }
 
 // landStatusWriter makes, right after the step's first pass, the other
 // writer's write that no status update of that pass met, and reports
 // whether one met it (kube-hpa's world).
-func (s seqScenario) landStatusWriter(st step, tracker clienttesting.ObjectTracker, faults *armedFaults) (bool, error) {
+func (s seqScenario) landStatusWriter(st step, tracker clienttesting.ObjectTracker, versions *hpaWatch, faults *armedFaults) (bool, error) {
 	if faults != nil {
 		pending, met := faults.statusWriterLeft()
 		if pending {
-			return met, writeCompetingStatus(tracker)
+			return met, writeCompetingStatus(tracker, versions)
 		}
 		return met, nil
 	}
 	if st.Fault != nil && st.Fault.StatusWriter == statusWriterAfter {
-		return false, writeCompetingStatus(tracker)
+		return false, writeCompetingStatus(tracker, versions)
 	}
 	return false, nil
 }

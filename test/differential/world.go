@@ -24,6 +24,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing/synctest"
 	"time"
 
@@ -136,7 +137,9 @@ func (s seqScenario) run(kind controllerKind) ([]observation, faultLog, error) {
 	// plain tracker is all a controller needs.
 	client := fake.NewSimpleClientset() //nolint:staticcheck // see above
 	uniqueEventNames(client)
-	storeHPAsAsTheAPIServer(client)
+	hpaWatch := newHPAWatch()
+	storeHPAsAsTheAPIServer(client, hpaWatch)
+	hpaWatch.install(client)
 	factory := informers.NewSharedInformerFactory(client, 0)
 	scales := &scaleStore{name: "web", app: appLabel, replicas: s.Start, tracker: client.Tracker()}
 	stores := []*scaleStore{scales}
@@ -147,7 +150,7 @@ func (s seqScenario) run(kind controllerKind) ([]observation, faultLog, error) {
 	}
 	if kind == ourController {
 		scales.faults = &armedFaults{}
-		loseStatusUpdates(client, scales.faults)
+		loseStatusUpdates(client, scales.faults, hpaWatch)
 	}
 	fails := &statusFailures{}
 	failStatusUpdates(client, fails)
@@ -156,7 +159,8 @@ func (s seqScenario) run(kind controllerKind) ([]observation, faultLog, error) {
 	if scales.faults != nil {
 		f.hung = scales.faults.hung
 	}
-	runController, err := s.controller(ctx, kind, client, factory, scaleClient(stores...), f)
+	ourSkips := &atomic.Int64{}
+	runController, err := s.controller(ctx, kind, client, factory, scaleClient(stores...), f, ourSkips)
 	if err != nil {
 		return nil, faultLog{}, err
 	}
@@ -185,14 +189,21 @@ func (s seqScenario) run(kind controllerKind) ([]observation, faultLog, error) {
 	events.forget()
 	var out []observation
 	landed, statusMet := make([]bool, len(s.Steps)), make([]bool, len(s.Steps))
+	lagSteps, upstreamSkips := 0, 0
 	for i, st := range s.Steps {
 		if err := s.apply(ctx, st, client, scales, twinScales, f); err != nil {
 			return nil, faultLog{}, err
 		}
 		if st.Fault != nil && st.Fault.StatusWriter == statusWriterBefore {
-			if err := writeCompetingStatus(client.Tracker()); err != nil {
+			if err := writeCompetingStatus(client.Tracker(), hpaWatch); err != nil {
 				return nil, faultLog{}, err
 			}
+		}
+		lagged := st.Fault != nil && st.Fault.HPALag
+		if lagged {
+			// What was written before the step reaches the watch first.
+			synctest.Wait()
+			hpaWatch.hold()
 		}
 		if scales.faults != nil {
 			scales.faults.arm(st.Fault)
@@ -207,10 +218,24 @@ func (s seqScenario) run(kind controllerKind) ([]observation, faultLog, error) {
 		if landed[i], err = s.landPerson(st, scales); err != nil {
 			return nil, faultLog{}, err
 		}
-		if statusMet[i], err = s.landStatusWriter(st, client.Tracker(), scales.faults); err != nil {
+		if statusMet[i], err = s.landStatusWriter(st, client.Tracker(), hpaWatch, scales.faults); err != nil {
 			return nil, faultLog{}, err
 		}
-		time.Sleep(time.Duration(st.Advance)*syncPeriod - syncPeriod/2 - landAfter)
+		rest := time.Duration(st.Advance)*syncPeriod - syncPeriod/2 - landAfter
+		if lagged {
+			// Past the step's second pass, which found the cache behind
+			// the first one's status write.
+			reads := readCounts(stores)
+			time.Sleep(syncPeriod)
+			synctest.Wait()
+			hpaWatch.release()
+			rest -= syncPeriod
+			lagSteps++
+			if kind == upstreamController {
+				upstreamSkips += staleSkipsOf(stores, reads)
+			}
+		}
+		time.Sleep(rest)
 		synctest.Wait()
 		o, err := observe(ctx, client, scales, twinScales, t0, events)
 		if err != nil {
@@ -226,6 +251,8 @@ func (s seqScenario) run(kind controllerKind) ([]observation, faultLog, error) {
 		log.tally.ScaleGets += st.readCount()
 	}
 	log.tally.StatusFail = fails.counts()
+	log.tally.HPALag = lagSteps
+	log.tally.StaleSkips = upstreamSkips + int(ourSkips.Load())
 	f.mu.Lock()
 	log.externalFetches = f.externalFetches
 	f.mu.Unlock()
@@ -241,7 +268,7 @@ const workers = 5
 
 // controller builds the controller of kind in its world and returns the
 // function that runs it.
-func (s seqScenario) controller(ctx context.Context, kind controllerKind, client *fake.Clientset, factory informers.SharedInformerFactory, scales *scalefake.FakeScaleClient, f *fakeMetrics) (func(), error) {
+func (s seqScenario) controller(ctx context.Context, kind controllerKind, client *fake.Clientset, factory informers.SharedInformerFactory, scales *scalefake.FakeScaleClient, f *fakeMetrics, skips *atomic.Int64) (func(), error) {
 	hpaInformer := factory.Autoscaling().V2().HorizontalPodAutoscalers()
 	podInformer := factory.Core().V1().Pods()
 	if kind == upstreamController {
@@ -263,7 +290,7 @@ func (s seqScenario) controller(ctx context.Context, kind controllerKind, client
 		Mapper:                       restMapper(),
 		MetricsClient:                metrics.NewSharedExternal(ourClient{f}, syncPeriod, clock.RealClock{}),
 		EventRecorder:                broadcaster.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "horizontal-pod-autoscaler"}),
-		Monitor:                      monitor.New(kubemetrics.NewKubeRegistry()),
+		Monitor:                      skipCounter{Monitor: monitor.New(kubemetrics.NewKubeRegistry()), skips: skips},
 		Clock:                        clock.RealClock{},
 		Gates:                        ourGates(),
 		SyncPeriod:                   syncPeriod,
@@ -303,8 +330,9 @@ type faultLog struct {
 	// of kube-hpa's first pass.
 	statusMet []bool
 	tally     faultTally
-	// upstreamScaleGets are upstream's scale reads of the same sequence.
-	upstreamScaleGets int
+	// upstreamScaleGets are upstream's scale reads of the same sequence,
+	// upstreamStaleSkips its passes skipped as stale.
+	upstreamScaleGets, upstreamStaleSkips int
 	// externalFetches counts the world's fetches of External metrics.
 	externalFetches int
 }
@@ -510,7 +538,7 @@ func (o observation) String() string {
 
 // loseStatusUpdates has kube-hpa's status update lose to another writer of
 // the HPA when the step's fault says so.
-func loseStatusUpdates(client *fake.Clientset, faults *armedFaults) {
+func loseStatusUpdates(client *fake.Clientset, faults *armedFaults, versions *hpaWatch) {
 	client.PrependReactor("update", "horizontalpodautoscalers", func(a clienttesting.Action) (bool, runtime.Object, error) {
 		if a.GetSubresource() != "status" || a.(clienttesting.UpdateAction).GetObject().(metav1.Object).GetName() != "web" {
 			return false, nil, nil
@@ -520,7 +548,7 @@ func loseStatusUpdates(client *fake.Clientset, faults *armedFaults) {
 			return false, nil, nil
 		}
 		if competing {
-			if err := writeCompetingStatus(client.Tracker()); err != nil {
+			if err := writeCompetingStatus(client.Tracker(), versions); err != nil {
 				return true, nil, err
 			}
 		}
@@ -538,7 +566,7 @@ func loseStatusUpdates(client *fake.Clientset, faults *armedFaults) {
 // keep what a controller wrote, to the nanosecond. A controller that reads
 // a time back from the stored status (the first failure of a fallback,
 // whose deadline it computes) must read what it would read in a cluster.
-func storeHPAsAsTheAPIServer(client *fake.Clientset) {
+func storeHPAsAsTheAPIServer(client *fake.Clientset, versions *hpaWatch) {
 	store := clienttesting.ObjectReaction(client.Tracker())
 	client.PrependReactor("update", "horizontalpodautoscalers", func(a clienttesting.Action) (bool, runtime.Object, error) {
 		update, ok := a.(clienttesting.UpdateActionImpl)
@@ -551,6 +579,9 @@ func storeHPAsAsTheAPIServer(client *fake.Clientset) {
 		}
 		stored := &autoscalingv2.HorizontalPodAutoscaler{}
 		if err := json.Unmarshal(data, stored); err != nil {
+			return true, nil, err
+		}
+		if err := versions.stamp(stored); err != nil {
 			return true, nil, err
 		}
 		update.Object = stored
