@@ -163,9 +163,7 @@ func runShardedReplicas(t *testing.T, cluster *localcluster.Cluster, binary stri
 	waitLeaseCounts(ctx, t, kubernetes.NewForConfigOrDie(cluster.RESTConfig()), leases, namespaces)
 	time.Sleep(2 * replicaSync)
 	settled := time.Now()
-	time.Sleep(3 * replicaSync)
-	killedAt := time.Now()
-	passes := readPasses(t, replicas)
+	passes, killedAt := waitEveryHPAPassed(t, replicas, namespaces, settled)
 	owners := ownersIn(passes, settled, killedAt)
 	victim := busiest(owners)
 	for _, ns := range namespaces {
@@ -192,9 +190,8 @@ func runShardedReplicas(t *testing.T, cluster *localcluster.Cluster, binary stri
 
 	time.Sleep(replicaLease + replicaSync + 3*replicaRetry + 3*time.Second)
 	after := time.Now()
-	time.Sleep(3 * replicaSync)
-	passes = readPasses(t, replicas)
-	owners = ownersIn(passes, after, time.Now())
+	passes, until := waitEveryHPAPassed(t, replicas, namespaces, after)
+	owners = ownersIn(passes, after, until)
 	for _, ns := range namespaces {
 		if got := owners[ns]; len(got) != 1 || got[0] == victim {
 			t.Errorf("after %s was killed, %s/web was passed by %v, want exactly one other replica", victim, ns, got)
@@ -214,6 +211,28 @@ func runShardedReplicas(t *testing.T, cluster *localcluster.Cluster, binary stri
 		t.Error(problem)
 	}
 	t.Logf("ShardedListAndWatch %v: %d HPAs, replica %s killed, its %d HPAs taken over", gate, len(namespaces), victim, len(orphans))
+}
+
+// waitEveryHPAPassed waits until every namespace's HPA web has had a pass
+// that started at from or later, two periods at least, so that a window of
+// passes is whole however busy the machine is; it returns the passes read
+// and the window's end.
+func waitEveryHPAPassed(t *testing.T, replicas []*replicaProcess, namespaces []string, from time.Time) (map[string][]pass, time.Time) {
+	t.Helper()
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		time.Sleep(250 * time.Millisecond)
+		now := time.Now()
+		passes := readPasses(t, replicas)
+		owners := ownersIn(passes, from, now)
+		missing := slices.DeleteFunc(slices.Clone(namespaces), func(ns string) bool { return len(owners[ns]) > 0 })
+		if len(missing) == 0 && now.Sub(from) >= 2*replicaSync {
+			return passes, now
+		}
+		if now.After(deadline) {
+			t.Fatalf("no pass of the HPAs of %v since %v", missing, from)
+		}
+	}
 }
 
 // waitLeaseCounts waits until every shard Lease has a holder and counts the
