@@ -45,6 +45,9 @@ type controllerSpec struct {
 	// replicas is how many processes run the controller together (kube-hpa
 	// with --sharded); 0 means one.
 	replicas int
+	// extended says the controller reconciles kube-hpa's extended kind,
+	// whose External metrics may have a fallback (slowfallback.go).
+	extended bool
 }
 
 // hpaFlags are the flags both controllers get, with the names and meaning
@@ -116,6 +119,7 @@ func controllerSpecs(o Options, adminKubeconfig, dir string) (map[string]control
 				}, o.hpaFlags(sync)...), extra...)
 			},
 			metricsURL: func(port int) string { return fmt.Sprintf("http://127.0.0.1:%d/metrics", port) },
+			extended:   true,
 		}
 	}
 	upstream := func(name string, extra ...string) controllerSpec {

@@ -42,7 +42,11 @@ limitations under the License.
 // The slow-tenants scenario (slowtenants.go, -slow-tenants, off by
 // default) makes a few of those metrics slow, answered only after 30 s,
 // and reports the share of the healthy HPAs each controller reconciled in
-// each sync period. The ramp (ramp.go, on by default, about 2 minutes per
+// each sync period; its other modes (slowmode.go) have the provider start
+// hanging, or flap between fast errors and hangs, once the controller
+// runs, and also report the healthy HPAs' metric-to-scale latency before
+// and after, and how late kube-hpa's fallback comes for the slow HPAs
+// (slowfaults.go). The ramp (ramp.go, on by default, about 2 minutes per
 // controller) raises the metric of a few Deployments at a known time,
 // under different scale-up behaviors, and reports when each new replica
 // count appeared. The scaling scenario (scaling.go, -scaling, off by

@@ -114,8 +114,8 @@ func WritePassGapTable(w io.Writer, sr ScenarioResult) error {
 // a slow metric.
 func WriteSlowTenantsTable(w io.Writer, m Machine, sr ScenarioResult) error {
 	s := sr.Setup
-	fmt.Fprintf(w, "Slow tenants (%s): %d HPAs, each with an external metric of its own, %d of them answered by the adapter after %s\n",
-		sr.Name, s.HPAs, s.SlowHPAs, s.SlowDelay)
+	fmt.Fprintf(w, "Slow tenants (%s): %d HPAs, each with an external metric of its own, %d of them %s\n",
+		sr.Name, s.HPAs, s.SlowHPAs, slowProviderWords(s))
 	fmt.Fprintf(w, "%d workers, sync period %s, steady window %s after a warm-up of at most %s; %d cores (%s)\n\n",
 		s.Workers, s.SyncPeriod, s.Window, s.WarmUpLimit, m.Cores, m.CPUModel)
 	names, pick := gapControllers(sr)
@@ -123,13 +123,18 @@ func WriteSlowTenantsTable(w io.Writer, m Machine, sr ScenarioResult) error {
 		_, err := fmt.Fprintln(w, "(no controller measured)")
 		return err
 	}
-	var perHPA, firstPass []float64
-	for _, c := range sr.Controllers {
-		if c.PassGaps != nil {
-			perHPA = append(perHPA, perPeriod(c.Steady, s.HPAs))
-			firstPass = append(firstPass, firstPassSeconds(c))
+	// each picks a figure of the controllers of names.
+	each := func(f func(ControllerResult) float64) []float64 {
+		var out []float64
+		for _, c := range sr.Controllers {
+			if c.PassGaps != nil {
+				out = append(out, f(c))
+			}
 		}
+		return out
 	}
+	perHPA := each(func(c ControllerResult) float64 { return perPeriod(c.Steady, s.HPAs) })
+	firstPass := each(firstPassSeconds)
 	rows := []row{
 		{label: "healthy HPAs reconciled per sync period, mean share (goal 1.00)", values: pick(PassGaps.MeanShare), format: "%.2f"},
 		{label: "lowest period", values: pick(PassGaps.MinShare), format: "%.2f", indent: true},
@@ -137,11 +142,14 @@ func WriteSlowTenantsTable(w io.Writer, m Machine, sr ScenarioResult) error {
 		{label: "largest gap between fetches of a healthy HPA's metric, s", values: pick(func(p PassGaps) float64 { return p.MaxSeconds }), format: "%.1f"},
 		{label: "p99 gap, s", values: pick(func(p PassGaps) float64 { return p.P99Seconds }), format: "%.1f"},
 		{label: "fetches of the slow metrics begun in the window", values: pick(func(p PassGaps) float64 { return float64(p.SlowFetches) }), format: "%.0f"},
-		{label: "reconciles per HPA and sync period, all HPAs", values: perHPA, format: "%.2f"},
+	}
+	rows = append(rows, slowFaultRows(s, each)...)
+	rows = append(rows,
+		row{label: "reconciles per HPA and sync period, all HPAs", values: perHPA, format: "%.2f"},
 		// Before the steady window: a controller that learns which HPAs
 		// are slow from their last pass has no such pass at its start.
-		{label: "first pass over every HPA after start, s (- = not in the warm-up)", values: firstPass, format: "%.0f"},
-	}
+		row{label: "first pass over every HPA after start, s (- = not in the warm-up)", values: firstPass, format: "%.0f"},
+	)
 	if err := writeSmallTable(w, "figure", names, rows); err != nil {
 		return err
 	}
@@ -150,6 +158,7 @@ func WriteSlowTenantsTable(w io.Writer, m Machine, sr ScenarioResult) error {
 			fmt.Fprintf(w, "\nnote: %s had reconciled %.0f times for %d HPAs when the warm-up limit of %s ended.", c.Name, c.WarmUp.Reconciles, s.HPAs, s.WarmUpLimit)
 		}
 	}
-	_, err := fmt.Fprintf(w, "\nA healthy HPA counts as reconciled in a period when its metric was fetched in it (the adapter's fetch times), the window cut into whole sync periods from its start.\n")
+	_, err := fmt.Fprintf(w, "\nA healthy HPA counts as reconciled in a period when its metric was fetched in it (the adapter's fetch times), the window cut into whole sync periods from its start.\n%s",
+		slowFaultNotes(s))
 	return err
 }

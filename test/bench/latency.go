@@ -59,7 +59,14 @@ func setLatencyMetrics(ctx context.Context, kube kubernetes.Interface, o Options
 	for _, name := range names {
 		patch["external."+name] = data["external."+name]
 	}
-	body, err := json.Marshal(map[string]any{"data": patch})
+	return patchMetricsConfig(ctx, kube, patch)
+}
+
+// patchMetricsConfig writes the given keys of the adapter's ConfigMap,
+// leaving the others as they are; the adapter sees them through its
+// informer within moments.
+func patchMetricsConfig(ctx context.Context, kube kubernetes.Interface, data map[string]string) error {
+	body, err := json.Marshal(map[string]any{"data": data})
 	if err != nil {
 		return err
 	}
@@ -77,7 +84,7 @@ func latencyMetrics(o Options) []string {
 }
 
 // latencyClock records when each trial's metric changed and when each
-// watched Deployment reached replicas (Options.latencyReplicas) after it.
+// watched Deployment reached replicas (the latency change's) after it.
 type latencyClock struct {
 	replicas int32
 	mu       sync.Mutex
@@ -113,16 +120,31 @@ func latencyNamespace(o Options) string {
 	return Namespace
 }
 
-// measureLatency raises the latency metrics one trial after another,
-// spread over one sync period, and times each latency Deployment from its
-// trial's change until a watch sees its spec.replicas reach
-// Options.latencyReplicas. It waits at most timeout after the last change.
-func measureLatency(ctx context.Context, kube kubernetes.Interface, o Options, timeout time.Duration) (Latency, error) {
+// latencyChange is what one latency phase does: raise the metric of one
+// trial, so that its Deployments ask for replicas.
+type latencyChange struct {
+	replicas int32
+	raise    func(ctx context.Context, trial int) error
+}
+
+// firstLatencyChange raises the latency metrics from steady to
+// Options.latencyReplicas: the latency phase of every scenario.
+func firstLatencyChange(kube kubernetes.Interface, o Options) latencyChange {
+	return latencyChange{replicas: o.latencyReplicas(), raise: func(ctx context.Context, trial int) error {
+		return setLatencyLoad(ctx, kube, o, true, trial)
+	}}
+}
+
+// measureLatency makes change one trial after another, spread over one
+// sync period, and times each latency Deployment from its trial's change
+// until a watch sees its spec.replicas reach the change's. It waits at
+// most timeout after the last change.
+func measureLatency(ctx context.Context, kube kubernetes.Interface, o Options, change latencyChange, timeout time.Duration) (Latency, error) {
 	if o.LatencyHPAs == 0 {
 		return Latency{}, nil
 	}
 	trials := o.latencyTrials()
-	clock := &latencyClock{replicas: o.latencyReplicas(), trialOf: map[string]int{}, changed: make([]time.Time, trials),
+	clock := &latencyClock{replicas: change.replicas, trialOf: map[string]int{}, changed: make([]time.Time, trials),
 		seen: map[string]time.Duration{}, done: make(chan struct{})}
 	for i := range o.LatencyHPAs {
 		clock.trialOf[workloadName(i)] = i % trials
@@ -152,7 +174,7 @@ func measureLatency(ctx context.Context, kube kubernetes.Interface, o Options, t
 		clock.mu.Lock()
 		clock.changed[t] = time.Now()
 		clock.mu.Unlock()
-		if err := setLatencyLoad(ctx, kube, o, true, t); err != nil {
+		if err := change.raise(ctx, t); err != nil {
 			return Latency{}, fmt.Errorf("changing latency metric %d: %w", t, err)
 		}
 	}

@@ -18,6 +18,7 @@ package bench
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"time"
@@ -28,8 +29,23 @@ import (
 // measureController runs one controller twice: at the steady sync period
 // (CPU, requests and fetches per reconcile, then the latency of a metric
 // change), and at the saturation sync period (throughput). A scenario may
-// leave out the latency and the saturation phases.
+// leave out the latency and the saturation phases. In the slow-tenants
+// modes that fail mid-run, a controller of the extended kind finds the
+// slow HPAs of that kind, with their fallback, while it runs.
 func (r *runner) measureController(ctx context.Context, spec controllerSpec) (ControllerResult, error) {
+	if !r.opts.SlowMode.failsMidRun() || !spec.extended {
+		return r.measurePhases(ctx, spec)
+	}
+	// The fallback is the extended kind's alone (slowfallback.go).
+	if err := r.useExtendedSlowHPAs(ctx, true); err != nil {
+		return ControllerResult{Name: spec.name}, err
+	}
+	res, err := r.measurePhases(ctx, spec)
+	return res, errors.Join(err, r.useExtendedSlowHPAs(context.WithoutCancel(ctx), false))
+}
+
+// measurePhases is measureController on the workload as it is.
+func (r *runner) measurePhases(ctx context.Context, spec controllerSpec) (ControllerResult, error) {
 	res := ControllerResult{Name: spec.name}
 	o := r.opts
 
@@ -43,7 +59,7 @@ func (r *runner) measureController(ctx context.Context, spec controllerSpec) (Co
 		return res, err
 	}
 	res.Steady, res.WarmUp, res.Latency, res.PeakRSSBytes = steady.phase, steady.warmUp, steady.latency, steady.rss
-	res.SteadyRSSBytes, res.PassGaps = steady.steadyRSS, steady.passGaps
+	res.SteadyRSSBytes, res.PassGaps, res.SlowFaults = steady.steadyRSS, steady.passGaps, steady.faults
 	if spec.replicas > 1 {
 		res.Replicas, res.ReplicaPeakRSSBytes, res.ReplicaSteadyRSSBytes = spec.replicas, steady.replicaRSS, steady.replicaSteadyRSS
 	}
@@ -84,12 +100,17 @@ type steadyResult struct {
 	replicaRSS, replicaSteadyRSS []int64
 	// passGaps is read when Options.FetchTimes asks for it.
 	passGaps *PassGaps
+	// faults is measured in the slow-tenants modes that fail mid-run.
+	faults *SlowFaults
 }
 
 // steadyPhase waits for one full pass over the HPAs (or the warm-up
 // limit) and one more sync period (the first pass writes statuses),
 // measures one window (and the gaps between passes in it, when asked
-// to), then the latency of a metric change.
+// to), then the latency of a metric change. In the slow-tenants modes
+// that fail mid-run, a first latency phase comes before the window, the
+// slow metric fails from the window on, and the slow HPAs' fallbacks are
+// awaited last.
 func (r *runner) steadyPhase(ctx context.Context, c *runningController) (steadyResult, error) {
 	o := r.opts
 	var res steadyResult
@@ -100,6 +121,17 @@ func (r *runner) steadyPhase(ctx context.Context, c *runningController) (steadyR
 	if err := sleep(ctx, o.SyncPeriod, c); err != nil {
 		return res, err
 	}
+	// In the slow-tenants modes that fail mid-run, the slow metric fails
+	// from the window on (slowfaults.go); nil in every other scenario.
+	faults, err := r.startFaults(ctx, c)
+	if err != nil {
+		return res, err
+	}
+	defer func() {
+		if err := faults.stop(context.WithoutCancel(ctx)); err != nil {
+			r.logger.Error(err, "Ending the slow tenants' failures", "controller", c.spec.name)
+		}
+	}()
 	d, err := r.window(ctx, c, o.Window)
 	if err != nil {
 		return res, err
@@ -115,17 +147,28 @@ func (r *runner) steadyPhase(ctx context.Context, c *runningController) (steadyR
 		}
 	}
 	if !o.SkipLatency {
-		// A metric change waits for the HPA's next sync, and for a
-		// controller that shares fetches, for the shared value to expire:
-		// up to about two periods, plus the adapter's and the watch's
-		// delays.
-		if res.latency, err = measureLatency(ctx, r.kube, o, 3*o.SyncPeriod+30*time.Second); err != nil {
+		change := firstLatencyChange(r.kube, o)
+		if faults != nil {
+			change = secondLatencyChange(r.kube, o)
+		}
+		if res.latency, err = measureLatency(ctx, r.kube, o, change, o.latencyTimeout()); err != nil {
+			return res, err
+		}
+	}
+	if faults != nil {
+		if res.faults, err = faults.finish(ctx); err != nil {
 			return res, err
 		}
 	}
 	res.rss, res.replicaRSS, err = c.perReplica(peakRSS)
 	return res, err
 }
+
+// latencyTimeout bounds a latency phase after its last change. A metric
+// change waits for the HPA's next sync, and for a controller that shares
+// fetches, for the shared value to expire: up to about two periods, plus
+// the adapter's and the watch's delays.
+func (o Options) latencyTimeout() time.Duration { return 3*o.SyncPeriod + 30*time.Second }
 
 // warmUp waits until the controller has reconciled as many times as there
 // are HPAs. Without a warm-up limit, not getting there in three periods

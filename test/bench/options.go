@@ -134,16 +134,30 @@ type Options struct {
 	// slow-tenants scenario sets them.
 	SlowHPAs  int
 	SlowDelay time.Duration
+	// SlowMode is how the slow HPAs' metric misbehaves (slowmode.go);
+	// empty is SlowModeDelay, where SlowDelay applies. FlapPeriod is the
+	// flap mode's, zero for one sync period. In the modes that fail
+	// mid-run the slow HPAs of a controller that has the fallback
+	// (kube-hpa's extended kind) get one, after FallbackAfter
+	// (slowfallback.go).
+	SlowMode      SlowTenantsMode
+	FlapPeriod    time.Duration
+	FallbackAfter time.Duration
 
 	// SlowTenants adds the slow-tenants scenario: SlowTenantHPAs HPAs of
 	// distinct metrics, SlowTenantShare of them answered after
 	// SlowTenantDelay, measured over SlowTenantWindow after a warm-up of
-	// at most slowTenantWarmUpLimit.
-	SlowTenants      bool
-	SlowTenantHPAs   int
-	SlowTenantShare  float64
-	SlowTenantDelay  time.Duration
-	SlowTenantWindow time.Duration
+	// at most slowTenantWarmUpLimit. SlowTenantModes are the providers
+	// to measure, a scenario each; SlowTenantFlapPeriod and
+	// SlowTenantFallbackAfter are its FlapPeriod and FallbackAfter.
+	SlowTenants             bool
+	SlowTenantHPAs          int
+	SlowTenantShare         float64
+	SlowTenantDelay         time.Duration
+	SlowTenantWindow        time.Duration
+	SlowTenantModes         []SlowTenantsMode
+	SlowTenantFlapPeriod    time.Duration
+	SlowTenantFallbackAfter time.Duration
 
 	// Ramp adds the ramp (ramp.go): a few Deployments whose metric jumps
 	// at a known time, scaled up under different behaviors; RampHold is
@@ -226,7 +240,9 @@ var knownControllers = []string{Upstream, KubeHPA, KubeHPANoSharing, UpstreamJSO
 // over 2,000 HPAs, and one that cannot finish it must still be measured;
 // then the ramp. The slow-tenants scenario is off unless asked for; its
 // defaults are 1,000 HPAs, 5% of them answered after 30 s, over four
-// periods. So is the scaling scenario: 1,000, 5,000 and 10,000 HPAs of
+// periods, the provider slow from the start (SlowModeDelay), and where
+// a mode fails mid-run, a fallback after 3 minutes, the least the API
+// allows. So is the scaling scenario: 1,000, 5,000 and 10,000 HPAs of
 // five pods each.
 func NewOptions() Options {
 	return Options{
@@ -255,10 +271,13 @@ func NewOptions() Options {
 		SlowTenantShare:      0.05,
 		SlowTenantDelay:      30 * time.Second,
 		SlowTenantWindow:     60 * time.Second,
-		Ramp:                 true,
-		RampHold:             2 * time.Minute,
-		ScalingSizes:         []int{1000, 5000, 10000},
-		ScalingPodsPerHPA:    5,
+		SlowTenantModes:      []SlowTenantsMode{SlowModeDelay},
+		// failureDurationSeconds' minimum (api/autoscaling/v2).
+		SlowTenantFallbackAfter: 3 * time.Minute,
+		Ramp:                    true,
+		RampHold:                2 * time.Minute,
+		ScalingSizes:            []int{1000, 5000, 10000},
+		ScalingPodsPerHPA:       5,
 	}
 }
 
@@ -319,9 +338,10 @@ func (o Options) Validate() error {
 		if o.SlowTenantDelay <= 0 || o.SlowTenantWindow < o.SyncPeriod {
 			errs = append(errs, fmt.Errorf("slow-tenants-delay must be positive and slow-tenants-window at least one sync period, got %v and %v", o.SlowTenantDelay, o.SlowTenantWindow))
 		}
+		errs = append(errs, o.validateSlowTenantModes()...)
 	}
-	if o.SlowHPAs < 0 || o.SlowHPAs > o.HPAs-o.LatencyHPAs || (o.SlowHPAs > 0 && (!o.DistinctMetrics || o.LatencyHPAs > 0 || o.SlowDelay <= 0)) {
-		errs = append(errs, fmt.Errorf("%d slow HPAs need distinct metrics, no latency HPAs and a delay", o.SlowHPAs))
+	if o.SlowHPAs < 0 || o.SlowHPAs > o.HPAs-o.LatencyHPAs || (o.SlowHPAs > 0 && (!o.DistinctMetrics || (!o.SlowMode.failsMidRun() && o.SlowDelay <= 0))) {
+		errs = append(errs, fmt.Errorf("%d slow HPAs need distinct metrics, no more than the HPAs that are not latency HPAs (%d), and in the delay mode a delay", o.SlowHPAs, o.HPAs-o.LatencyHPAs))
 	}
 	if o.Ramp && o.RampHold < o.SyncPeriod {
 		errs = append(errs, fmt.Errorf("ramp-hold must be at least one sync period, got %v", o.RampHold))

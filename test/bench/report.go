@@ -192,7 +192,7 @@ func WriteReport(w io.Writer, res *Result) error {
 		tables = append(tables, func() error { return WriteTable(w, res.Machine, res.ScenarioResult) })
 	}
 	for _, sr := range res.Scenarios {
-		if sr.Name == ScenarioSlowTenants {
+		if isSlowTenantsScenario(sr.Name) {
 			tables = append(tables, func() error { return WriteSlowTenantsTable(w, res.Machine, sr) })
 			continue
 		}

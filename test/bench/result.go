@@ -80,9 +80,15 @@ type Setup struct {
 	// the adapter, or metrics.k8s.io from metrics-server (the CPU
 	// scenario); empty in results from before it was recorded.
 	MetricsAPI string `json:"metricsAPI,omitempty"`
-	// SlowHPAs had a metric the adapter answered after SlowDelay.
-	SlowHPAs  int    `json:"slowHPAs,omitempty"`
-	SlowDelay string `json:"slowDelay,omitempty"`
+	// SlowHPAs had a metric the adapter answered after SlowDelay, or in
+	// the other modes (SlowMode) failed from the steady window on: hung,
+	// or in turn failed fast and hung, changing every FlapPeriod; their
+	// fallback, where a controller has one, came after FallbackAfter.
+	SlowHPAs      int    `json:"slowHPAs,omitempty"`
+	SlowDelay     string `json:"slowDelay,omitempty"`
+	SlowMode      string `json:"slowMode,omitempty"`
+	FlapPeriod    string `json:"flapPeriod,omitempty"`
+	FallbackAfter string `json:"fallbackAfter,omitempty"`
 }
 
 // ControllerResult is one controller's figures.
@@ -106,6 +112,10 @@ type ControllerResult struct {
 	// PassGaps is what the adapter's fetch times say of the passes in the
 	// steady window, in the scenarios that read them.
 	PassGaps *PassGaps `json:"passGaps,omitempty"`
+	// SlowFaults is what the slow-tenants modes that fail mid-run
+	// measure besides the passes; Latency is then the healthy HPAs'
+	// latency after the failures began.
+	SlowFaults *SlowFaults `json:"slowFaults,omitempty"`
 	// Error says why the controller could not be measured, where the
 	// scenario records it and goes on (Options.RecordControllerErrors);
 	// its figures are then those measured before it, zero for the rest.

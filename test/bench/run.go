@@ -248,7 +248,13 @@ func (o Options) setup() Setup {
 		Saturation:               !o.SkipSaturation,
 		SlowHPAs:                 o.SlowHPAs,
 	}
-	if o.SlowHPAs > 0 {
+	switch {
+	case o.SlowHPAs > 0 && o.SlowMode.failsMidRun():
+		s.SlowMode, s.FallbackAfter = string(o.SlowMode), o.FallbackAfter.String()
+		if o.SlowMode == SlowModeFlap {
+			s.FlapPeriod = o.flapPeriod().String()
+		}
+	case o.SlowHPAs > 0:
 		s.SlowDelay = o.SlowDelay.String()
 	}
 	if s.Saturation {
@@ -268,8 +274,7 @@ var clusterComponents = []string{"etcd", "kube-apiserver", "kube-controller-mana
 // Deployment has its ready pods.
 func (r *runner) prepare(ctx context.Context) (*adapter, error) {
 	begin := time.Now()
-	// The latency phase scales its Deployments up by latencyStep.
-	if err := checkPodCapacity(ctx, r.kube, r.opts.workloadPods()+r.opts.LatencyHPAs*latencyStep); err != nil {
+	if err := checkPodCapacity(ctx, r.kube, r.opts.workloadPods()+r.opts.latencyPods()); err != nil {
 		return nil, err
 	}
 	if err := r.cluster.CreateNamespace(ctx, Namespace); err != nil {

@@ -37,7 +37,9 @@ const (
 	ScenarioThrottledShared = "default-client-limits-shared"
 	// ScenarioSlowTenants gives every HPA a metric of its own, a few of
 	// them answered only after a long delay (slowtenants.go): how many
-	// healthy HPAs a controller still reconciles each period.
+	// healthy HPAs a controller still reconciles each period. The other
+	// modes of the slow provider are scenarios named after it and the
+	// mode (SlowTenantsMode.scenarioName).
 	ScenarioSlowTenants = "slow-tenants"
 	// ScenarioCPU has every HPA scale on its pods' CPU utilization,
 	// through metrics-server (cpu.go): the HPA most clusters run.
@@ -91,7 +93,9 @@ func (o Options) scenarios() []scenario {
 		out = append(out, scenario{name: ScenarioCPU, opts: c})
 	}
 	if o.SlowTenants {
-		out = append(out, scenario{name: ScenarioSlowTenants, opts: o.slowTenants(extra)})
+		for _, mode := range o.SlowTenantModes {
+			out = append(out, scenario{name: mode.scenarioName(), opts: o.slowTenants(extra, mode)})
+		}
 	}
 	return out
 }

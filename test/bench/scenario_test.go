@@ -69,6 +69,18 @@ func TestScenarios(t *testing.T) {
 			},
 		},
 		{
+			name: "the slow tenants in every mode, each a scenario of its own; the modes that fail mid-run time the latency too",
+			change: func(o *Options) {
+				o.DefaultScenario, o.DistinctHPAs, o.ThrottledHPAs, o.ThrottledSharedHPAs, o.CPUHPAs, o.Ramp = false, 0, 0, 0, 0, false
+				o.SlowTenants, o.SlowTenantModes = true, []SlowTenantsMode{SlowModeDelay, SlowModeMidRun, SlowModeFlap}
+			},
+			want: []summary{
+				{Name: ScenarioSlowTenants, HPAs: 1000, QPS: 2000, Burst: 4000, Distinct: true, WarmUpLimit: slowTenantWarmUpLimit, Window: time.Minute, FetchTimes: true, SlowHPAs: 50},
+				{Name: "slow-tenants-mid-run", HPAs: 1000, QPS: 2000, Burst: 4000, Distinct: true, Latency: true, WarmUpLimit: slowTenantWarmUpLimit, Window: time.Minute, FetchTimes: true, SlowHPAs: 50},
+				{Name: "slow-tenants-flap", HPAs: 1000, QPS: 2000, Burst: 4000, Distinct: true, Latency: true, WarmUpLimit: slowTenantWarmUpLimit, Window: time.Minute, FetchTimes: true, SlowHPAs: 50},
+			},
+		},
+		{
 			name: "the ramp alone is no scenario of its own workload",
 			change: func(o *Options) {
 				o.DefaultScenario, o.DistinctHPAs, o.ThrottledHPAs, o.ThrottledSharedHPAs, o.CPUHPAs = false, 0, 0, 0, 0

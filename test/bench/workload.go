@@ -62,6 +62,17 @@ func (o Options) podsPerHPA() int { return max(1, o.PodsPerHPA) }
 // per HPA, 7 for five.
 func (o Options) latencyReplicas() int32 { return int32(o.podsPerHPA() + latencyStep) }
 
+// latencyPods are the pods the latency phases add to the settled
+// workload: latencyStep for each latency HPA, twice where a second phase
+// raises the metrics again (the slow-tenants modes that fail mid-run).
+func (o Options) latencyPods() int {
+	phases := 1
+	if o.SlowMode.failsMidRun() {
+		phases = 2
+	}
+	return o.LatencyHPAs * latencyStep * phases
+}
+
 // workloadPods counts the pods of the settled workload.
 func (o Options) workloadPods() int { return o.HPAs * o.podsPerHPA() }
 
@@ -196,14 +207,29 @@ func distinctMetrics(o Options) int {
 // metricsData is the adapter's ConfigMap data: one series per distinct
 // selector of each metric, at its steady value, the metrics named in
 // raised at their raised one (Options.metricValue); the slow metric's
-// answers held back by Options.SlowDelay.
+// answers held back by Options.SlowDelay in the delay mode
+// (slowMetricPrefix).
 func metricsData(o Options, raised ...string) map[string]string {
 	if o.CPUUtilization {
 		return map[string]string{} // the HPAs read metrics-server
 	}
-	series := map[string]map[string]bool{}
-	// Every HPA of one metric name has the same kind of target.
-	averageValue := map[string]bool{}
+	series, averageValue := metricSeries(o)
+	data := map[string]string{}
+	for name, labels := range series {
+		value := o.metricValue(averageValue[name], slices.Contains(raised, name))
+		data["external."+name] = seriesYAML(labels, value)
+		if name == metricSlow {
+			data["external."+name] = slowMetricPrefix(o) + data["external."+name]
+		}
+	}
+	return data
+}
+
+// metricSeries are the selectors (label=value) of each external metric
+// of the workload, by name, and whether that name's HPAs have an
+// AverageValue target: every HPA of one metric name has the same kind.
+func metricSeries(o Options) (series map[string]map[string]bool, averageValue map[string]bool) {
+	series, averageValue = map[string]map[string]bool{}, map[string]bool{}
 	for i := range o.HPAs {
 		m := metricFor(i, o)
 		if series[m.name] == nil {
@@ -212,15 +238,7 @@ func metricsData(o Options, raised ...string) map[string]string {
 		series[m.name][m.labelKey+"="+m.labelValue] = true
 		averageValue[m.name] = m.averageValue
 	}
-	data := map[string]string{}
-	for name, labels := range series {
-		value := o.metricValue(averageValue[name], slices.Contains(raised, name))
-		data["external."+name] = seriesYAML(labels, value)
-		if name == metricSlow {
-			data["external."+name] = "delay: " + o.SlowDelay.String() + "\n" + data["external."+name]
-		}
-	}
-	return data
+	return series, averageValue
 }
 
 // seriesYAML writes the adapter's series list, sorted so that one

@@ -136,7 +136,28 @@ func TestOptions(t *testing.T) {
 		{name: "every tenant slow", change: func(o *Options) { o.SlowTenants, o.SlowTenantShare = true, 1 }, wantErr: "slow-tenants-share between 0 and 1"},
 		{name: "slow tenants answered at once", change: func(o *Options) { o.SlowTenants, o.SlowTenantDelay = true, 0 }, wantErr: "slow-tenants-delay must be positive"},
 		{name: "slow tenants share out of range, but off", change: func(o *Options) { o.SlowTenantShare = 2 }, wantSatur: 250 * time.Millisecond},
-		{name: "slow HPAs on shared metrics", change: func(o *Options) { o.SlowHPAs, o.SlowDelay = 5, time.Second }, wantErr: "slow HPAs need distinct metrics, no latency HPAs and a delay"},
+		{name: "slow HPAs on shared metrics", change: func(o *Options) { o.SlowHPAs, o.SlowDelay = 5, time.Second }, wantErr: "slow HPAs need distinct metrics"},
+		{name: "slow HPAs beside latency HPAs", change: func(o *Options) { o.DistinctMetrics, o.SlowHPAs, o.SlowDelay = true, 50, time.Second }, wantSatur: 250 * time.Millisecond},
+		{name: "more slow HPAs than those that are not latency HPAs", change: func(o *Options) { o.DistinctMetrics, o.SlowHPAs, o.SlowDelay = true, 951, time.Second }, wantErr: "no more than the HPAs that are not latency HPAs (950)"},
+		{name: "slow HPAs failing mid-run need no delay", change: func(o *Options) { o.DistinctMetrics, o.SlowHPAs, o.SlowMode = true, 50, SlowModeFlap }, wantSatur: 250 * time.Millisecond},
+		{name: "slow tenants of every mode", change: func(o *Options) {
+			o.SlowTenants, o.SlowTenantModes = true, []SlowTenantsMode{SlowModeDelay, SlowModeMidRun, SlowModeFlap}
+		}, wantSatur: 250 * time.Millisecond},
+		{name: "slow tenants without a mode", change: func(o *Options) { o.SlowTenants, o.SlowTenantModes = true, nil }, wantErr: "at least one mode"},
+		{name: "an unknown slow tenants mode", change: func(o *Options) { o.SlowTenants, o.SlowTenantModes = true, []SlowTenantsMode{"hang"} }, wantErr: `slow-tenants-mode "hang"`},
+		{name: "a fallback sooner than the API allows", change: func(o *Options) {
+			o.SlowTenants, o.SlowTenantModes, o.SlowTenantFallbackAfter = true, []SlowTenantsMode{SlowModeMidRun}, 2*time.Minute
+		}, wantErr: "slow-tenants-fallback-after must be whole seconds from 3m to 24h"},
+		{name: "a fallback after a fraction of a second", change: func(o *Options) {
+			o.SlowTenants, o.SlowTenantModes, o.SlowTenantFallbackAfter = true, []SlowTenantsMode{SlowModeFlap}, 3*time.Minute+time.Second/2
+		}, wantErr: "slow-tenants-fallback-after must be whole seconds"},
+		{name: "no fallback in the delay mode, so no bound on it", change: func(o *Options) { o.SlowTenants, o.SlowTenantFallbackAfter = true, 0 }, wantSatur: 250 * time.Millisecond},
+		{name: "a negative flap period", change: func(o *Options) {
+			o.SlowTenants, o.SlowTenantModes, o.SlowTenantFlapPeriod = true, []SlowTenantsMode{SlowModeFlap}, -time.Second
+		}, wantErr: "slow-tenants-flap-period must not be negative"},
+		{name: "slow and latency HPAs that do not fit in the scenario", change: func(o *Options) {
+			o.SlowTenants, o.SlowTenantModes, o.SlowTenantHPAs, o.SlowTenantShare = true, []SlowTenantsMode{SlowModeMidRun}, 60, 0.5
+		}, wantErr: "the 30 slow HPAs and 50 latency HPAs do not fit in slow-tenants-hpas (60)"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

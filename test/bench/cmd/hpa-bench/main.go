@@ -78,6 +78,12 @@ func run() error {
 	flag.Float64Var(&o.SlowTenantShare, "slow-tenants-share", o.SlowTenantShare, "Share of the slow-tenants scenario's HPAs whose metric is slow.")
 	flag.DurationVar(&o.SlowTenantDelay, "slow-tenants-delay", o.SlowTenantDelay, "How long the adapter holds each answer of a slow metric.")
 	flag.DurationVar(&o.SlowTenantWindow, "slow-tenants-window", o.SlowTenantWindow, "Length of the slow-tenants scenario's steady window (whole sync periods count).")
+	slowTenantModes := flag.String("slow-tenants-mode", bench.FormatSlowTenantsModes(o.SlowTenantModes), "How the slow tenants' provider misbehaves, one scenario per mode, each on a cluster of its own, separated by commas: "+
+		"delay (every answer after -slow-tenants-delay, from the start); mid-run (fast until the steady window, then hanging); flap (fast until the steady window, then in turn failing fast and hanging, changing every -slow-tenants-flap-period). "+
+		"mid-run and flap also time the healthy HPAs' metric changes before and after the failures began (-latency-hpas of them), and give kube-hpa's slow HPAs a fallback after -slow-tenants-fallback-after whose lateness the table reports "+
+		"(about 4 minutes per controller and mode, besides the cluster's start).")
+	flag.DurationVar(&o.SlowTenantFlapPeriod, "slow-tenants-flap-period", o.SlowTenantFlapPeriod, "How long each fault lasts in the flap mode; 0 is one sync period.")
+	flag.DurationVar(&o.SlowTenantFallbackAfter, "slow-tenants-fallback-after", o.SlowTenantFallbackAfter, "failureDurationSeconds of the slow HPAs' fallback in the mid-run and flap modes (kube-hpa's extended HPAs; upstream has none): from 3m to 24h.")
 	flag.BoolVar(&o.Ramp, "ramp", o.Ramp, "Measure the ramp, on a cluster of its own: a few Deployments whose metric jumps at a known time, scaled up under different behaviors (about 2 minutes per controller).")
 	flag.DurationVar(&o.RampHold, "ramp-hold", o.RampHold, "Longest the ramp's metrics stay raised; a controller's ramp ends sooner once every Deployment has its target.")
 	flag.BoolVar(&o.Scaling, "scaling", o.Scaling, "Add the scaling scenario, last: for each of -scaling-sizes, on a cluster of its own, that many Deployments of -scaling-pods-per-hpa kwok pods and as many HPAs (the default workload's metrics), "+
@@ -95,6 +101,9 @@ func run() error {
 	o.Controllers = strings.Split(*controllers, ",")
 	o.KubeHPAFlags = strings.Fields(*kubeHPAFlags)
 	var err error
+	if o.SlowTenantModes, err = bench.ParseSlowTenantsModes(*slowTenantModes); err != nil {
+		return fmt.Errorf("-slow-tenants-mode: %w", err)
+	}
 	if o.ScalingSizes, err = bench.ParseSizes(*scalingSizes); err != nil {
 		return err
 	}
