@@ -18,6 +18,7 @@ package podautoscaler
 
 import (
 	"context"
+	"errors"
 	"fmt"
 )
 
@@ -38,7 +39,18 @@ func (p *pass) allowWrite() error {
 		return nil
 	}
 	if err := p.c.opts.Fence.Allow(p.ctx, p.hpa.Namespace); err != nil {
-		return fmt.Errorf("not writing %s/%s: %w", p.hpa.Namespace, p.hpa.Name, err)
+		return fencedError{fmt.Errorf("not writing %s/%s: %w", p.hpa.Namespace, p.hpa.Name, err)}
 	}
 	return nil
 }
+
+// fencedError is a write the fence refused. It is no failure of the HPA's:
+// its shard is, or may be, another replica's, which reports on the HPA from
+// then on; an event from the fenced pass would be a write after the
+// handover, and a warning about nothing the HPA's owner can act on.
+type fencedError struct{ err error }
+
+func (e fencedError) Error() string { return e.err.Error() }
+func (e fencedError) Unwrap() error { return e.err }
+
+func isFenced(err error) bool { return errors.As(err, new(fencedError)) }

@@ -126,6 +126,11 @@ func (p *pass) apply(tgt target, pl plan, conds []conditionEdit, metrics []v2.Me
 		}
 	}
 	if uerr := p.updateScale(tgt, pl.desired); uerr != nil {
+		if isFenced(uerr) {
+			p.logger.V(2).Info("Not rescaling: the HPA's shard is fenced", "err", uerr)
+			out.observed, out.stopped, out.err = true, true, uerr
+			return out
+		}
 		out.staleTarget = apierrors.IsConflict(uerr)
 		p.event(corev1.EventTypeWarning, "FailedRescale", "New size: %d; reason: %s; error: %v", pl.desired, pl.reason, uerr)
 		out.conds = append(out.conds, set(newCondition(autoscalingv2.AbleToScale, corev1.ConditionFalse, "FailedUpdateScale",

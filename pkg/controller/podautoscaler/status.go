@@ -103,6 +103,9 @@ func (p *pass) writeStatus(out outcome) error {
 	}
 	written, err := p.updateStatus(out, before)
 	if err != nil {
+		if isFenced(err) {
+			return err
+		}
 		p.event(corev1.EventTypeWarning, "FailedUpdateStatus", "%s", err.Error())
 		return fmt.Errorf("failed to update status for %s: %w", p.hpa.Name, err)
 	}
