@@ -179,7 +179,9 @@ func remnant(prevUp, prevOurs, up, ours observation, fields []string) bool {
 		return false
 	}
 	if up.Scale == ours.Scale && up.Status.CurrentReplicas == prevUp.Scale && ours.Status.CurrentReplicas == prevOurs.Scale &&
-		!slices.ContainsFunc(fields, func(f string) bool { return !stamp(f) && f != "currentReplicas" }) {
+		!slices.ContainsFunc(fields, func(f string) bool {
+			return !stamp(f) && f != "currentReplicas" && (f != "currentMetrics" || !onlyAveragesDiffer(up.Status.CurrentMetrics, ours.Status.CurrentMetrics))
+		}) {
 		return true
 	}
 	// holding: the pass recommended the count it had, or its
@@ -207,6 +209,41 @@ func remnant(prevUp, prevOurs, up, ours observation, fields []string) bool {
 	keptUp, keptOurs := kept(&prevUp, &up), kept(&prevOurs, &ours)
 	meet := up.Scale == ours.Scale && up.Scale >= min(prevUp.Scale, prevOurs.Scale) && up.Scale <= max(prevUp.Scale, prevOurs.Scale)
 	return keptUp && (keptOurs || closing(&prevOurs, &ours, &up)) || keptOurs && closing(&prevUp, &up, &ours) || meet
+}
+
+// onlyAveragesDiffer tells whether two metric statuses differ in their
+// averages alone: the averages over the current replicas that each
+// controller read, where an earlier decision left different counts.
+func onlyAveragesDiffer(up, ours []autoscalingv2.MetricStatus) bool {
+	clear := func(in []autoscalingv2.MetricStatus) []autoscalingv2.MetricStatus {
+		out := make([]autoscalingv2.MetricStatus, len(in))
+		for i, m := range in {
+			m = *m.DeepCopy()
+			if c := currentOf(&m); c != nil {
+				c.AverageValue = nil
+			}
+			out[i] = m
+		}
+		return out
+	}
+	return equality.Semantic.DeepEqual(clear(up), clear(ours))
+}
+
+// currentOf is the current value of a metric status, of whichever source.
+func currentOf(m *autoscalingv2.MetricStatus) *autoscalingv2.MetricValueStatus {
+	switch {
+	case m.External != nil:
+		return &m.External.Current
+	case m.Object != nil:
+		return &m.Object.Current
+	case m.Pods != nil:
+		return &m.Pods.Current
+	case m.Resource != nil:
+		return &m.Resource.Current
+	case m.ContainerResource != nil:
+		return &m.ContainerResource.Current
+	}
+	return nil
 }
 
 // confines tells whether every difference of fields is one a may excuse.

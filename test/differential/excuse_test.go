@@ -82,6 +82,21 @@ func TestExcusesAreNarrow(t *testing.T) {
 		o.Status.Conditions = append(o.Status.Conditions, autoscalingv2.HorizontalPodAutoscalerCondition{Type: autoscalingv2.ScalingLimited, Status: status})
 		return o
 	}
+	// external: o with an External metric's status, its value or its
+	// average (milli-units; 0 for none).
+	external := func(o observation, value, average int64) observation {
+		cur := autoscalingv2.MetricValueStatus{}
+		if value != 0 {
+			cur.Value = resource.NewMilliQuantity(value, resource.DecimalSI)
+		}
+		if average != 0 {
+			cur.AverageValue = resource.NewMilliQuantity(average, resource.DecimalSI)
+		}
+		o.Status.CurrentMetrics = []autoscalingv2.MetricStatus{{Type: autoscalingv2.ExternalMetricSourceType, External: &autoscalingv2.ExternalMetricStatus{
+			Metric: autoscalingv2.MetricIdentifier{Name: "m0"}, Current: cur,
+		}}}
+		return o
+	}
 	// reading: a pass that read current replicas and wrote scale.
 	reading := func(scale, current int32) observation {
 		return observation{Scale: scale, Status: autoscalingv2.HorizontalPodAutoscalerStatus{CurrentReplicas: current, DesiredReplicas: scale}}
@@ -129,6 +144,15 @@ func TestExcusesAreNarrow(t *testing.T) {
 			name: "beyond the HPA's memory of an overflow, both deciding the same new count from the counts it left is its consequence",
 			s:    overflowing(30, 30), up: []observation{holding(2), holding(2), reading(12, 2)}, ours: []observation{holding(10), holding(10), reading(12, 10)}, diffAt: -1,
 			wantUses: map[string]excuseUses{overflowClass: {caused: 1, carried: 2}},
+		},
+		{
+			name: "beyond the HPA's memory of an overflow, the averages over the counts it left, where both decide the same new count, are its consequence",
+			s:    overflowing(30, 30), up: []observation{holding(2), holding(2), external(reading(12, 2), 0, 500)}, ours: []observation{holding(10), holding(10), external(reading(12, 10), 0, 100)}, diffAt: -1,
+			wantUses: map[string]excuseUses{overflowClass: {caused: 1, carried: 2}},
+		},
+		{
+			name: "beyond the HPA's memory of an overflow, a metric's value that differs where both decide the same new count fails",
+			s:    overflowing(30, 30), up: []observation{holding(2), holding(2), external(reading(12, 2), 1000, 0)}, ours: []observation{holding(10), holding(10), external(reading(12, 10), 2000, 0)}, diffAt: 2,
 		},
 		{
 			name: "beyond the HPA's memory of an overflow, both deciding the same new count from counts other than it left fails",
