@@ -177,6 +177,15 @@ type workLog struct {
 	active   map[string][]int
 	overlaps []string
 	starts   int
+	// kept is, by replica, what its latest run was told it kept (Kept).
+	kept map[string][]int
+}
+
+// keptBy returns what id's latest run was told it kept.
+func (w *workLog) keptBy(id string) []int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return slices.Clone(w.kept[id])
 }
 
 // started returns how many times any Work started.
@@ -186,11 +195,14 @@ func (w *workLog) started() int {
 	return w.starts
 }
 
-func newWorkLog() *workLog { return &workLog{active: map[string][]int{}} }
+func newWorkLog() *workLog { return &workLog{active: map[string][]int{}, kept: map[string][]int{}} }
 
 func (w *workLog) work(id string) Work {
 	return func(ctx context.Context, owned []int) error {
 		w.begin(id, owned)
+		w.mu.Lock()
+		w.kept[id] = Kept(ctx)
+		w.mu.Unlock()
 		<-ctx.Done()
 		w.end(id)
 		return nil

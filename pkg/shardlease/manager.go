@@ -274,14 +274,20 @@ func (m *Manager) setWork(ctx context.Context) {
 		m.run.fenceAt(m.o.Clock, m.fence())
 		return
 	}
+	var kept []int
 	if m.run != nil {
+		// A run that may still write has held every shard of its own
+		// without a gap: the fence would have closed otherwise.
+		if m.run.permit.check() == nil {
+			kept = slices.DeleteFunc(slices.Clone(m.run.owned), func(s int) bool { return !slices.Contains(owned, s) })
+		}
 		m.run.stop()
 		klog.FromContext(ctx).Info("Stopped working shards", "shards", m.run.owned)
 		m.run = nil
 	}
 	if len(owned) > 0 {
-		klog.FromContext(ctx).Info("Working shards", "shards", owned, "of", m.o.Shards)
-		m.run = start(ctx, m.o.Clock, m.o.Work, owned, m.fence())
+		klog.FromContext(ctx).Info("Working shards", "shards", owned, "of", m.o.Shards, "kept", kept)
+		m.run = start(ctx, m.o.Clock, m.o.Work, owned, kept, m.fence())
 		// The new run counts anew; until it does, the Leases keep theirs.
 		m.counts = nil
 		m.run.fenceAt(m.o.Clock, m.fence())

@@ -128,6 +128,71 @@ func TestAJoiningReplicaGetsShardsOnlyAfterTheOwnerStoppedThem(t *testing.T) {
 	f.work.noOverlaps(t)
 }
 
+// TestARunKeepsOnlyTheShardsHeldWithoutAGap pins Kept: a replica that gives
+// shards to a joining one keeps the rest (its Work may trust what it kept
+// in memory about them); the joining one keeps nothing; a replica whose
+// run was fenced (a round stuck past its renewal deadline) keeps nothing
+// when it works shards again, even the same ones.
+func TestARunKeepsOnlyTheShardsHeldWithoutAGap(t *testing.T) {
+	f := newFleet(t)
+	a := f.member("a", 4)
+	f.rounds(2, a)
+	f.work.waitWorking(t, "a", []int{0, 1, 2, 3})
+	if got := f.work.keptBy("a"); len(got) != 0 {
+		t.Errorf("a's first run kept %v, want nothing", got)
+	}
+
+	// A round stuck on the API server past the renewal deadline: the run
+	// is fenced, and the shards stay a's (its Leases outlive the stall).
+	// Working them again, a keeps nothing: its run could not write for a
+	// while, and the Manager does not weigh whether anyone else could.
+	a.hang.Store(true)
+	ctx, cancel := context.WithCancel(f.ctx)
+	stuck := make(chan struct{})
+	go func() {
+		defer close(stuck)
+		a.round(ctx)
+	}()
+	f.step(testDeadline)
+	f.work.waitWorking(t, "a", nil)
+	cancel()
+	<-stuck
+	a.hang.Store(false)
+	f.rounds(2, a)
+	f.work.waitWorking(t, "a", []int{0, 1, 2, 3})
+	if got := f.work.keptBy("a"); len(got) != 0 {
+		t.Errorf("a, working its shards again after its run was fenced, kept %v, want nothing", got)
+	}
+
+	b := f.member("b", 4)
+	f.rounds(3, a, b)
+	assertPartition(t, 4, a, b)
+	f.work.waitWorking(t, "a", heldShards(a))
+	f.work.waitWorking(t, "b", heldShards(b))
+	if got, want := f.work.keptBy("a"), heldShards(a); !slices.Equal(got, want) {
+		t.Errorf("a, after giving shards to b, kept %v, want the shards it still holds %v", got, want)
+	}
+	if got := f.work.keptBy("b"); len(got) != 0 {
+		t.Errorf("b, new, kept %v, want nothing", got)
+	}
+
+	a.cut.Store(true)
+	lastRenewal := a.held[heldShards(a)[0]]
+	for f.clock.Since(lastRenewal) < testDuration+3*testRetry {
+		f.step(time.Second)
+		a.round(f.ctx)
+		b.round(f.ctx)
+	}
+	f.work.waitWorking(t, "a", nil)
+	a.cut.Store(false)
+	f.rounds(3, a, b)
+	assertPartition(t, 4, a, b)
+	f.work.waitWorking(t, "a", heldShards(a))
+	if got := f.work.keptBy("a"); len(got) != 0 {
+		t.Errorf("a, back after its run was fenced, kept %v, want nothing", got)
+	}
+}
+
 func TestAReplicaCutOffStopsBeforeAnotherTakesItsShards(t *testing.T) {
 	f := newFleet(t)
 	a, b := f.member("a", 4), f.member("b", 4)

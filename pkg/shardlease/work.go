@@ -44,10 +44,12 @@ type running struct {
 }
 
 // start runs work on owned in a goroutine of its own, allowed to write
-// until deadline unless fenceAt moves it.
-func start(ctx context.Context, clk clock.PassiveClock, work Work, owned []int, deadline time.Time) *running {
+// until deadline unless fenceAt moves it; kept are the shards it inherits
+// from the previous run without a gap (Kept).
+func start(ctx context.Context, clk clock.PassiveClock, work Work, owned, kept []int, deadline time.Time) *running {
 	permit := &fence{clock: clk}
 	permit.set(deadline)
+	ctx = context.WithValue(ctx, keptKey{}, slices.Clone(kept))
 	ctx, cancel := context.WithCancel(context.WithValue(ctx, fenceKey{}, permit))
 	r := &running{owned: slices.Clone(owned), done: make(chan struct{}), permit: permit}
 	r.cancel = func() {
@@ -64,6 +66,19 @@ func start(ctx context.Context, clk clock.PassiveClock, work Work, owned []int, 
 		}
 	})
 	return r
+}
+
+type keptKey struct{}
+
+// Kept returns the shards of the run of ctx that this replica held without
+// a gap since its previous run, which it stopped for a change of its shard
+// set while that run could still write: no other replica can have decided
+// for their HPAs in between, so what a Work kept in memory about them (the
+// behavior histories) still holds. Every other shard's HPAs may have been
+// another replica's meanwhile. Nil outside a Manager's Work.
+func Kept(ctx context.Context) []int {
+	kept, _ := ctx.Value(keptKey{}).([]int)
+	return slices.Clone(kept)
 }
 
 // fenceAt cancels the run at deadline unless fenceAt is called again before

@@ -109,6 +109,7 @@ func runControllers(ctx context.Context, cfg *config.Config, c *clients, mon mon
 		SpreadReconciles:             cfg.HPA.SpreadReconciles,
 		InScope:                      sc.inScope(),
 		Fence:                        sc.fence,
+		History:                      sc.history,
 		Observed:                     observed,
 	})
 	if err != nil {

@@ -42,6 +42,10 @@ type scope struct {
 	counter *hpaCounter
 	// fence is asked before every write; nil when not sharded.
 	fence podautoscaler.Fence
+	// history is handed from one sharded run to the next, so that the
+	// HPAs of the shards kept keep their behavior history; nil when not
+	// sharded (the controller keeps its own).
+	history *podautoscaler.History
 }
 
 // scopeOf returns the scope of the shards owned out of shards.

@@ -27,8 +27,10 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/component-base/metrics"
 	"k8s.io/klog/v2"
+	"k8s.io/utils/clock"
 
 	"github.com/kube-hpa/kube-hpa/cmd/hpa-controller-manager/app/config"
+	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler"
 	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/monitor"
 	"github.com/kube-hpa/kube-hpa/pkg/shardlease"
 )
@@ -49,6 +51,10 @@ func runSharded(ctx context.Context, cfg *config.Config, c *clients, registry me
 	scoped := monitor.NewScoped(mon)
 	honored := newSelectorHonoredGauge(registry)
 	counter := &hpaCounter{shards: cfg.Sharding.Shards}
+	// One history for every run: a change of shards restarts the
+	// controllers, and the HPAs of the shards held throughout must keep
+	// their stabilization windows and policy periods.
+	history := podautoscaler.NewHistory(clock.RealClock{}, cfg.HPA.DownscaleStabilizationWindow)
 	le := cfg.LeaderElection
 	leases, err := newLeaseClient(cfg)
 	if err != nil {
@@ -76,6 +82,15 @@ func runSharded(ctx context.Context, cfg *config.Config, c *clients, registry me
 			}
 			sc.counter = counter
 			sc.fence = leaseFence{inScope: sc.inScope()}
+			// Only the shards held without a gap since the last run keep
+			// their HPAs' history: another replica may have decided for
+			// the others in between.
+			kept := keepOnly(cfg.Sharding.Shards, shardlease.Kept(ctx))
+			if kept == nil {
+				kept = func(string) bool { return false }
+			}
+			history.KeepOnly(kept)
+			sc.history = history
 			ctx = klog.NewContext(ctx, klog.LoggerWithValues(klog.FromContext(ctx), "shards", owned))
 			checkSelector(ctx, c.kube, sc, honored)
 			return runControllers(ctx, cfg, c, scoped, health, sc)
