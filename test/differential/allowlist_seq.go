@@ -131,6 +131,11 @@ func lostZeroStatus(s seqScenario, up, ours []observation, k int) bool {
 		if up[j].Scale != 0 || st.Manual >= 0 || st.Fault != nil && (st.Fault.Person && st.Fault.PersonReplicas == 0 || st.Fault.Recreate) {
 			return false
 		}
+		if st.Fault != nil && st.Fault.Person {
+			// The person's count is what the controllers then took to
+			// zero.
+			before = max(before, st.Fault.PersonReplicas)
+		}
 		if st.Fault != nil && st.Fault.StatusFail != "" && before > 0 {
 			return true
 		}

@@ -232,6 +232,15 @@ func TestExcusesAreNarrow(t *testing.T) {
 			wantUses: map[string]excuseUses{"a status write lost right after the HPA scaled its target to zero": {caused: 2}},
 		},
 		{
+			name: "a zero the controllers made again from a person's count on a paused target, its status write lost, is the lost zero's",
+			s: seqScenario{Max: 10, Metrics: averageValue.Metrics, Start: 0, Steps: []step{
+				{Advance: 1, Manual: -1, Values: []int64{0}, Fault: &fault{Person: true, PersonReplicas: 1, StatusFail: "timeout"}},
+				{Advance: 1, Manual: -1, Values: []int64{4000}},
+			}},
+			up: at(0, 0), ours: []observation{scaledToZero(0, corev1.ConditionTrue), scaledToZero(4, corev1.ConditionFalse)}, diffAt: -1,
+			wantUses: map[string]excuseUses{"a status write lost right after the HPA scaled its target to zero": {caused: 2}},
+		},
+		{
 			name: "a person's pause to zero, its status write lost, is not the lost zero's",
 			s: seqScenario{Max: 10, Metrics: averageValue.Metrics, Start: 3, Steps: []step{
 				{Advance: 1, Manual: -1, Values: []int64{0}, Fault: &fault{Person: true, StatusFail: "timeout"}},
