@@ -146,17 +146,7 @@ func TestARunKeepsOnlyTheShardsHeldWithoutAGap(t *testing.T) {
 	// is fenced, and the shards stay a's (its Leases outlive the stall).
 	// Working them again, a keeps nothing: its run could not write for a
 	// while, and the Manager does not weigh whether anyone else could.
-	a.hang.Store(true)
-	ctx, cancel := context.WithCancel(f.ctx)
-	stuck := make(chan struct{})
-	go func() {
-		defer close(stuck)
-		a.round(ctx)
-	}()
-	f.step(testDeadline)
-	f.work.waitWorking(t, "a", nil)
-	cancel()
-	<-stuck
+	f.stuckRound(t, a)
 	a.hang.Store(false)
 	f.rounds(2, a)
 	f.work.waitWorking(t, "a", []int{0, 1, 2, 3})
@@ -422,16 +412,22 @@ func TestTheFenceDoesNotWaitForAStuckRound(t *testing.T) {
 	f.rounds(2, a)
 	f.work.waitWorking(t, "a", []int{0, 1})
 
-	a.hang.Store(true)
+	f.stuckRound(t, a)
+}
+
+// stuckRound has a round of m wait on the API server while its renewal
+// deadline passes: m's Work must stop all the same (the fence's timer).
+func (f *fleet) stuckRound(t *testing.T, m member) {
+	t.Helper()
+	m.hang.Store(true)
 	ctx, cancel := context.WithCancel(f.ctx)
 	stuck := make(chan struct{})
 	go func() {
 		defer close(stuck)
-		a.round(ctx)
+		m.round(ctx)
 	}()
-	// The round waits on the API server; the renew deadline passes.
 	f.step(testDeadline)
-	f.work.waitWorking(t, "a", nil)
+	f.work.waitWorking(t, m.o.Identity, nil)
 	cancel()
 	<-stuck
 }

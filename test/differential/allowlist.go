@@ -119,11 +119,7 @@ var allowList = []allowed{
 		Why:     "huge values saturate (a safety fix); the calculator comparison checks the proposals themselves",
 		Readme:  "Huge metric values saturate",
 		cause:   func(s seqScenario, _, _ []observation, step int) bool { return s.overflowsAt(step) },
-		// What a proposal decides: the count, its limits, which metric
-		// decided (ScalingActive) and the events; not observedGeneration.
-		confined: []string{"scale", "currentReplicas", "desiredReplicas", "lastScaleTime", "currentMetrics",
-			"AbleToScale.", "ScalingActive.", "ScalingLimited.", "ScaledToZero.", "events", "twin.scale", "twin.currentReplicas", "twin.desiredReplicas",
-			"twin.lastScaleTime", "twin.currentMetrics", "twin.AbleToScale.", "twin.ScalingActive.", "twin.ScalingLimited.", "twin.ScaledToZero.", "twin.events"},
+		confined: proposalFields,
 		boundedCarry: true,
 	},
 	{
@@ -132,10 +128,7 @@ var allowList = []allowed{
 		Why:     "huge values saturate (a safety fix); the calculator comparison checks the sums themselves",
 		Readme:  "Huge metric values saturate",
 		cause:   func(s seqScenario, _, _ []observation, step int) bool { return s.podSumOverflowsAt(step) },
-		// What a proposal decides, as for the int32 overflow.
-		confined: []string{"scale", "currentReplicas", "desiredReplicas", "lastScaleTime", "currentMetrics",
-			"AbleToScale.", "ScalingActive.", "ScalingLimited.", "ScaledToZero.", "events", "twin.scale", "twin.currentReplicas", "twin.desiredReplicas",
-			"twin.lastScaleTime", "twin.currentMetrics", "twin.AbleToScale.", "twin.ScalingActive.", "twin.ScalingLimited.", "twin.ScaledToZero.", "twin.events"},
+		confined: proposalFields,
 		boundedCarry: true,
 	},
 	{
@@ -297,6 +290,13 @@ func (s seqScenario) overflowsAt(step int) bool {
 	}
 	return false
 }
+
+// proposalFields are what a replica proposal decides, the twin's too: the
+// count, its limits, which metric decided (ScalingActive) and the events;
+// not observedGeneration.
+var proposalFields = []string{"scale", "currentReplicas", "desiredReplicas", "lastScaleTime", "currentMetrics",
+	"AbleToScale.", "ScalingActive.", "ScalingLimited.", "ScaledToZero.", "events", "twin.scale", "twin.currentReplicas", "twin.desiredReplicas",
+	"twin.lastScaleTime", "twin.currentMetrics", "twin.AbleToScale.", "twin.ScalingActive.", "twin.ScalingLimited.", "twin.ScaledToZero.", "twin.events"}
 
 // podSumOverflowsAt tells whether the readings of a pod metric at the step,
 // with its target standing in for each pod without one, can add up beyond
