@@ -151,12 +151,14 @@ func remnant(prevUp, prevOurs, up, ours observation, fields []string) bool {
 		c := condition(o, "ScalingActive")
 		return c != nil && c.Status == "False"
 	}
-	// untouched: a condition that each controller's pass left as its
-	// previous step had it, present or absent.
+	// untouched: a condition (one that either has: not the conditions'
+	// order) that each controller's pass left as its previous step had it,
+	// present or absent.
 	untouched := func(f string) bool {
 		prefix, _, ok := strings.Cut(f, ".")
 		name := autoscalingv2.HorizontalPodAutoscalerConditionType(prefix)
-		return ok && equality.Semantic.DeepEqual(condition(&prevUp, name), condition(&up, name)) &&
+		return ok && (condition(&up, name) != nil || condition(&ours, name) != nil) &&
+			equality.Semantic.DeepEqual(condition(&prevUp, name), condition(&up, name)) &&
 			equality.Semantic.DeepEqual(condition(&prevOurs, name), condition(&ours, name))
 	}
 	// Passes that computed no count (a target at zero, metrics that
@@ -215,7 +217,7 @@ func remnant(prevUp, prevOurs, up, ours observation, fields []string) bool {
 // averages alone: the averages over the current replicas that each
 // controller read, where an earlier decision left different counts.
 func onlyAveragesDiffer(up, ours []autoscalingv2.MetricStatus) bool {
-	clear := func(in []autoscalingv2.MetricStatus) []autoscalingv2.MetricStatus {
+	withoutAverages := func(in []autoscalingv2.MetricStatus) []autoscalingv2.MetricStatus {
 		out := make([]autoscalingv2.MetricStatus, len(in))
 		for i, m := range in {
 			m = *m.DeepCopy()
@@ -226,7 +228,7 @@ func onlyAveragesDiffer(up, ours []autoscalingv2.MetricStatus) bool {
 		}
 		return out
 	}
-	return equality.Semantic.DeepEqual(clear(up), clear(ours))
+	return equality.Semantic.DeepEqual(withoutAverages(up), withoutAverages(ours))
 }
 
 // currentOf is the current value of a metric status, of whichever source.
