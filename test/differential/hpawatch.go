@@ -92,7 +92,12 @@ func (w *hpaWatch) state() (held bool, changed <-chan struct{}) {
 // watches through w.
 func (w *hpaWatch) install(client *fake.Clientset) {
 	client.PrependReactor("create", "horizontalpodautoscalers", func(a clienttesting.Action) (bool, runtime.Object, error) {
-		return false, nil, w.stamp(a.(clienttesting.CreateAction).GetObject())
+		// The fake drops the error of a reactor that does not handle the
+		// action: a failed stamp handles it, with its error.
+		if err := w.stamp(a.(clienttesting.CreateAction).GetObject()); err != nil {
+			return true, nil, err
+		}
+		return false, nil, nil
 	})
 	tracker := client.Tracker()
 	client.PrependWatchReactor("horizontalpodautoscalers", func(a clienttesting.Action) (bool, watch.Interface, error) {

@@ -17,7 +17,6 @@ limitations under the License.
 package podautoscaler
 
 import (
-	"strings"
 	"time"
 
 	"k8s.io/utils/clock"
@@ -49,8 +48,5 @@ func NewHistory(clk clock.PassiveClock, downscaleWindow time.Duration) *History 
 // KeepOnly forgets the HPAs of every namespace that inScope refuses: those
 // another replica may have decided for since this one last did.
 func (h *History) KeepOnly(inScope func(namespace string) bool) {
-	h.store.ForgetIf(func(key string) bool {
-		namespace, _, _ := strings.Cut(key, "/")
-		return !inScope(namespace)
-	})
+	h.store.ForgetIf(func(key string) bool { return !inScope(namespaceOfKey(key)) })
 }
