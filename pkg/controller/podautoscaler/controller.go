@@ -393,18 +393,35 @@ func (c *Controller) processNextWorkItem(ctx context.Context) bool {
 	if slow {
 		return true
 	}
-	timer := c.opts.Clock.NewTimer(slowPass(period))
-	defer timer.Stop()
-	select {
-	case <-done:
-	case <-timer.C():
-		if !hold.toLane() {
-			return true // the pass ended as its share did
-		}
-		c.passes.overran(key)
-		klog.FromContext(ctx).V(2).Info("HPA pass moved to the slow lane", "hpa", key.String(), "after", slowPass(period))
-	}
+	c.holdWorker(ctx, key, hold, period, done)
 	return true
+}
+
+// holdWorker keeps the worker until the pass of hold ends or overruns its
+// share (slowlane.go): a quarter of period, or hotShare once one of its
+// flows is hot, which it checks at that interval, as a flow can heat while
+// the pass runs.
+func (c *Controller) holdWorker(ctx context.Context, key hpaKey, hold *laneHold, period time.Duration, done <-chan struct{}) {
+	start := c.opts.Clock.Now()
+	timer := c.opts.Clock.NewTimer(hotShare(period))
+	defer timer.Stop()
+	for {
+		select {
+		case <-done:
+			return
+		case <-timer.C():
+		}
+		held := c.opts.Clock.Since(start)
+		if held < slowPass(period) && !hold.hot() {
+			timer.Reset(min(hotShare(period), slowPass(period)-held))
+			continue
+		}
+		if hold.toLane() {
+			c.passes.overran(key)
+			klog.FromContext(ctx).V(2).Info("HPA pass moved to the slow lane", "hpa", key.String(), "after", held)
+		}
+		return
+	}
 }
 
 // startPass runs a pass off the worker's goroutine, so that the worker can
@@ -466,7 +483,7 @@ func (c *Controller) runPass(ctx context.Context, key hpaKey, found hpaLookup, h
 		// Every HPA comes back after its sync period, whether this pass
 		// failed or not.
 		c.panicBackoff.Forget(key)
-		c.passes.ended(key, next.last.start, c.opts.Clock.Now(), next.period)
+		c.passes.ended(key, end, passSpeedOf(hold, next, end))
 		c.requeue(key, next)
 	}
 }

@@ -79,18 +79,17 @@ type lastPass struct {
 
 func newPassLog() *passLog { return &passLog{passes: map[hpaKey]lastPass{}} }
 
-// ended records a pass of key that ran from start to end, in a period of
-// period. A zero start is no pass (the HPA could not be read), which says
-// nothing of its speed.
-func (l *passLog) ended(key hpaKey, start, end time.Time, period time.Duration) {
+// ended records a pass of key that ended at end, and how fast it was.
+func (l *passLog) ended(key hpaKey, end time.Time, speed passSpeed) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	last := l.passes[key]
 	last.end = end
-	if !start.IsZero() {
-		if end.Sub(start) > slowPass(period) {
-			last.slow, last.fast = true, 0
-		} else if last.fast++; last.fast >= fastPassesToLeave {
+	switch speed {
+	case passedSlow:
+		last.slow, last.fast = true, 0
+	case passedFast:
+		if last.fast++; last.fast >= fastPassesToLeave {
 			last.slow = false
 		}
 	}

@@ -29,13 +29,18 @@ import (
 // budget ends the pass) from holding the workers that every other HPA
 // needs. Three rules, no more (docs/slow-providers.md):
 //
-//  1. A pass may hold its worker for a quarter of its period (slowPass).
-//     One that runs longer is moved to the slow lane there and then: its
-//     HPA counts as slow from that moment, the worker takes the next HPA,
-//     and the pass goes on off the workers until the fetch budget ends it.
-//     The next passes of a slow HPA start in the lane at once. An HPA
-//     leaves the lane only after fastPassesToLeave fast passes in a row,
-//     so a provider that flaps between fast errors and hangs stays in it.
+//  1. A pass may hold its worker for a quarter of its period (slowPass),
+//     and for hotFlowPass only once one of its flows is hot (rule 3). One
+//     that runs longer is moved to the slow lane there and then: its HPA
+//     counts as slow from that moment, the worker takes the next HPA, and
+//     the pass goes on off the workers until the fetch budget ends it.
+//     The short share is what keeps a provider that starts hanging for
+//     many HPAs at once from holding the workers a quarter period per
+//     HPA: the first of them heats the flow, each of the others costs a
+//     fraction of a second of a worker. The next passes of a slow HPA
+//     start in the lane at once. An HPA leaves the lane only after
+//     fastPassesToLeave fast passes in a row, so a provider that flaps
+//     between fast errors and hangs stays in it.
 //  2. The lane has no count of its own: each HPA has at most one pass in
 //     flight (the queue never hands out a key being processed) and the
 //     fetch budget ends it, so a slow HPA is passed on its own slot every
@@ -60,6 +65,18 @@ const slowLaneRetry = time.Second
 
 // slowPass is how long a pass of an HPA of period may hold its worker.
 func slowPass(period time.Duration) time.Duration { return period / 4 }
+
+// hotFlowPass is how long a pass of a hot flow may hold its worker. A
+// pass of a healthy HPA takes a few tens of milliseconds even on a busy
+// API server; one that takes longer while its flow has passes in the lane
+// is most likely waiting on the same provider. Moving a pass that is not
+// costs nothing but where it runs: its HPA is passed on the same cadence,
+// only off the workers.
+const hotFlowPass = 250 * time.Millisecond
+
+// hotShare is how long a pass of an HPA of period may hold its worker
+// while one of its flows is hot.
+func hotShare(period time.Duration) time.Duration { return min(hotFlowPass, slowPass(period)) }
 
 // The default API groups of each kind of metric, where a metric that names
 // no source is fetched.
@@ -146,10 +163,12 @@ func (l *slowLane) resize(workers int) {
 // laneHold is one pass's place: on a worker, then perhaps in the lane,
 // until it ends.
 type laneHold struct {
-	lane   *slowLane
-	flows  flows
-	inLane bool
-	done   bool
+	lane  *slowLane
+	flows flows
+	// inLane is where the pass is now; startedInLane and moved say how
+	// it got there, which is what makes it slow (speed).
+	inLane, startedInLane, moved bool
+	done                         bool
 }
 
 // admit reports whether a pass of an HPA with flows may start now, and
@@ -159,7 +178,7 @@ type laneHold struct {
 func (l *slowLane) admit(f flows, slow bool) (*laneHold, bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	h := &laneHold{lane: l, flows: f, inLane: slow}
+	h := &laneHold{lane: l, flows: f, inLane: slow, startedInLane: slow}
 	if slow {
 		l.add(l.inLane, f, 1)
 		return h, true
@@ -191,7 +210,7 @@ func (h *laneHold) toLane() bool {
 	if h.inLane || h.done {
 		return false
 	}
-	h.inLane = true
+	h.inLane, h.moved = true, true
 	l.add(l.onWork, h.flows, -1)
 	l.add(l.inLane, h.flows, 1)
 	return true
@@ -211,4 +230,47 @@ func (h *laneHold) release() {
 	} else {
 		l.add(l.onWork, h.flows, -1)
 	}
+}
+
+// hot reports whether one of the pass's flows has a pass in the lane.
+func (h *laneHold) hot() bool {
+	l := h.lane
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, flow := range h.flows {
+		if l.inLane[flow] > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// passSpeed is what a pass says of its HPA's place in the lane.
+type passSpeed int
+
+const (
+	// notPassed: no pass was made (the HPA could not be read), which
+	// says nothing of its speed.
+	notPassed passSpeed = iota
+	passedFast
+	passedSlow
+)
+
+// speed is the speed of the pass of hold that took took: slow when it was
+// moved off its worker, or when it started in the lane and took longer
+// than it could have held a worker there (its flow was hot: it was in it).
+func (h *laneHold) speed(took, period time.Duration) passSpeed {
+	if h.moved || (h.startedInLane && took > hotShare(period)) {
+		return passedSlow
+	}
+	return passedFast
+}
+
+// passSpeedOf is the speed of the pass of hold that ended at end, whose
+// cadence is next.
+func passSpeedOf(hold *laneHold, next cadence, end time.Time) passSpeed {
+	if next.last.start.IsZero() {
+		return notPassed
+	}
+	return hold.speed(end.Sub(next.last.start), next.period)
 }

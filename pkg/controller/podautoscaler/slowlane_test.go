@@ -120,27 +120,26 @@ func TestSlowLaneAdmission(t *testing.T) {
 // TestSlowLaneHysteresis pins when an HPA is in the lane: from its first
 // slow pass, until fastPassesToLeave fast passes in a row.
 func TestSlowLaneHysteresis(t *testing.T) {
-	const period = 15 * time.Second
-	slowTook, fastTook := 8*time.Second, time.Second
+	slow, fast := passedSlow, passedFast
 	for _, tc := range []struct {
 		name   string
-		passes []time.Duration
+		passes []passSpeed
 		want   bool
 	}{
 		{name: "an HPA never passed is not slow", want: false},
-		{name: "fast passes are not slow", passes: []time.Duration{fastTook, fastTook}, want: false},
-		{name: "a pass of a quarter period is not slow", passes: []time.Duration{period / 4}, want: false},
-		{name: "one slow pass puts the HPA in the lane", passes: []time.Duration{fastTook, slowTook}, want: true},
-		{name: "one fast pass does not take it out", passes: []time.Duration{slowTook, fastTook}, want: true},
-		{name: "two fast passes do not take it out", passes: []time.Duration{slowTook, fastTook, fastTook}, want: true},
-		{name: "three fast passes in a row take it out", passes: []time.Duration{slowTook, fastTook, fastTook, fastTook}, want: false},
-		{name: "a flapping provider keeps it in", passes: []time.Duration{slowTook, fastTook, fastTook, slowTook, fastTook, fastTook}, want: true},
+		{name: "fast passes are not slow", passes: []passSpeed{fast, fast}, want: false},
+		{name: "one slow pass puts the HPA in the lane", passes: []passSpeed{fast, slow}, want: true},
+		{name: "one fast pass does not take it out", passes: []passSpeed{slow, fast}, want: true},
+		{name: "two fast passes do not take it out", passes: []passSpeed{slow, fast, fast}, want: true},
+		{name: "three fast passes in a row take it out", passes: []passSpeed{slow, fast, fast, fast}, want: false},
+		{name: "a turn without a pass neither counts nor resets", passes: []passSpeed{slow, fast, notPassed, fast, notPassed, fast}, want: false},
+		{name: "a flapping provider keeps it in", passes: []passSpeed{slow, fast, fast, slow, fast, fast}, want: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			log := newPassLog()
 			key := hpaKey{namespace: "tenant", name: "a"}
-			for _, took := range tc.passes {
-				log.ended(key, testStart, testStart.Add(took), period)
+			for _, speed := range tc.passes {
+				log.ended(key, testStart, speed)
 			}
 			if got := log.slow(key); got != tc.want {
 				t.Errorf("slow = %v, want %v", got, tc.want)
@@ -151,15 +150,53 @@ func TestSlowLaneHysteresis(t *testing.T) {
 	t.Run("an overrun counts as slow before the pass ends, and resets the count of fast passes", func(t *testing.T) {
 		log := newPassLog()
 		key := hpaKey{namespace: "tenant", name: "a"}
-		log.ended(key, testStart, testStart.Add(slowTook), period)
-		log.ended(key, testStart, testStart.Add(fastTook), period)
-		log.ended(key, testStart, testStart.Add(fastTook), period)
+		log.ended(key, testStart, slow)
+		log.ended(key, testStart, fast)
+		log.ended(key, testStart, fast)
 		log.overran(key)
-		log.ended(key, testStart, testStart.Add(fastTook), period)
+		log.ended(key, testStart, fast)
 		if !log.slow(key) {
 			t.Error("an HPA left the lane with one fast pass after an overrun")
 		}
 	})
+}
+
+// TestPassSpeed pins which passes count as slow: one moved off its worker,
+// and one that started in the lane and took longer than a pass of a hot
+// flow may hold a worker; a pass that ended on its worker is fast, however
+// long it took.
+func TestPassSpeed(t *testing.T) {
+	const period = 15 * time.Second
+	tenant := flows{"namespace/tenant"}
+	for _, tc := range []struct {
+		name    string
+		inLane  bool
+		moved   bool
+		took    time.Duration
+		want    passSpeed
+		noStart bool
+	}{
+		{name: "a pass that ended on its worker is fast", took: slowPass(period), want: passedFast},
+		{name: "a pass moved off its worker is slow", moved: true, took: hotShare(period), want: passedSlow},
+		{name: "a pass in the lane within a hot flow's share is fast", inLane: true, took: hotShare(period), want: passedFast},
+		{name: "a pass in the lane past a hot flow's share is slow", inLane: true, took: hotShare(period) + time.Millisecond, want: passedSlow},
+		{name: "no pass says nothing", inLane: true, took: period, noStart: true, want: notPassed},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			l := newSlowLane(2)
+			hold, _ := l.admit(tenant, tc.inLane)
+			if tc.moved {
+				hold.toLane()
+			}
+			next := cadence{period: period}
+			if !tc.noStart {
+				next.last.start = testStart
+			}
+			if got := passSpeedOf(hold, next, testStart.Add(tc.took)); got != tc.want {
+				t.Errorf("speed = %v, want %v", got, tc.want)
+			}
+		})
+	}
 }
 
 // TestFlowsOf pins the flows a pass counts against: its namespace and the
@@ -267,6 +304,92 @@ func TestOverrunningPassMovesToTheLane(t *testing.T) {
 	h.c.inFlight.Wait()
 	if got := q.recorded(); !slices.Contains(got, "AddRateLimited "+key.String()) || slices.Contains(got, addAfterWeb(slowLaneRetry)) {
 		t.Errorf("queue calls of the slow HPA's pass = %v, want its period and no wait for the lane", got)
+	}
+}
+
+// TestHotFlowPassLeavesItsWorkerEarly: a pass holds its worker for a
+// quarter period while its flows are cold, and for hotShare once one of
+// them has a pass in the lane, whether the flow was hot when the pass
+// started or heated while it ran. This is what keeps a provider that
+// starts hanging for many HPAs at once from holding the workers a quarter
+// period per HPA.
+func TestHotFlowPassLeavesItsWorkerEarly(t *testing.T) {
+	const period = 15 * time.Second
+	for _, tc := range []struct {
+		name string
+		// hotAtStart heats the namespace before the pass; heatAfter
+		// heats it after that many checks of hotShare.
+		hotAtStart bool
+		heatAfter  int
+		// steps are the clock's steps until the worker is free.
+		steps []time.Duration
+	}{
+		{name: "a pass of a cold flow holds its worker for a quarter period",
+			steps: []time.Duration{hotShare(period), slowPass(period) - hotShare(period)}},
+		{name: "a pass of a hot flow leaves its worker after hotShare", hotAtStart: true,
+			steps: []time.Duration{hotShare(period)}},
+		{name: "a pass whose flow heats while it runs leaves at the next check", heatAfter: 2,
+			steps: []time.Duration{hotShare(period), hotShare(period), hotShare(period)}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t, newHPA(1, 10, cpuUtilization(50)), harnessOptions{})
+			h.scales.setScale(3, 3, testSelector)
+			h.addPods(3, 50)
+			h.drainQueue()
+			gate := newGatedScales(h.scales)
+			h.c.opts.ScaleClient = gate
+			key := h.key(testHPAName)
+			heat := func() {
+				other, _ := h.c.lane.admit(flows{"namespace/" + testNamespace}, true)
+				t.Cleanup(other.release)
+			}
+			if tc.hotAtStart {
+				heat()
+			}
+			waiters := h.clock.Waiters()
+			free := make(chan struct{})
+			h.c.queue.Add(key)
+			go func() {
+				defer close(free)
+				h.c.processNextWorkItem(h.ctx)
+			}()
+			<-gate.entered
+			// armed waits until the worker waits on its timer again, or
+			// reports that it is free.
+			armed := func() bool {
+				for {
+					select {
+					case <-free:
+						return false
+					default:
+					}
+					if h.clock.Waiters() > waiters {
+						return true
+					}
+					runtime.Gosched()
+				}
+			}
+			for i, step := range tc.steps {
+				if !armed() {
+					t.Fatalf("the worker was free after %d of %d steps", i, len(tc.steps))
+				}
+				if tc.heatAfter > 0 && i == tc.heatAfter {
+					heat()
+				}
+				h.clock.Step(step)
+			}
+			if armed() {
+				gate.release <- struct{}{}
+				h.clock.Step(slowPass(period))
+				<-free
+				t.Fatalf("the worker was still held after %d steps", len(tc.steps))
+			}
+			if !h.c.passes.slow(key) {
+				t.Error("the HPA whose pass left its worker is not in the slow lane")
+			}
+			gate.release <- struct{}{}
+			h.c.inFlight.Wait()
+		})
 	}
 }
 

@@ -427,7 +427,7 @@ func TestPassLogMaxAge(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			l := newPassLog()
 			if tc.ended >= 0 {
-				l.ended(key, testStart.Add(-tc.ended-time.Second), testStart.Add(-tc.ended), 15*time.Second)
+				l.ended(key, testStart.Add(-tc.ended), passedFast)
 			}
 			if tc.forget {
 				l.forget(key)
