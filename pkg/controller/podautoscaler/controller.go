@@ -215,7 +215,7 @@ func New(opts Options) (*Controller, error) {
 		selectors:    newSelectorIndex(),
 		panicBackoff: newPanicBackoff(opts.SyncPeriod),
 		passes:       newPassLog(),
-		lane:         newSlowLane(1),
+		lane:         newSlowLane(1, opts.Clock),
 		consistency:  newWrittenVersions(),
 	}
 	history := opts.History
@@ -379,7 +379,7 @@ func (c *Controller) processNextWorkItem(ctx context.Context) bool {
 		period = c.syncPeriodOf(found.hpa)
 	}
 	slow := c.passes.slow(key)
-	hold, admitted := c.lane.admit(flowsOf(key.namespace, found.hpa), slow)
+	hold, admitted := c.lane.admit(flowsOf(key.namespace, found.hpa), slow, period)
 	if !admitted {
 		c.queue.AddAfter(key, slowLaneRetry)
 		c.queue.Done(key)

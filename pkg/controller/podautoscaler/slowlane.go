@@ -21,6 +21,7 @@ import (
 	"time"
 
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	"k8s.io/utils/clock"
 
 	v2 "github.com/kube-hpa/kube-hpa/api/autoscaling/v2"
 )
@@ -47,13 +48,14 @@ import (
 //     period, and its fallback comes when due, whatever the number of
 //     slow HPAs.
 //  3. A flow (a namespace, or a metrics source: the API group a metric is
-//     routed to) with a pass in the lane is "hot": while it is, its HPAs
-//     may hold at most half of the workers, so a provider that starts
+//     routed to) with a pass in the lane, or one that ended less than a
+//     period ago, is "hot": while it is, its HPAs hold at most half of the
+//     workers when others are waiting for them, so a provider that starts
 //     hanging, or a tenant whose HPAs all hang, costs the others at most
-//     half of the workers for a quarter period each, instead of all of
-//     them. Flows with no slow pass are never bounded: as in API Priority
-//     and Fairness, a share only limits a flow when it would take from
-//     others.
+//     half of the workers. A hot flow borrows the workers that would
+//     otherwise stay idle, but always leaves one free; flows with no slow
+//     pass are never bounded. As in API Priority and Fairness, a share only
+//     limits a flow when it would take from others.
 
 // fastPassesToLeave is how many fast passes in a row take an HPA out of
 // the slow lane.
@@ -140,56 +142,86 @@ func metricSourceGroup(m v2.MetricSpec) string {
 // slowLane counts, per flow, the passes on workers and the passes in the
 // lane.
 type slowLane struct {
-	mu     sync.Mutex
-	share  int
-	onWork map[string]int
-	inLane map[string]int
+	mu    sync.Mutex
+	clock clock.PassiveClock
+	// workers is the controller's; busy how many of them hold a pass.
+	workers, busy int
+	share         int
+	onWork        map[string]int
+	inLane        map[string]int
+	// warm is when each flow cools, one period after its last pass in
+	// the lane ended: a slow HPA's next pass comes a period later, and a
+	// flow that cooled in between would give the next HPA that starts
+	// hanging a quarter period of a worker again.
+	warm map[string]time.Time
 }
 
 // newSlowLane returns the lane of a controller with workers workers.
-func newSlowLane(workers int) *slowLane {
-	l := &slowLane{onWork: map[string]int{}, inLane: map[string]int{}}
+func newSlowLane(workers int, clk clock.PassiveClock) *slowLane {
+	l := &slowLane{clock: clk, onWork: map[string]int{}, inLane: map[string]int{}, warm: map[string]time.Time{}}
 	l.resize(workers)
 	return l
 }
 
-// resize sets the share of a hot flow to half of workers, at least one.
+// resize sets the workers, and the share of a hot flow to half of them, at
+// least one.
 func (l *slowLane) resize(workers int) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.share = max(1, workers/2)
+	l.workers, l.share = workers, max(1, workers/2)
 }
 
 // laneHold is one pass's place: on a worker, then perhaps in the lane,
 // until it ends.
 type laneHold struct {
-	lane  *slowLane
-	flows flows
+	lane   *slowLane
+	flows  flows
+	period time.Duration
 	// inLane is where the pass is now; startedInLane and moved say how
 	// it got there, which is what makes it slow (speed).
 	inLane, startedInLane, moved bool
 	done                         bool
 }
 
-// admit reports whether a pass of an HPA with flows may start now, and
-// its hold. A pass of a slow HPA starts in the lane and is always let in;
-// any other takes a worker unless one of its flows is hot and holds its
-// share of the workers already.
-func (l *slowLane) admit(f flows, slow bool) (*laneHold, bool) {
+// admit reports whether a pass of an HPA with flows and period may start
+// now, and its hold. A pass of a slow HPA starts in the lane and is always
+// let in. Any other takes a worker, unless one of its flows is hot and
+// holds its share of the workers already and no other worker would be
+// left free: a hot flow borrows the workers nobody else asks for (as in
+// API Priority and Fairness), but always leaves one for another flow.
+func (l *slowLane) admit(f flows, slow bool, period time.Duration) (*laneHold, bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	h := &laneHold{lane: l, flows: f, inLane: slow, startedInLane: slow}
+	h := &laneHold{lane: l, flows: f, period: period, inLane: slow, startedInLane: slow}
 	if slow {
 		l.add(l.inLane, f, 1)
 		return h, true
 	}
-	for _, flow := range f {
-		if l.inLane[flow] > 0 && l.onWork[flow] >= l.share {
-			return nil, false
+	if othersFree := l.workers - l.busy - 1; othersFree < 1 {
+		now := l.clock.Now()
+		for _, flow := range f {
+			if l.hotLocked(flow, now) && l.onWork[flow] >= l.share {
+				return nil, false
+			}
 		}
 	}
 	l.add(l.onWork, f, 1)
+	l.busy++
 	return h, true
+}
+
+// hotLocked reports whether flow has a pass in the lane, or had one less
+// than a period ago.
+func (l *slowLane) hotLocked(flow string, now time.Time) bool {
+	if l.inLane[flow] > 0 {
+		return true
+	}
+	until, ok := l.warm[flow]
+	if ok && !now.Before(until) {
+		delete(l.warm, flow)
+		return false
+	}
+	return ok
 }
 
 func (l *slowLane) add(counts map[string]int, f flows, n int) {
@@ -211,6 +243,7 @@ func (h *laneHold) toLane() bool {
 		return false
 	}
 	h.inLane, h.moved = true, true
+	l.busy--
 	l.add(l.onWork, h.flows, -1)
 	l.add(l.inLane, h.flows, 1)
 	return true
@@ -225,20 +258,28 @@ func (h *laneHold) release() {
 		return
 	}
 	h.done = true
-	if h.inLane {
-		l.add(l.inLane, h.flows, -1)
-	} else {
+	if !h.inLane {
+		l.busy--
 		l.add(l.onWork, h.flows, -1)
+		return
+	}
+	l.add(l.inLane, h.flows, -1)
+	until := l.clock.Now().Add(h.period)
+	for _, flow := range h.flows {
+		if until.After(l.warm[flow]) {
+			l.warm[flow] = until
+		}
 	}
 }
 
-// hot reports whether one of the pass's flows has a pass in the lane.
+// hot reports whether one of the pass's flows is hot.
 func (h *laneHold) hot() bool {
 	l := h.lane
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	now := l.clock.Now()
 	for _, flow := range h.flows {
-		if l.inLane[flow] > 0 {
+		if l.hotLocked(flow, now) {
 			return true
 		}
 	}

@@ -29,15 +29,18 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/scale"
+	testingclock "k8s.io/utils/clock/testing"
 
 	v2 "github.com/kube-hpa/kube-hpa/api/autoscaling/v2"
 )
 
 // TestSlowLaneAdmission pins who gets a worker: a slow HPA always starts
 // (in the lane, on no worker), a flow with no slow pass is never bounded,
-// and a hot flow (a namespace or a metrics source with a pass in the lane)
-// holds at most half of the workers.
+// and a hot flow (a namespace or a metrics source with a pass in the lane,
+// or one that ended less than a period ago) holds at most half of the
+// workers when that would leave none free, and borrows the others.
 func TestSlowLaneAdmission(t *testing.T) {
+	const period = 15 * time.Second
 	tenant := flows{"namespace/tenant", "source/" + externalMetricsGroup}
 	other := flows{"namespace/other", "source/" + resourceMetricsGroup}
 	sameSource := flows{"namespace/other", "source/" + externalMetricsGroup}
@@ -53,22 +56,26 @@ func TestSlowLaneAdmission(t *testing.T) {
 	}{
 		{name: "flows with no slow pass are never bounded", workers: 2,
 			starting: []flows{tenant, tenant, tenant}, admits: []bool{true, true, true}},
-		{name: "a hot namespace holds half of the workers", workers: 4, inLane: []flows{tenant},
-			starting: []flows{tenant, tenant, tenant, other}, admits: []bool{true, true, false, true}},
-		{name: "a hot metrics source holds half of the workers, whatever the namespace", workers: 4, inLane: []flows{tenant},
-			starting: []flows{sameSource, sameSource, sameSource, other}, admits: []bool{true, true, false, true}},
+		{name: "a hot namespace borrows idle workers but leaves one free", workers: 4, inLane: []flows{tenant},
+			starting: []flows{tenant, tenant, tenant, tenant, other}, admits: []bool{true, true, true, false, true}},
+		{name: "a hot namespace within its share takes the last worker", workers: 4, inLane: []flows{tenant},
+			starting: []flows{other, other, other, tenant}, admits: []bool{true, true, true, true}},
+		{name: "a hot namespace over its share leaves the last worker to others", workers: 4, inLane: []flows{tenant},
+			starting: []flows{tenant, tenant, other, tenant, other}, admits: []bool{true, true, true, false, true}},
+		{name: "a hot metrics source is bounded whatever the namespace", workers: 4, inLane: []flows{tenant},
+			starting: []flows{sameSource, sameSource, sameSource, sameSource, other}, admits: []bool{true, true, true, false, true}},
 		{name: "one worker still lets a hot flow in", workers: 1, inLane: []flows{tenant},
 			starting: []flows{tenant, tenant}, admits: []bool{true, false}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			l := newSlowLane(tc.workers)
+			l := newSlowLane(tc.workers, testingclock.NewFakePassiveClock(testStart))
 			for _, f := range tc.inLane {
-				if _, ok := l.admit(f, true); !ok {
+				if _, ok := l.admit(f, true, period); !ok {
 					t.Fatal("a slow HPA was kept out")
 				}
 			}
 			for i, f := range tc.starting {
-				if _, got := l.admit(f, false); got != tc.admits[i] {
+				if _, got := l.admit(f, false, period); got != tc.admits[i] {
 					t.Errorf("pass %d of %v admitted = %v, want %v", i, f, got, tc.admits[i])
 				}
 			}
@@ -76,43 +83,57 @@ func TestSlowLaneAdmission(t *testing.T) {
 	}
 
 	t.Run("slow HPAs start however many are in the lane", func(t *testing.T) {
-		l := newSlowLane(1)
+		l := newSlowLane(1, testingclock.NewFakePassiveClock(testStart))
 		for i := range 50 {
-			if _, ok := l.admit(tenant, true); !ok {
+			if _, ok := l.admit(tenant, true, period); !ok {
 				t.Fatalf("slow pass %d kept out", i)
 			}
 		}
 	})
 
-	t.Run("a flow cools when its last slow pass ends", func(t *testing.T) {
-		l := newSlowLane(2)
-		slow, _ := l.admit(tenant, true)
-		if _, ok := l.admit(tenant, false); !ok {
+	t.Run("a flow cools a period after its last slow pass ended", func(t *testing.T) {
+		clk := testingclock.NewFakePassiveClock(testStart)
+		l := newSlowLane(2, clk)
+		slow, _ := l.admit(tenant, true, period)
+		first, ok := l.admit(tenant, false, period)
+		if !ok {
 			t.Fatal("first pass of a hot flow kept out")
 		}
-		if _, ok := l.admit(tenant, false); ok {
-			t.Fatal("a hot flow took more than half of two workers")
+		if _, ok := l.admit(tenant, false, period); ok {
+			t.Fatal("a hot flow took the last of two workers")
 		}
 		slow.release()
-		if _, ok := l.admit(tenant, false); !ok {
-			t.Fatal("a flow with no slow pass left was still bounded")
+		clk.SetTime(testStart.Add(period - time.Millisecond))
+		if _, ok := l.admit(tenant, false, period); ok {
+			t.Fatal("a flow whose slow pass ended less than a period ago took the last worker")
 		}
+		clk.SetTime(testStart.Add(period))
+		if _, ok := l.admit(tenant, false, period); !ok {
+			t.Fatal("a flow whose slow pass ended a period ago was still bounded")
+		}
+		first.release()
 	})
 
 	t.Run("a pass moved to the lane frees its worker and heats its flows", func(t *testing.T) {
-		l := newSlowLane(2)
-		h, _ := l.admit(tenant, false)
+		l := newSlowLane(2, testingclock.NewFakePassiveClock(testStart))
+		h, _ := l.admit(tenant, false, period)
+		if h.hot() {
+			t.Error("a flow with no pass in the lane is hot")
+		}
 		h.toLane()
-		if got := l.onWork[tenant[0]]; got != 0 {
-			t.Errorf("workers held by the tenant = %d, want 0", got)
+		if got := l.onWork[tenant[0]]; got != 0 || l.busy != 0 {
+			t.Errorf("workers held by the tenant = %d, busy = %d, want 0 and 0", got, l.busy)
 		}
 		if got := l.inLane[tenant[1]]; got != 1 {
 			t.Errorf("passes of the source in the lane = %d, want 1", got)
 		}
 		h.release()
 		h.release()
-		if len(l.onWork) != 0 || len(l.inLane) != 0 {
-			t.Errorf("after release: on workers %v, in lane %v, want none", l.onWork, l.inLane)
+		if len(l.onWork) != 0 || len(l.inLane) != 0 || l.busy != 0 {
+			t.Errorf("after release: on workers %v, in lane %v, busy %d, want none", l.onWork, l.inLane, l.busy)
+		}
+		if !h.hot() {
+			t.Error("a flow whose pass in the lane just ended is not hot")
 		}
 	})
 }
@@ -183,8 +204,8 @@ func TestPassSpeed(t *testing.T) {
 		{name: "no pass says nothing", inLane: true, took: period, noStart: true, want: notPassed},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			l := newSlowLane(2)
-			hold, _ := l.admit(tenant, tc.inLane)
+			l := newSlowLane(2, testingclock.NewFakePassiveClock(testStart))
+			hold, _ := l.admit(tenant, tc.inLane, period)
 			if tc.moved {
 				hold.toLane()
 			}
@@ -340,7 +361,7 @@ func TestHotFlowPassLeavesItsWorkerEarly(t *testing.T) {
 			h.c.opts.ScaleClient = gate
 			key := h.key(testHPAName)
 			heat := func() {
-				other, _ := h.c.lane.admit(flows{"namespace/" + testNamespace}, true)
+				other, _ := h.c.lane.admit(flows{"namespace/" + testNamespace}, true, period)
 				t.Cleanup(other.release)
 			}
 			if tc.hotAtStart {
@@ -441,9 +462,9 @@ func TestHotFlowInTheLoop(t *testing.T) {
 			// A slow pass of the namespace is in the lane, and another of
 			// its passes holds the one worker of its share.
 			hot := flows{"namespace/" + testNamespace}
-			slow, _ := h.c.lane.admit(hot, true)
+			slow, _ := h.c.lane.admit(hot, true, time.Minute)
 			defer slow.release()
-			busy, _ := h.c.lane.admit(hot, false)
+			busy, _ := h.c.lane.admit(hot, false, time.Minute)
 			defer busy.release()
 			q := recordQueue(h)
 			h.c.queue.Add(hpaKey{namespace: tc.namespace, name: testHPAName})
