@@ -215,9 +215,11 @@ func New(opts Options) (*Controller, error) {
 		selectors:    newSelectorIndex(),
 		panicBackoff: newPanicBackoff(opts.SyncPeriod),
 		passes:       newPassLog(),
-		lane:         newSlowLane(1, opts.Clock),
 		consistency:  newWrittenVersions(),
 	}
+	// An HPA the slow lane turned away comes back as soon as a worker
+	// frees (slowlane.go).
+	c.lane = newSlowLane(1, opts.Clock, func(key hpaKey) { c.queue.Add(key) })
 	history := opts.History
 	if history == nil {
 		history = NewHistory(opts.Clock, opts.DownscaleStabilizationWindow)
@@ -379,9 +381,8 @@ func (c *Controller) processNextWorkItem(ctx context.Context) bool {
 		period = c.syncPeriodOf(found.hpa)
 	}
 	slow := c.passes.slow(key)
-	hold, admitted := c.lane.admit(flowsOf(key.namespace, found.hpa), slow, period)
+	hold, admitted := c.lane.admit(key, flowsOf(key.namespace, found.hpa), slow, period)
 	if !admitted {
-		c.queue.AddAfter(key, slowLaneRetry)
 		c.queue.Done(key)
 		return true
 	}

@@ -17,6 +17,7 @@ limitations under the License.
 package podautoscaler
 
 import (
+	"slices"
 	"sync"
 	"time"
 
@@ -60,10 +61,6 @@ import (
 // fastPassesToLeave is how many fast passes in a row take an HPA out of
 // the slow lane.
 const fastPassesToLeave = 3
-
-// slowLaneRetry is how long an HPA of a hot flow that found its share of
-// the workers taken waits before it asks again.
-const slowLaneRetry = time.Second
 
 // slowPass is how long a pass of an HPA of period may hold its worker.
 func slowPass(period time.Duration) time.Duration { return period / 4 }
@@ -140,7 +137,7 @@ func metricSourceGroup(m v2.MetricSpec) string {
 }
 
 // slowLane counts, per flow, the passes on workers and the passes in the
-// lane.
+// lane, and keeps the HPAs it turned away until a worker frees.
 type slowLane struct {
 	mu    sync.Mutex
 	clock clock.PassiveClock
@@ -154,11 +151,21 @@ type slowLane struct {
 	// flow that cooled in between would give the next HPA that starts
 	// hanging a quarter period of a worker again.
 	warm map[string]time.Time
+	// waiting are the HPAs turned away, in order, each handed back to
+	// wake as a worker frees. Waiting on a timer instead would let one
+	// worker turn every queued HPA of a hot flow away in a moment and
+	// leave the workers idle until the timer: a fifth of the healthy
+	// HPAs passed per period in the bench that way.
+	waiting   []hpaKey
+	isWaiting map[hpaKey]bool
+	wake      func(hpaKey)
 }
 
-// newSlowLane returns the lane of a controller with workers workers.
-func newSlowLane(workers int, clk clock.PassiveClock) *slowLane {
-	l := &slowLane{clock: clk, onWork: map[string]int{}, inLane: map[string]int{}, warm: map[string]time.Time{}}
+// newSlowLane returns the lane of a controller with workers workers; wake
+// puts an HPA the lane turned away back in the queue.
+func newSlowLane(workers int, clk clock.PassiveClock, wake func(hpaKey)) *slowLane {
+	l := &slowLane{clock: clk, onWork: map[string]int{}, inLane: map[string]int{}, warm: map[string]time.Time{},
+		isWaiting: map[hpaKey]bool{}, wake: wake}
 	l.resize(workers)
 	return l
 }
@@ -183,31 +190,67 @@ type laneHold struct {
 	done                         bool
 }
 
-// admit reports whether a pass of an HPA with flows and period may start
-// now, and its hold. A pass of a slow HPA starts in the lane and is always
-// let in. Any other takes a worker, unless one of its flows is hot and
-// holds its share of the workers already and no other worker would be
+// admit reports whether a pass of key, an HPA with flows and period, may
+// start now, and its hold. A pass of a slow HPA starts in the lane and is
+// always let in. Any other takes a worker, unless one of its flows is hot
+// and holds its share of the workers already and no other worker would be
 // left free: a hot flow borrows the workers nobody else asks for (as in
-// API Priority and Fairness), but always leaves one for another flow.
-func (l *slowLane) admit(f flows, slow bool, period time.Duration) (*laneHold, bool) {
+// API Priority and Fairness), but always leaves one for another flow. An
+// HPA turned away waits in the lane until a worker frees.
+func (l *slowLane) admit(key hpaKey, f flows, slow bool, period time.Duration) (*laneHold, bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	h := &laneHold{lane: l, flows: f, period: period, inLane: slow, startedInLane: slow}
 	if slow {
 		l.add(l.inLane, f, 1)
+		l.stopWaiting(key)
 		return h, true
 	}
 	if othersFree := l.workers - l.busy - 1; othersFree < 1 {
 		now := l.clock.Now()
 		for _, flow := range f {
 			if l.hotLocked(flow, now) && l.onWork[flow] >= l.share {
+				if !l.isWaiting[key] {
+					l.isWaiting[key] = true
+					l.waiting = append(l.waiting, key)
+				}
 				return nil, false
 			}
 		}
 	}
 	l.add(l.onWork, f, 1)
 	l.busy++
+	l.stopWaiting(key)
 	return h, true
+}
+
+// stopWaiting forgets key's wait: it got a pass by another way (an event,
+// its slot) before a worker freed, and must not get a second.
+func (l *slowLane) stopWaiting(key hpaKey) {
+	if !l.isWaiting[key] {
+		return
+	}
+	delete(l.isWaiting, key)
+	l.waiting = slices.DeleteFunc(l.waiting, func(k hpaKey) bool { return k == key })
+}
+
+// freedLocked is called as a worker frees: it returns the HPA that waited
+// longest, if any, for the caller to wake once the lock is released.
+func (l *slowLane) freedLocked() (hpaKey, bool) {
+	if len(l.waiting) == 0 {
+		return hpaKey{}, false
+	}
+	key := l.waiting[0]
+	l.waiting = l.waiting[1:]
+	delete(l.isWaiting, key)
+	return key, true
+}
+
+// wakeIf hands key back to the queue when there is one.
+func (l *slowLane) wakeIf(key hpaKey, ok bool) {
+	if ok && l.wake != nil {
+		l.wake(key)
+	}
 }
 
 // hotLocked reports whether flow has a pass in the lane, or had one less
@@ -238,14 +281,17 @@ func (l *slowLane) add(counts map[string]int, f flows, n int) {
 func (h *laneHold) toLane() bool {
 	l := h.lane
 	l.mu.Lock()
-	defer l.mu.Unlock()
 	if h.inLane || h.done {
+		l.mu.Unlock()
 		return false
 	}
 	h.inLane, h.moved = true, true
 	l.busy--
 	l.add(l.onWork, h.flows, -1)
 	l.add(l.inLane, h.flows, 1)
+	next, ok := l.freedLocked()
+	l.mu.Unlock()
+	l.wakeIf(next, ok)
 	return true
 }
 
@@ -253,16 +299,20 @@ func (h *laneHold) toLane() bool {
 func (h *laneHold) release() {
 	l := h.lane
 	l.mu.Lock()
-	defer l.mu.Unlock()
 	if h.done {
+		l.mu.Unlock()
 		return
 	}
 	h.done = true
 	if !h.inLane {
 		l.busy--
 		l.add(l.onWork, h.flows, -1)
+		next, ok := l.freedLocked()
+		l.mu.Unlock()
+		l.wakeIf(next, ok)
 		return
 	}
+	defer l.mu.Unlock()
 	l.add(l.inLane, h.flows, -1)
 	until := l.clock.Now().Add(h.period)
 	for _, flow := range h.flows {

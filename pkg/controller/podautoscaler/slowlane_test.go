@@ -20,6 +20,7 @@ import (
 	"context"
 	"runtime"
 	"slices"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -68,14 +69,14 @@ func TestSlowLaneAdmission(t *testing.T) {
 			starting: []flows{tenant, tenant}, admits: []bool{true, false}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			l := newSlowLane(tc.workers, testingclock.NewFakePassiveClock(testStart))
+			l := newSlowLane(tc.workers, testingclock.NewFakePassiveClock(testStart), nil)
 			for _, f := range tc.inLane {
-				if _, ok := l.admit(f, true, period); !ok {
+				if _, ok := l.admit(hpaKey{name: "slow"}, f, true, period); !ok {
 					t.Fatal("a slow HPA was kept out")
 				}
 			}
 			for i, f := range tc.starting {
-				if _, got := l.admit(f, false, period); got != tc.admits[i] {
+				if _, got := l.admit(hpaKey{name: strconv.Itoa(i)}, f, false, period); got != tc.admits[i] {
 					t.Errorf("pass %d of %v admitted = %v, want %v", i, f, got, tc.admits[i])
 				}
 			}
@@ -83,9 +84,9 @@ func TestSlowLaneAdmission(t *testing.T) {
 	}
 
 	t.Run("slow HPAs start however many are in the lane", func(t *testing.T) {
-		l := newSlowLane(1, testingclock.NewFakePassiveClock(testStart))
+		l := newSlowLane(1, testingclock.NewFakePassiveClock(testStart), nil)
 		for i := range 50 {
-			if _, ok := l.admit(tenant, true, period); !ok {
+			if _, ok := l.admit(hpaKey{name: strconv.Itoa(i)}, tenant, true, period); !ok {
 				t.Fatalf("slow pass %d kept out", i)
 			}
 		}
@@ -93,30 +94,68 @@ func TestSlowLaneAdmission(t *testing.T) {
 
 	t.Run("a flow cools a period after its last slow pass ended", func(t *testing.T) {
 		clk := testingclock.NewFakePassiveClock(testStart)
-		l := newSlowLane(2, clk)
-		slow, _ := l.admit(tenant, true, period)
-		first, ok := l.admit(tenant, false, period)
+		l := newSlowLane(2, clk, nil)
+		a, b := hpaKey{name: "a"}, hpaKey{name: "b"}
+		slow, _ := l.admit(hpaKey{name: "slow"}, tenant, true, period)
+		first, ok := l.admit(a, tenant, false, period)
 		if !ok {
 			t.Fatal("first pass of a hot flow kept out")
 		}
-		if _, ok := l.admit(tenant, false, period); ok {
+		if _, ok := l.admit(b, tenant, false, period); ok {
 			t.Fatal("a hot flow took the last of two workers")
 		}
 		slow.release()
 		clk.SetTime(testStart.Add(period - time.Millisecond))
-		if _, ok := l.admit(tenant, false, period); ok {
+		if _, ok := l.admit(b, tenant, false, period); ok {
 			t.Fatal("a flow whose slow pass ended less than a period ago took the last worker")
 		}
 		clk.SetTime(testStart.Add(period))
-		if _, ok := l.admit(tenant, false, period); !ok {
+		if _, ok := l.admit(b, tenant, false, period); !ok {
 			t.Fatal("a flow whose slow pass ended a period ago was still bounded")
+		}
+		if len(l.waiting) != 0 {
+			t.Errorf("waiting = %v after the HPA got its pass, want none", l.waiting)
 		}
 		first.release()
 	})
 
+	t.Run("an HPA turned away waits, once, for the next worker that frees", func(t *testing.T) {
+		var woken []hpaKey
+		l := newSlowLane(2, testingclock.NewFakePassiveClock(testStart), func(k hpaKey) { woken = append(woken, k) })
+		a, b, c := hpaKey{name: "a"}, hpaKey{name: "b"}, hpaKey{name: "c"}
+		slow, _ := l.admit(hpaKey{name: "slow"}, tenant, true, period)
+		defer slow.release()
+		onWorker, _ := l.admit(a, tenant, false, period)
+		for _, k := range []hpaKey{b, c, b} {
+			if _, ok := l.admit(k, tenant, false, period); ok {
+				t.Fatalf("%v took the last worker", k)
+			}
+		}
+		if len(woken) != 0 {
+			t.Fatalf("woken %v before a worker freed", woken)
+		}
+		onWorker.release()
+		if !slices.Equal(woken, []hpaKey{b}) {
+			t.Errorf("woken = %v when one worker freed, want the HPA that waited longest, once", woken)
+		}
+		if !slices.Equal(l.waiting, []hpaKey{c}) {
+			t.Errorf("still waiting = %v, want c", l.waiting)
+		}
+		// c gets its pass another way (its slot): a worker freeing later
+		// must not give it a second.
+		if _, ok := l.admit(c, other, false, period); !ok {
+			t.Fatal("c kept out of a worker of a cold flow")
+		}
+		moving, _ := l.admit(b, other, false, period)
+		moving.toLane()
+		if !slices.Equal(woken, []hpaKey{b}) {
+			t.Errorf("woken = %v, want no HPA woken for one that got its pass", woken)
+		}
+	})
+
 	t.Run("a pass moved to the lane frees its worker and heats its flows", func(t *testing.T) {
-		l := newSlowLane(2, testingclock.NewFakePassiveClock(testStart))
-		h, _ := l.admit(tenant, false, period)
+		l := newSlowLane(2, testingclock.NewFakePassiveClock(testStart), nil)
+		h, _ := l.admit(hpaKey{name: "a"}, tenant, false, period)
 		if h.hot() {
 			t.Error("a flow with no pass in the lane is hot")
 		}
@@ -204,8 +243,8 @@ func TestPassSpeed(t *testing.T) {
 		{name: "no pass says nothing", inLane: true, took: period, noStart: true, want: notPassed},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			l := newSlowLane(2, testingclock.NewFakePassiveClock(testStart))
-			hold, _ := l.admit(tenant, tc.inLane, period)
+			l := newSlowLane(2, testingclock.NewFakePassiveClock(testStart), nil)
+			hold, _ := l.admit(hpaKey{name: "a"}, tenant, tc.inLane, period)
 			if tc.moved {
 				hold.toLane()
 			}
@@ -323,7 +362,7 @@ func TestOverrunningPassMovesToTheLane(t *testing.T) {
 	<-gate.entered
 	gate.release <- struct{}{}
 	h.c.inFlight.Wait()
-	if got := q.recorded(); !slices.Contains(got, "AddRateLimited "+key.String()) || slices.Contains(got, addAfterWeb(slowLaneRetry)) {
+	if got := q.recorded(); !slices.Contains(got, "AddRateLimited "+key.String()) {
 		t.Errorf("queue calls of the slow HPA's pass = %v, want its period and no wait for the lane", got)
 	}
 }
@@ -361,7 +400,7 @@ func TestHotFlowPassLeavesItsWorkerEarly(t *testing.T) {
 			h.c.opts.ScaleClient = gate
 			key := h.key(testHPAName)
 			heat := func() {
-				other, _ := h.c.lane.admit(flows{"namespace/" + testNamespace}, true, period)
+				other, _ := h.c.lane.admit(hpaKey{namespace: testNamespace, name: "other"}, flows{"namespace/" + testNamespace}, true, period)
 				t.Cleanup(other.release)
 			}
 			if tc.hotAtStart {
@@ -442,15 +481,16 @@ func (s gatedScaleInterface) Get(ctx context.Context, gr schema.GroupResource, n
 }
 
 // TestHotFlowInTheLoop: an HPA whose namespace has a pass in the lane and
-// holds its share of the workers already is put back for a moment without
-// a pass; an HPA of another namespace is not.
+// holds its share of the workers already, with no other worker free, is
+// turned away without a pass and comes back to the queue as soon as a
+// worker frees; an HPA of another namespace takes the worker.
 func TestHotFlowInTheLoop(t *testing.T) {
 	for _, tc := range []struct {
 		name      string
 		namespace string
 		wantPass  bool
 	}{
-		{name: "an HPA of the hot namespace waits for its share", namespace: testNamespace},
+		{name: "an HPA of the hot namespace waits for a worker to free", namespace: testNamespace},
 		{name: "an HPA of another namespace takes a worker", namespace: "other", wantPass: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -462,20 +502,33 @@ func TestHotFlowInTheLoop(t *testing.T) {
 			// A slow pass of the namespace is in the lane, and another of
 			// its passes holds the one worker of its share.
 			hot := flows{"namespace/" + testNamespace}
-			slow, _ := h.c.lane.admit(hot, true, time.Minute)
+			slow, _ := h.c.lane.admit(hpaKey{namespace: testNamespace, name: "slow"}, hot, true, time.Minute)
 			defer slow.release()
-			busy, _ := h.c.lane.admit(hot, false, time.Minute)
-			defer busy.release()
+			busy, _ := h.c.lane.admit(hpaKey{namespace: testNamespace, name: "busy"}, hot, false, time.Minute)
 			q := recordQueue(h)
-			h.c.queue.Add(hpaKey{namespace: tc.namespace, name: testHPAName})
+			key := hpaKey{namespace: tc.namespace, name: testHPAName}
+			h.c.queue.Add(key)
 			q.calls = nil
 			if !h.c.processNextWorkItem(h.ctx) {
 				t.Fatal("processNextWorkItem = false")
 			}
 			h.c.inFlight.Wait()
-			waited := slices.Contains(q.recorded(), "AddAfter "+tc.namespace+"/"+testHPAName+" "+slowLaneRetry.String())
-			if waited == tc.wantPass {
-				t.Errorf("queue calls = %v; want a wait for the lane: %v", q.recorded(), !tc.wantPass)
+			h.c.lane.mu.Lock()
+			turnedAway := h.c.lane.isWaiting[key]
+			h.c.lane.mu.Unlock()
+			if turnedAway == tc.wantPass {
+				t.Fatalf("turned away = %v, want %v (queue calls %v)", turnedAway, !tc.wantPass, q.recorded())
+			}
+			if tc.wantPass {
+				busy.release()
+				return
+			}
+			if got := q.recorded(); len(got) != 0 {
+				t.Errorf("queue calls of the HPA turned away = %v, want none until a worker frees", got)
+			}
+			busy.release()
+			if got := q.recorded(); !slices.Equal(got, []string{"Add " + key.String()}) {
+				t.Errorf("queue calls once a worker freed = %v, want the HPA back at once", got)
 			}
 		})
 	}
