@@ -23,7 +23,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing/synctest"
 	"time"
@@ -140,7 +139,6 @@ func (s seqScenario) run(kind controllerKind) ([]observation, faultLog, error) {
 	hpaWatch := newHPAWatch()
 	storeHPAsAsTheAPIServer(client, hpaWatch)
 	hpaWatch.install(client)
-	factory := informers.NewSharedInformerFactory(client, 0)
 	scales := &scaleStore{name: "web", app: appLabel, replicas: s.Start, tracker: client.Tracker()}
 	stores := []*scaleStore{scales}
 	var twinScales *scaleStore
@@ -160,18 +158,15 @@ func (s seqScenario) run(kind controllerKind) ([]observation, faultLog, error) {
 		f.hung = scales.faults.hung
 	}
 	ourSkips := &atomic.Int64{}
-	runController, err := s.controller(ctx, kind, client, factory, scaleClient(stores...), f, ourSkips)
+	api := scaleClient(stores...)
+	// The controller's run: the first, and one more per handover
+	// (handover.go).
+	current, err := s.newInstance(ctx, kind, client, api, f, ourSkips)
 	if err != nil {
 		return nil, faultLog{}, err
 	}
-	factory.Start(ctx.Done())
-	var wg sync.WaitGroup
-	wg.Go(runController)
-	defer func() {
-		cancel()
-		wg.Wait()
-		factory.Shutdown()
-	}()
+	current.start()
+	defer func() { current.stop() }()
 
 	// The caches sync (their waits poll) well within a period; the HPA
 	// appears on its first slot after that.
@@ -189,8 +184,18 @@ func (s seqScenario) run(kind controllerKind) ([]observation, faultLog, error) {
 	events.forget()
 	var out []observation
 	landed, statusMet := make([]bool, len(s.Steps)), make([]bool, len(s.Steps))
-	lagSteps, upstreamSkips := 0, 0
+	lagSteps, upstreamSkips, handovers := 0, 0, 0
 	for i, st := range s.Steps {
+		var next *instance
+		if st.Fault != nil && st.Fault.Handover {
+			// Halfway between two passes: the old instance stops, and the
+			// new one's informers start (handover.go).
+			current.stop()
+			if next, err = s.newInstance(ctx, kind, client, api, f, ourSkips); err != nil {
+				return nil, faultLog{}, err
+			}
+			current = next
+		}
 		if err := s.apply(ctx, st, client, scales, twinScales, f); err != nil {
 			return nil, faultLog{}, err
 		}
@@ -210,9 +215,24 @@ func (s seqScenario) run(kind controllerKind) ([]observation, faultLog, error) {
 		}
 		fails.arm(st.Fault)
 		synctest.Wait()
+		untilLand := syncPeriod/2 + landAfter
+		if next != nil {
+			// The new controller starts when the step's first pass is
+			// due, and makes it.
+			due := s.untilSlot(time.Now())
+			if due != syncPeriod/2 {
+				// The steps start halfway between passes on the slot.
+				return nil, faultLog{}, fmt.Errorf("handover at step %d: the HPA's slot is %s away, not half a period", i, due)
+			}
+			time.Sleep(due)
+			synctest.Wait()
+			next.start()
+			handovers++
+			untilLand -= due
+		}
 		// Past the step's first pass: a person's scale that no update of
 		// that pass met lands now, in both worlds.
-		time.Sleep(syncPeriod/2 + landAfter)
+		time.Sleep(untilLand)
 		synctest.Wait()
 		var err error
 		if landed[i], err = s.landPerson(st, scales); err != nil {
@@ -253,6 +273,7 @@ func (s seqScenario) run(kind controllerKind) ([]observation, faultLog, error) {
 	log.tally.StatusFail = fails.counts()
 	log.tally.HPALag = lagSteps
 	log.tally.StaleSkips = upstreamSkips + int(ourSkips.Load())
+	log.tally.Handovers, log.tally.HandoversArmed = handovers, s.handovers()
 	f.mu.Lock()
 	log.externalFetches = f.externalFetches
 	f.mu.Unlock()
@@ -331,8 +352,9 @@ type faultLog struct {
 	statusMet []bool
 	tally     faultTally
 	// upstreamScaleGets are upstream's scale reads of the same sequence,
-	// upstreamStaleSkips its passes skipped as stale.
-	upstreamScaleGets, upstreamStaleSkips int
+	// upstreamStaleSkips its passes skipped as stale, upstreamHandovers
+	// the handovers its world made.
+	upstreamScaleGets, upstreamStaleSkips, upstreamHandovers int
 	// externalFetches counts the world's fetches of External metrics.
 	externalFetches int
 }
