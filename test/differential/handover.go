@@ -108,17 +108,21 @@ const (
 
 // withHandovers gives some sequences handovers, at some of their steps,
 // drawn from g: a generator of its own, so that the other faults fall where
-// they did before. Not at a step whose watch lags (Lag, HPALag): the new
-// instance's first reads list what the API holds, so there is no watch
-// behind for that step to hold.
+// they did before. Not at a step whose watch lags (Lag, HPALag), nor right
+// before a step whose target's watch lags (Lag): the new instance's scale
+// cache starts its watch at its first read and reads from the API until
+// that watch has synced, a pass later, so there is no watch behind for
+// those steps to hold (kube-hpa would read the person's change that
+// upstream's world lands after its pass).
 func (s seqScenario) withHandovers(g *gen) seqScenario {
 	if !g.chance(handoverShare) {
 		return s
 	}
+	lags := func(i int) bool { return i < len(s.Steps) && s.Steps[i].Fault != nil && s.Steps[i].Fault.Lag }
 	steps := make([]step, len(s.Steps))
 	for i, st := range s.Steps {
 		steps[i] = st
-		if !g.chance(handoverStepShare) || st.Fault != nil && (st.Fault.Lag || st.Fault.HPALag) {
+		if !g.chance(handoverStepShare) || lags(i) || lags(i+1) || st.Fault != nil && st.Fault.HPALag {
 			continue
 		}
 		f := &fault{}
