@@ -235,6 +235,27 @@ var seqRegressions = []struct {
 		met:    &faultCounts{Rollout: 1},
 	},
 	{
+		name: "a handover after a scale to zero: the fresh instances read their zero from ScaledToZero and scale up from it, as the old ones would",
+		s: seqScenario{Min: 0, Max: 10, Metrics: []metricSpec{{Type: "External", Target: "AverageValue", Name: "m0", Value: 1000}}, Down: &rules{Window: 0}, Start: 3, Steps: []step{
+			{Advance: 1, Manual: -1, Values: []int64{3000}},
+			{Advance: 1, Manual: -1, Values: []int64{0}},
+			{Advance: 2, Manual: -1, Values: []int64{0}, Fault: &fault{Handover: true}},
+			{Advance: 2, Manual: -1, Values: []int64{4000}, Fault: &fault{Handover: true}},
+		}},
+		scales:      []int32{3, 0, 0, 4},
+		wantClasses: []string{"AverageValue Object or External metric at 0 replicas (reconcile)"},
+	},
+	{
+		name: "a handover after a scale to zero whose status write was lost: upstream's fresh instance, as its old one, reads a pause, kube-hpa its own zero",
+		s: seqScenario{Min: 0, Max: 10, Metrics: []metricSpec{{Type: "External", Target: "AverageValue", Name: "m0", Value: 1000}}, Down: &rules{Window: 0}, Start: 3, Steps: []step{
+			{Advance: 1, Manual: -1, Values: []int64{3000}},
+			{Advance: 1, Manual: -1, Values: []int64{0}, Fault: &fault{StatusFail: statusFail500}},
+			{Advance: 2, Manual: -1, Values: []int64{0}, Fault: &fault{Handover: true}},
+			{Advance: 2, Manual: -1, Values: []int64{4000}},
+		}},
+		wantClasses: []string{"a status write lost right after the HPA scaled its target to zero"},
+	},
+	{
 		name: "a status write that times out after a scale-up is written again by the next pass, as upstream's",
 		s: seqScenario{Min: 1, Max: 10, Metrics: []metricSpec{{Type: "External", Target: "AverageValue", Name: "m0", Value: 1000}}, Start: 2, Steps: []step{
 			{Advance: 1, Manual: -1, Values: []int64{6000}, Fault: &fault{StatusFail: statusFailTimeout}},
