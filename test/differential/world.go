@@ -300,6 +300,14 @@ func (s seqScenario) controller(ctx context.Context, kind controllerKind, client
 	// As shipped: the scale read from a watch of the Deployment (the
 	// scale cache), written through the scale subresource.
 	scaleCache := scalecache.New(scalecache.Options{Client: scales, Kube: client})
+	// Until the cache runs, its reads go to the API. It runs from here,
+	// before the workers start, so that its watch starts at the first
+	// read, not at whichever of a first read and the cache's start the
+	// scheduler runs first: a handover's instance passes as it starts
+	// (handover.go), and a conflict's next read stays with the API until
+	// the watch has synced.
+	cacheDone := make(chan struct{})
+	go func() { defer close(cacheDone); scaleCache.Run(ctx) }()
 	broadcaster := record.NewBroadcaster(record.WithContext(ctx))
 	broadcaster.StartStructuredLogging(eventLoggingLevel)
 	broadcaster.StartRecordingToSink(&v1core.EventSinkImpl{Interface: client.CoreV1().Events("")})
@@ -325,9 +333,6 @@ func (s seqScenario) controller(ctx context.Context, kind controllerKind, client
 		return nil, err
 	}
 	return func() {
-		// Until the cache runs, its reads go to the API.
-		cacheDone := make(chan struct{})
-		go func() { defer close(cacheDone); scaleCache.Run(ctx) }()
 		defer func() { <-cacheDone }()
 		c.Run(ctx, workers)
 	}, nil
