@@ -43,13 +43,14 @@ import (
 //
 // Upstream's new instance passes an HPA as soon as its informer adds it and
 // counts its period from there, where kube-hpa's spread slots stay on the
-// grid of the epoch: the new instances start exactly when the HPA's next
-// pass is due on its slot, so that both pass then and keep one pace. They
-// are built, and their informers started, when the old instance stops
-// (halfway between two passes), so that their caches have synced when
-// they start: a controller waiting for its caches polls for them, and
-// would pass 100 ms late, at a moment the scheduler decides. A replica
-// whose caches take that long to sync is no different.
+// grid of the epoch: the new instances are built exactly when the HPA's
+// next pass is due on its slot, so that both pass then and keep one pace.
+// Their informers start and sync at that instant, before their workers
+// start: a controller whose caches have not synced polls for them, and
+// would pass 100 ms late, at a moment the scheduler decides. Built
+// earlier, between two passes, upstream's would meet an update of the HPA
+// (another writer's status) before its first pass, and queue it a period
+// after that update, ahead of its pace.
 
 // instance is one run of a world's controller, with the informers it
 // reads.
@@ -61,7 +62,7 @@ type instance struct {
 }
 
 // newInstance builds the controller of kind under parent, on informers of
-// its own, and starts the informers.
+// its own, and starts the informers; start starts the controller.
 func (s seqScenario) newInstance(parent context.Context, kind controllerKind, client *fake.Clientset, scales *scalefake.FakeScaleClient, f *fakeMetrics, skips *atomic.Int64) (*instance, error) {
 	ctx, cancel := context.WithCancel(parent)
 	in := &instance{cancel: cancel, factory: informers.NewSharedInformerFactory(client, 0)}

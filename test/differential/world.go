@@ -186,15 +186,11 @@ func (s seqScenario) run(kind controllerKind) ([]observation, faultLog, error) {
 	landed, statusMet := make([]bool, len(s.Steps)), make([]bool, len(s.Steps))
 	lagSteps, upstreamSkips, handovers := 0, 0, 0
 	for i, st := range s.Steps {
-		var next *instance
-		if st.Fault != nil && st.Fault.Handover {
-			// Halfway between two passes: the old instance stops, and the
-			// new one's informers start (handover.go).
+		handover := st.Fault != nil && st.Fault.Handover
+		if handover {
+			// Halfway between two passes: the old instance stops
+			// (handover.go).
 			current.stop()
-			if next, err = s.newInstance(ctx, kind, client, api, f, ourSkips); err != nil {
-				return nil, faultLog{}, err
-			}
-			current = next
 		}
 		if err := s.apply(ctx, st, client, scales, twinScales, f); err != nil {
 			return nil, faultLog{}, err
@@ -216,7 +212,7 @@ func (s seqScenario) run(kind controllerKind) ([]observation, faultLog, error) {
 		fails.arm(st.Fault)
 		synctest.Wait()
 		untilLand := syncPeriod/2 + landAfter
-		if next != nil {
+		if handover {
 			// The new controller starts when the step's first pass is
 			// due, and makes it.
 			due := s.untilSlot(time.Now())
@@ -225,8 +221,14 @@ func (s seqScenario) run(kind controllerKind) ([]observation, faultLog, error) {
 				return nil, faultLog{}, fmt.Errorf("handover at step %d: the HPA's slot is %s away, not half a period", i, due)
 			}
 			time.Sleep(due)
+			next, err := s.newInstance(ctx, kind, client, api, f, ourSkips)
+			if err != nil {
+				return nil, faultLog{}, err
+			}
+			current = next
+			// Its caches sync at this instant, before its workers start.
 			synctest.Wait()
-			next.start()
+			current.start()
 			handovers++
 			untilLand -= due
 		}
