@@ -76,6 +76,10 @@ type fault struct {
 	// kube-hpa's per-pass fetch budget ends them; upstream, which has no
 	// budget, gets the error at once (fakemetrics.go).
 	Hang []int
+	// Handover (handover.go): the controller stops at the step's start and
+	// a fresh instance, with empty memory, starts when the step's first
+	// pass is due, and makes it; in both worlds. Not with Lag or HPALag.
+	Handover bool
 }
 
 // withFaults gives some steps of s a fault, drawn from g: a generator of
@@ -147,7 +151,7 @@ func (s seqScenario) drawMoreFaults(g *gen, st step, f *fault) step {
 }
 
 func (f *fault) empty() bool {
-	return !f.Rollout && !f.Person && !f.Recreate && !f.Lag && !f.StatusConflict && len(f.Hang) == 0 && f.StatusFail == "" && f.StatusWriter == "" && !f.HPALag
+	return !f.Rollout && !f.Person && !f.Recreate && !f.Lag && !f.StatusConflict && len(f.Hang) == 0 && f.StatusFail == "" && f.StatusWriter == "" && !f.HPALag && !f.Handover
 }
 
 // forUpstream is s as upstream's world plays it after kube-hpa's world
@@ -156,15 +160,15 @@ func (f *fault) empty() bool {
 // before its pass; if not, it lands right after its pass, in both worlds.
 // A competing status writer lands the same way, as its meeting a status
 // update of kube-hpa's says (log.statusMet). A re-creation, a hang and a
-// lagging HPA watch are upstream's too; the other faults are kube-hpa's
-// alone.
+// lagging HPA watch are upstream's too, and so is a handover; the other
+// faults are kube-hpa's alone.
 func (s seqScenario) forUpstream(log faultLog) seqScenario {
 	landed := log.landed
 	steps := make([]step, len(s.Steps))
 	for i, st := range s.Steps {
 		if f := st.Fault; f != nil {
 			met := i < len(landed) && landed[i]
-			up := &fault{Recreate: f.Recreate, Hang: f.Hang, StatusFail: f.StatusFail, HPALag: f.HPALag}
+			up := &fault{Recreate: f.Recreate, Hang: f.Hang, StatusFail: f.StatusFail, HPALag: f.HPALag, Handover: f.Handover}
 			if f.StatusWriter != "" {
 				up.StatusWriter = statusWriterAfter
 				if i < len(log.statusMet) && log.statusMet[i] {
@@ -230,6 +234,9 @@ type faultTally struct {
 	// HPALag counts the steps whose HPA watch was held past their second
 	// pass, StaleSkips the passes (of both HPAs) skipped as stale then.
 	HPALag, StaleSkips int
+	// Handovers counts the handovers the world made, HandoversArmed the
+	// steps of its sequence that had one (handover.go).
+	Handovers, HandoversArmed int
 }
 
 // faultCounts counts faults by kind.
@@ -252,6 +259,8 @@ func (t *faultTally) add(o faultTally) {
 	t.StatusFail.add(o.StatusFail)
 	t.HPALag += o.HPALag
 	t.StaleSkips += o.StaleSkips
+	t.Handovers += o.Handovers
+	t.HandoversArmed += o.HandoversArmed
 }
 
 func (a *armedFaults) arm(f *fault) {

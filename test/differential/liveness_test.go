@@ -76,6 +76,7 @@ func (r *report) live(s seqScenario, up, ours []observation, log faultLog, excus
 	r.faults.add(tally)
 	r.upstreamScaleGets += log.upstreamScaleGets
 	r.upstreamStaleSkips += log.upstreamStaleSkips
+	r.upstreamHandovers += log.upstreamHandovers
 }
 
 // twinClass is the liveness class of the twin HPAs (twin.go), whose
@@ -115,6 +116,8 @@ func (r *report) livenessTable() string {
 		f.StatusFail.Fired, f.StatusFail.Armed, f.StatusFail.AfterZero)
 	fmt.Fprintf(&b, "  passes skipped as stale while the HPA watch was held past a status write (steps armed): kube-hpa %d, upstream %d (%d)\n",
 		f.StaleSkips, r.upstreamStaleSkips, f.HPALag)
+	fmt.Fprintf(&b, "  handovers to a fresh controller instance, made in each world (steps armed): kube-hpa %d, upstream %d (%d)\n",
+		f.Handovers, r.upstreamHandovers, f.HandoversArmed)
 	fmt.Fprintf(&b, "  fetches of kube-hpa that hung until its budget (steps armed): %d (%d)\n", f.Fired.Hang, f.Armed.Hang)
 	fmt.Fprintf(&b, "  scale subresource reads: kube-hpa %d (from its watch otherwise), upstream %d\n", f.ScaleGets, r.upstreamScaleGets)
 	return b.String()

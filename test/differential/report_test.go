@@ -52,6 +52,7 @@ type report struct {
 	liveness                              map[string]*liveness
 	faults                                faultTally
 	upstreamScaleGets, upstreamStaleSkips int
+	upstreamHandovers                     int
 }
 
 func newReport(label string, seed int64) *report {

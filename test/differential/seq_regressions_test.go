@@ -32,6 +32,10 @@ var seqRegressions = []struct {
 	// met, when set, are the faults that must meet kube-hpa in the row
 	// (TestRegressionFaultsMeetKubeHPA).
 	met *faultCounts
+	// scales, when set, are the target's replicas after each step, in
+	// both worlds: the outcome the row is there to show, which agreeing
+	// controllers could miss together (a handover not made).
+	scales []int32
 }{
 	{
 		name: "a person's pause to zero between kube-hpa's read and its scale-up stands, as upstream's pass after the pause leaves it",
@@ -208,6 +212,50 @@ var seqRegressions = []struct {
 		wantClasses: []string{"a status write lost right after the HPA scaled its target to zero"},
 	},
 	{
+		name: "a handover forgets the downscale stabilization window in both worlds: the fresh instances hold the current count a window from their first pass",
+		s: seqScenario{Min: 1, Max: 10, Metrics: []metricSpec{{Type: "Object", Target: "AverageValue", Name: "m0", Value: 1000}}, Start: 3, Steps: []step{
+			{Advance: 1, Manual: -1, Values: []int64{6000}},
+			{Advance: 8, Manual: -1, Values: []int64{1000}},
+			// Without the handover, the window of the scale-up's
+			// recommendation (at 15s) ends at 330s, within this step.
+			{Advance: 16, Manual: -1, Values: []int64{1000}, Fault: &fault{Handover: true}},
+			{Advance: 8, Manual: -1, Values: []int64{1000}},
+		}},
+		scales: []int32{6, 6, 6, 1},
+	},
+	{
+		name: "a handover forgets the scale events of a scale-up policy in both worlds: the fresh instances add the policy's pod again within its period",
+		s: seqScenario{Min: 1, Max: 10, Metrics: []metricSpec{{Type: "Object", Target: "AverageValue", Name: "m0", Value: 1000}}, Up: &rules{Window: 0, Policies: []policy{{Type: "Pods", Value: 1, Period: 600}}}, Start: 3, Steps: []step{
+			{Advance: 1, Manual: -1, Values: []int64{10000}},
+			{Advance: 2, Manual: -1, Values: []int64{10000}},
+			{Advance: 1, Manual: -1, Values: []int64{10000}, Fault: &fault{Handover: true, Rollout: true}},
+			{Advance: 2, Manual: -1, Values: []int64{10000}},
+		}},
+		scales: []int32{4, 4, 5, 5},
+		met:    &faultCounts{Rollout: 1},
+	},
+	{
+		name: "a handover after a scale to zero: the fresh instances read their zero from ScaledToZero and scale up from it, as the old ones would",
+		s: seqScenario{Min: 0, Max: 10, Metrics: []metricSpec{{Type: "External", Target: "AverageValue", Name: "m0", Value: 1000}}, Down: &rules{Window: 0}, Start: 3, Steps: []step{
+			{Advance: 1, Manual: -1, Values: []int64{3000}},
+			{Advance: 1, Manual: -1, Values: []int64{0}},
+			{Advance: 2, Manual: -1, Values: []int64{0}, Fault: &fault{Handover: true}},
+			{Advance: 2, Manual: -1, Values: []int64{4000}, Fault: &fault{Handover: true}},
+		}},
+		scales:      []int32{3, 0, 0, 4},
+		wantClasses: []string{"AverageValue Object or External metric at 0 replicas (reconcile)"},
+	},
+	{
+		name: "a handover after a scale to zero whose status write was lost: upstream's fresh instance, as its old one, reads a pause, kube-hpa its own zero",
+		s: seqScenario{Min: 0, Max: 10, Metrics: []metricSpec{{Type: "External", Target: "AverageValue", Name: "m0", Value: 1000}}, Down: &rules{Window: 0}, Start: 3, Steps: []step{
+			{Advance: 1, Manual: -1, Values: []int64{3000}},
+			{Advance: 1, Manual: -1, Values: []int64{0}, Fault: &fault{StatusFail: statusFail500}},
+			{Advance: 2, Manual: -1, Values: []int64{0}, Fault: &fault{Handover: true}},
+			{Advance: 2, Manual: -1, Values: []int64{4000}},
+		}},
+		wantClasses: []string{"a status write lost right after the HPA scaled its target to zero"},
+	},
+	{
 		name: "a status write that times out after a scale-up is written again by the next pass, as upstream's",
 		s: seqScenario{Min: 1, Max: 10, Metrics: []metricSpec{{Type: "External", Target: "AverageValue", Name: "m0", Value: 1000}}, Start: 2, Steps: []step{
 			{Advance: 1, Manual: -1, Values: []int64{6000}, Fault: &fault{StatusFail: statusFailTimeout}},
@@ -227,6 +275,13 @@ func TestReconcileRegressions(t *testing.T) {
 			if d := v.diff; d != nil {
 				t.Fatalf("divergence after step %d (%v):\n  upstream: %s\n  kube-hpa: %s", d.Step, d.Fields, up[d.Step], ours[d.Step])
 			}
+			if tc.scales != nil {
+				for name, obs := range map[string][]observation{"upstream": up, "kube-hpa": ours} {
+					if got := scalesOf(obs); !slices.Equal(got, tc.scales) {
+						t.Errorf("%s's replicas after each step = %v, want %v", name, got, tc.scales)
+					}
+				}
+			}
 			var got []string
 			for _, a := range v.by {
 				got = append(got, a.Class)
@@ -236,4 +291,13 @@ func TestReconcileRegressions(t *testing.T) {
 			}
 		})
 	}
+}
+
+// scalesOf is the target's replicas after each step.
+func scalesOf(obs []observation) []int32 {
+	out := make([]int32, len(obs))
+	for i, o := range obs {
+		out[i] = o.Scale
+	}
+	return out
 }

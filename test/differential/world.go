@@ -23,7 +23,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing/synctest"
 	"time"
@@ -140,7 +139,6 @@ func (s seqScenario) run(kind controllerKind) ([]observation, faultLog, error) {
 	hpaWatch := newHPAWatch()
 	storeHPAsAsTheAPIServer(client, hpaWatch)
 	hpaWatch.install(client)
-	factory := informers.NewSharedInformerFactory(client, 0)
 	scales := &scaleStore{name: "web", app: appLabel, replicas: s.Start, tracker: client.Tracker()}
 	stores := []*scaleStore{scales}
 	var twinScales *scaleStore
@@ -160,18 +158,15 @@ func (s seqScenario) run(kind controllerKind) ([]observation, faultLog, error) {
 		f.hung = scales.faults.hung
 	}
 	ourSkips := &atomic.Int64{}
-	runController, err := s.controller(ctx, kind, client, factory, scaleClient(stores...), f, ourSkips)
+	api := scaleClient(stores...)
+	// The controller's run: the first, and one more per handover
+	// (handover.go).
+	current, err := s.newInstance(ctx, kind, client, api, f, ourSkips)
 	if err != nil {
 		return nil, faultLog{}, err
 	}
-	factory.Start(ctx.Done())
-	var wg sync.WaitGroup
-	wg.Go(runController)
-	defer func() {
-		cancel()
-		wg.Wait()
-		factory.Shutdown()
-	}()
+	current.start()
+	defer func() { current.stop() }()
 
 	// The caches sync (their waits poll) well within a period; the HPA
 	// appears on its first slot after that.
@@ -189,8 +184,14 @@ func (s seqScenario) run(kind controllerKind) ([]observation, faultLog, error) {
 	events.forget()
 	var out []observation
 	landed, statusMet := make([]bool, len(s.Steps)), make([]bool, len(s.Steps))
-	lagSteps, upstreamSkips := 0, 0
+	lagSteps, upstreamSkips, handovers := 0, 0, 0
 	for i, st := range s.Steps {
+		handover := st.Fault != nil && st.Fault.Handover
+		if handover {
+			// Halfway between two passes: the old instance stops
+			// (handover.go).
+			current.stop()
+		}
 		if err := s.apply(ctx, st, client, scales, twinScales, f); err != nil {
 			return nil, faultLog{}, err
 		}
@@ -210,9 +211,30 @@ func (s seqScenario) run(kind controllerKind) ([]observation, faultLog, error) {
 		}
 		fails.arm(st.Fault)
 		synctest.Wait()
+		untilLand := syncPeriod/2 + landAfter
+		if handover {
+			// The new controller starts when the step's first pass is
+			// due, and makes it.
+			due := s.untilSlot(time.Now())
+			if due != syncPeriod/2 {
+				// The steps start halfway between passes on the slot.
+				return nil, faultLog{}, fmt.Errorf("handover at step %d: the HPA's slot is %s away, not half a period", i, due)
+			}
+			time.Sleep(due)
+			next, err := s.newInstance(ctx, kind, client, api, f, ourSkips)
+			if err != nil {
+				return nil, faultLog{}, err
+			}
+			current = next
+			// Its caches sync at this instant, before its workers start.
+			synctest.Wait()
+			current.start()
+			handovers++
+			untilLand -= due
+		}
 		// Past the step's first pass: a person's scale that no update of
 		// that pass met lands now, in both worlds.
-		time.Sleep(syncPeriod/2 + landAfter)
+		time.Sleep(untilLand)
 		synctest.Wait()
 		var err error
 		if landed[i], err = s.landPerson(st, scales); err != nil {
@@ -253,6 +275,7 @@ func (s seqScenario) run(kind controllerKind) ([]observation, faultLog, error) {
 	log.tally.StatusFail = fails.counts()
 	log.tally.HPALag = lagSteps
 	log.tally.StaleSkips = upstreamSkips + int(ourSkips.Load())
+	log.tally.Handovers, log.tally.HandoversArmed = handovers, s.handovers()
 	f.mu.Lock()
 	log.externalFetches = f.externalFetches
 	f.mu.Unlock()
@@ -279,6 +302,14 @@ func (s seqScenario) controller(ctx context.Context, kind controllerKind, client
 	// As shipped: the scale read from a watch of the Deployment (the
 	// scale cache), written through the scale subresource.
 	scaleCache := scalecache.New(scalecache.Options{Client: scales, Kube: client})
+	// Until the cache runs, its reads go to the API. It runs from here,
+	// before the workers start, so that its watch starts at the first
+	// read, not at whichever of a first read and the cache's start the
+	// scheduler runs first: a handover's instance passes as it starts
+	// (handover.go), and a conflict's next read stays with the API until
+	// the watch has synced.
+	cacheDone := make(chan struct{})
+	go func() { defer close(cacheDone); scaleCache.Run(ctx) }()
 	broadcaster := record.NewBroadcaster(record.WithContext(ctx))
 	broadcaster.StartStructuredLogging(eventLoggingLevel)
 	broadcaster.StartRecordingToSink(&v1core.EventSinkImpl{Interface: client.CoreV1().Events("")})
@@ -304,9 +335,6 @@ func (s seqScenario) controller(ctx context.Context, kind controllerKind, client
 		return nil, err
 	}
 	return func() {
-		// Until the cache runs, its reads go to the API.
-		cacheDone := make(chan struct{})
-		go func() { defer close(cacheDone); scaleCache.Run(ctx) }()
 		defer func() { <-cacheDone }()
 		c.Run(ctx, workers)
 	}, nil
@@ -331,8 +359,9 @@ type faultLog struct {
 	statusMet []bool
 	tally     faultTally
 	// upstreamScaleGets are upstream's scale reads of the same sequence,
-	// upstreamStaleSkips its passes skipped as stale.
-	upstreamScaleGets, upstreamStaleSkips int
+	// upstreamStaleSkips its passes skipped as stale, upstreamHandovers
+	// the handovers its world made.
+	upstreamScaleGets, upstreamStaleSkips, upstreamHandovers int
 	// externalFetches counts the world's fetches of External metrics.
 	externalFetches int
 }
