@@ -43,7 +43,7 @@ import (
 func runControllers(ctx context.Context, cfg *config.Config, c *clients, mon monitor.Monitor, health *healthState, sc scope) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	shared, stop, err := startShared(ctx, cfg, c, nil)
+	shared, stop, err := startShared(ctx, cfg, c, nil, nil)
 	if err != nil {
 		return err
 	}

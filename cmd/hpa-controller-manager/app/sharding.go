@@ -55,7 +55,10 @@ func runSharded(ctx context.Context, cfg *config.Config, c *clients, registry me
 	counter := &hpaCounter{shards: cfg.Sharding.Shards}
 	// --concurrent-horizontal-pod-autoscaler-syncs bounds the process's
 	// passes, whatever the number of shards it works.
-	shared, stopShared, err := startShared(ctx, cfg, c, podautoscaler.NewWorkerLimit(cfg.HPA.ConcurrentSyncs))
+	// One broadcaster sends every shard's events, each only while its
+	// shard's run may write.
+	events := newEventFence(cfg.Sharding.Shards)
+	shared, stopShared, err := startShared(ctx, cfg, c, podautoscaler.NewWorkerLimit(cfg.HPA.ConcurrentSyncs), events)
 	if err != nil {
 		return err
 	}
@@ -90,6 +93,7 @@ func runSharded(ctx context.Context, cfg *config.Config, c *clients, registry me
 			sc.shard = shard
 			sc.counter = counter
 			sc.fence = leaseFence{inScope: sc.inScope()}
+			defer events.register(shard, ctx)()
 			ctx = klog.NewContext(ctx, klog.LoggerWithValues(klog.FromContext(ctx), "shard", shard))
 			checkSelector(ctx, c.kube, sc, honored)
 			return runScope(ctx, cfg, c, scoped, health, shared, sc)

@@ -45,17 +45,21 @@ type processShared struct {
 	// process's total across the shards' controllers; nil for the
 	// leader's single controller, whose workers are that many already.
 	workerLimit *podautoscaler.WorkerLimit
+	// events fences the events of each shard's namespaces with that
+	// shard's run; nil when not sharded.
+	events *eventFence
 }
 
 // startShared builds what the controllers share and runs its loops until
 // ctx ends; stop flushes the events once the controllers have stopped.
-func startShared(ctx context.Context, cfg *config.Config, c *clients, workerLimit *podautoscaler.WorkerLimit) (processShared, func(), error) {
+// workerLimit and events are nil for the leader's single controller.
+func startShared(ctx context.Context, cfg *config.Config, c *clients, workerLimit *podautoscaler.WorkerLimit, events *eventFence) (processShared, func(), error) {
 	realClock := clock.RealClock{}
 	metricsClient, err := newMetricsClient(cfg, realClock)
 	if err != nil {
 		return processShared{}, nil, err
 	}
-	recorder, stopEvents, err := podautoscaler.NewEventRecorder(ctx, c.kube.CoreV1())
+	recorder, stopEvents, err := podautoscaler.NewEventRecorder(ctx, events.events(ctx, c.kube.CoreV1()))
 	if err != nil {
 		return processShared{}, nil, err
 	}
@@ -67,5 +71,6 @@ func startShared(ctx context.Context, cfg *config.Config, c *clients, workerLimi
 		metrics:     metrics.NewSharedExternal(metricsClient, sharingWindow(cfg.HPA), realClock),
 		recorder:    recorder,
 		workerLimit: workerLimit,
+		events:      events,
 	}, stopEvents, nil
 }
