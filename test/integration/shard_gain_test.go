@@ -29,9 +29,11 @@ import (
 	"testing"
 	"time"
 
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/klog/v2/ktesting"
+	externalmetricsv1beta1 "k8s.io/metrics/pkg/apis/external_metrics/v1beta1"
 	"k8s.io/utils/ptr"
 
 	v2 "github.com/kube-hpa/kube-hpa/api/autoscaling/v2"
@@ -45,10 +47,13 @@ import (
 // reaches the API only through a recording proxy. While a's pass of an HPA
 // of the shard it keeps waits on its metric fetch (held by the proxy), b
 // stops and a takes b's shard. Then the fetch is answered. The kept shard's
-// controller never restarted: its in-flight pass gets the answer and writes
-// its status, it passes the HPA again when it changes, and the proxy saw no
-// new list with the kept shard's selector (its informers did not relist),
-// while the gained shard's informers listed with theirs.
+// controller never restarted: its in-flight pass gets the answer and scales
+// up by the one pod its policy allows in ten minutes, the proxy saw no new
+// list with the kept shard's selector (its informers did not relist) while
+// the gained shard's informers listed with theirs, and when the metric
+// asks for more, the HPA's next pass still holds to the policy's period,
+// which only that controller's memory knows (a restarted one would have
+// scaled up again).
 func TestAReplicaThatGainsAShardLeavesTheShardsItKeptAlone(t *testing.T) {
 	binary := filepath.Join(sharedCluster(t).BinDir(), "hpa-controller-manager")
 	if _, err := os.Stat(binary); err != nil {
@@ -99,12 +104,19 @@ func TestAReplicaThatGainsAShardLeavesTheShardsItKeptAlone(t *testing.T) {
 	registerMetricsAPIs(ctx, t, cluster, adapter.port)
 	path := "/apis/external.metrics.k8s.io/v1beta1/namespaces/" + nsKept + "/queue_web"
 	fetchPath.Store(&path)
+	// The kept shard's HPA asks for two replicas, and may add one pod per
+	// ten minutes.
 	for _, ns := range []string{nsKept, nsGained} {
-		if out, err := cluster.Kubectl("-n", ns, "create", "configmap", "test-metrics", "--from-literal=external.queue_web="+valueOfB); err != nil {
+		if out, err := cluster.Kubectl("-n", ns, "create", "configmap", "test-metrics", "--from-literal=external.queue_web=2"); err != nil {
 			t.Fatalf("creating the ConfigMap: %v\n%s", err, out)
 		}
 		createWorkload(ctx, t, kube, ns, "web", 1)
-		if _, err := hpas.Create(ctx, averageValueHPA(ns, "web")); err != nil {
+		hpa := averageValueHPA(ns, "web")
+		hpa.Spec.Behavior = &v2.HorizontalPodAutoscalerBehavior{ScaleUp: &autoscalingv2.HPAScalingRules{
+			StabilizationWindowSeconds: ptr.To[int32](0),
+			Policies:                   []autoscalingv2.HPAScalingPolicy{{Type: autoscalingv2.PodsScalingPolicy, Value: 1, PeriodSeconds: 600}},
+		}}
+		if _, err := hpas.Create(ctx, hpa); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -161,8 +173,25 @@ func TestAReplicaThatGainsAShardLeavesTheShardsItKeptAlone(t *testing.T) {
 		return fmt.Errorf("no status write of %s/web by a since b left", nsKept)
 	})
 
-	// A change of the kept HPA reaches a through its informers, never
-	// restarted, and a passes it again.
+	until(ctx, t, "a's held pass scales the kept shard's HPA up by one", func() error {
+		return checkDecision(ctx, kube, hpas, nsKept, 2)
+	})
+
+	// The metric asks for five; a change of the kept HPA reaches a through
+	// its informers, never restarted, and a passes it again.
+	if out, err := cluster.Kubectl("-n", nsKept, "patch", "configmap", "test-metrics", "--type=merge", "-p", `{"data":{"external.queue_web":"5"}}`); err != nil {
+		t.Fatalf("kubectl patch: %v\n%s", err, out)
+	}
+	until(ctx, t, "the adapter serves queue_web=5", func() error {
+		var list externalmetricsv1beta1.ExternalMetricValueList
+		if out, err := getRaw(cluster, path, &list); err != nil {
+			return fmt.Errorf("%w: %s", err, out)
+		}
+		if len(list.Items) != 1 || list.Items[0].Value.String() != "5" {
+			return fmt.Errorf("it serves %v", list.Items)
+		}
+		return nil
+	})
 	changedAt := time.Now()
 	hpa, err := hpas.Get(ctx, nsKept, "web")
 	if err != nil {
@@ -179,6 +208,23 @@ func TestAReplicaThatGainsAShardLeavesTheShardsItKeptAlone(t *testing.T) {
 			}
 		}
 		return fmt.Errorf("no pass of %s/web by a since its change", nsKept)
+	})
+	// The scale-up of the held pass is in the policy's period: the pass
+	// after the change holds at two.
+	if err := checkDecision(ctx, kube, hpas, nsKept, 2); err != nil {
+		t.Errorf("after the metric asked for five within the policy's period: %v", err)
+	}
+	until(ctx, t, "the kept shard's HPA says its scale-up is limited", func() error {
+		hpa, err := hpas.Get(ctx, nsKept, "web")
+		if err != nil {
+			return err
+		}
+		for _, c := range hpa.Status.Conditions {
+			if c.Type == autoscalingv2.ScalingLimited && c.Status == "True" && c.Reason == "ScaleUpLimit" {
+				return nil
+			}
+		}
+		return fmt.Errorf("conditions %+v", hpa.Status.Conditions)
 	})
 
 	if n := countLists(proxy.recorded(), keptSelector); n != listsBefore {
