@@ -30,6 +30,7 @@ import (
 	"time"
 
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/klog/v2/ktesting"
@@ -119,6 +120,9 @@ func TestAReplicaThatGainsAShardLeavesTheShardsItKeptAlone(t *testing.T) {
 		if _, err := hpas.Create(ctx, hpa); err != nil {
 			t.Fatal(err)
 		}
+		// The cluster is shared with later tests whose replicas pass (and
+		// count) every HPA in it.
+		t.Cleanup(func() { deleteHPA(context.WithoutCancel(ctx), t, hpas, ns, "web") })
 	}
 	awaitReplica(t, "a's pass of the kept shard's HPA fetches its metric", held.arrived, a)
 	keptSelector, gainedSelector := shardSelector(t, kept), shardSelector(t, gained)
@@ -244,6 +248,21 @@ func TestAReplicaThatGainsAShardLeavesTheShardsItKeptAlone(t *testing.T) {
 	if strings.Count(readLog(t, a), fmt.Sprintf(`"Working shard" shard=%d `, kept)) != 1 {
 		t.Errorf("a started its controller on the kept shard more than once")
 	}
+}
+
+// deleteHPA deletes an HPA and waits until it is gone.
+func deleteHPA(ctx context.Context, t *testing.T, hpas *hpaclient.Client, ns, name string) {
+	t.Helper()
+	if err := hpas.Delete(ctx, ns, name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+		t.Errorf("deleting %s/%s: %v", ns, name, err)
+		return
+	}
+	until(ctx, t, fmt.Sprintf("%s/%s is gone", ns, name), func() error {
+		if _, err := hpas.Get(ctx, ns, name); !apierrors.IsNotFound(err) {
+			return fmt.Errorf("get: %v", err)
+		}
+		return nil
+	})
 }
 
 // waitShardHolders waits until the holders of the stalledShards shard
