@@ -32,6 +32,9 @@ type running struct {
 	// canceled is set once this package has asked the run to stop, which
 	// tells a fenced or released run from Work that ended on its own.
 	canceled atomic.Bool
+	// stopping is set when the Manager stops the run itself (interrupt):
+	// it waits for the run then, and needs no wake-up when it returns.
+	stopping atomic.Bool
 	cancel   context.CancelFunc
 	// done is closed when the Work has returned; err is its result.
 	done  chan struct{}
@@ -44,8 +47,9 @@ type running struct {
 
 // start runs work on shard in a goroutine of its own, allowed to write
 // until deadline unless fenceAt moves it. ended is signalled (without
-// blocking) once the Work has returned, so that the Manager's loop wakes
-// up for a fenced or failed run without watching each one.
+// blocking) once the Work has returned by itself or by its fence timer, so
+// that the Manager's loop wakes up for a fenced or failed run without
+// watching each one.
 func start(ctx context.Context, clk clock.PassiveClock, work Work, shard int, deadline time.Time, ended chan<- struct{}) *running {
 	permit := &fence{clock: clk}
 	permit.set(deadline)
@@ -58,6 +62,9 @@ func start(ctx context.Context, clk clock.PassiveClock, work Work, shard int, de
 	}
 	goroutine.Go(ctx, "shard work", func() {
 		defer func() {
+			if r.stopping.Load() {
+				return
+			}
 			select {
 			case ended <- struct{}{}:
 			default:
@@ -86,6 +93,7 @@ func (r *running) fenceAt(clk clock.WithDelayedExecution, deadline time.Time) {
 
 // interrupt cancels the run without waiting for it; wait waits.
 func (r *running) interrupt() {
+	r.stopping.Store(true)
 	if r.fence != nil {
 		r.fence.Stop()
 	}
