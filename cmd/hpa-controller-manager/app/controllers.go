@@ -21,10 +21,8 @@ import (
 	"fmt"
 	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/sets"
-	"k8s.io/client-go/informers"
 	"k8s.io/client-go/scale"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/utils/clock"
@@ -59,16 +57,14 @@ func runScope(ctx context.Context, cfg *config.Config, c *clients, mon monitor.M
 	run, endRun := health.startRun()
 	defer endRun()
 	realClock := clock.RealClock{}
-	factory := informers.NewSharedInformerFactoryWithOptions(c.kube, 0, informers.WithTweakListOptions(sc.tweak))
-	// The extended kind's informer is not one of the factory's: it is run
-	// on its own below, while factory.Start runs the native one.
-	crdInformer := hpaclient.NewFilteredInformer(c.hpa, metav1.NamespaceAll, 0, sc.tweak)
+	own := newScopeInformers(c, sc)
+	crdInformer := own.crd
 	sources := []podautoscaler.HPASource{hpaclient.NewSource(c.hpa, crdInformer)}
 	hpaInformers := []cache.SharedIndexInformer{crdInformer}
 	// Native HPAs are watched even when not managed, read-only: a target
 	// that one of them (or a KEDA ScaledObject, through the one it owns)
 	// scales is not scaled by a kube-hpa HPA as well (the ownership guard).
-	native := factory.Autoscaling().V2().HorizontalPodAutoscalers().Informer()
+	native := own.native
 	var observed []podautoscaler.ObservedAutoscalers
 	if cfg.ManageNativeHPAs {
 		sources = append(sources, hpaclient.NewNativeSource(c.kube.AutoscalingV2(), native))
@@ -87,7 +83,7 @@ func runScope(ctx context.Context, cfg *config.Config, c *clients, mon monitor.M
 		hpaStores = append(hpaStores, informer.GetStore())
 	}
 	// The controller makes the pod informer keep records (podrecord).
-	pods := factory.Core().V1().Pods()
+	pods := own.pods
 	scales := newScaleSource(cfg, c, targetedKinds(hpaStores...), sc)
 	controller, err := podautoscaler.New(podautoscaler.Options{
 		Sources:                      sources,
@@ -114,8 +110,8 @@ func runScope(ctx context.Context, cfg *config.Config, c *clients, mon monitor.M
 		return err
 	}
 
-	factory.Start(ctx.Done())
-	defer factory.Shutdown()
+	own.factory.Start(ctx.Done())
+	defer own.factory.Shutdown()
 	stopScales := scales.start(ctx)
 	defer stopScales()
 	go crdInformer.RunWithContext(ctx)
@@ -158,7 +154,7 @@ func newScaleSource(cfg *config.Config, c *clients, targeted func() sets.Set[sch
 	if !cfg.HPA.ScaleFromWatch {
 		return scaleSource{ScalesGetter: c.scale}
 	}
-	watched := scalecache.New(scalecache.Options{Client: c.scale, Kube: c.kube, Targeted: targeted, TweakListOptions: sc.tweak})
+	watched := scalecache.New(scalecache.Options{Client: c.scale, Kube: c.kube, Targeted: targeted, TweakListOptions: sc.tweak, InScope: sc.inScope()})
 	return scaleSource{ScalesGetter: watched, cache: watched}
 }
 
