@@ -26,6 +26,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	v2 "github.com/kube-hpa/kube-hpa/api/autoscaling/v2"
+	"github.com/kube-hpa/kube-hpa/pkg/shardwatch"
 )
 
 // NewInformer returns a shared informer over the HPAs of the extended kind
@@ -33,26 +34,41 @@ import (
 // binary runs it. resync is the informer's resync period; the controller's
 // own sync period drives reconciles, so 0 is a fine value.
 func NewInformer(c *Client, namespace string, resync time.Duration) cache.SharedIndexInformer {
-	return NewFilteredInformer(c, namespace, resync, nil)
+	return NewInformerWithOptions(c, InformerOptions{Namespace: namespace, Resync: resync})
 }
 
-// NewFilteredInformer is NewInformer with tweak, when set, changing the
-// options of every list and watch (a sharded replica's shardSelector).
-func NewFilteredInformer(c *Client, namespace string, resync time.Duration, tweak func(*metav1.ListOptions)) cache.SharedIndexInformer {
-	tweaked := func(opts metav1.ListOptions) metav1.ListOptions {
-		if tweak != nil {
-			tweak(&opts)
+// InformerOptions configure NewInformerWithOptions.
+type InformerOptions struct {
+	// Namespace limits the informer to one namespace; empty for all.
+	Namespace string
+	// Resync is the informer's resync period.
+	Resync time.Duration
+	// TweakListOptions, when set, changes the options of every list and
+	// watch (a sharded replica's shardSelector).
+	TweakListOptions func(*metav1.ListOptions)
+	// InScope, when set, keeps only the HPAs of the namespaces it
+	// matches, whatever the API server did with the options: one that
+	// ignores the shardSelector sends every namespace's (shardwatch.Keep).
+	InScope func(namespace string) bool
+}
+
+// NewInformerWithOptions is NewInformer with the options of a sharded
+// replica's informers.
+func NewInformerWithOptions(c *Client, opts InformerOptions) cache.SharedIndexInformer {
+	tweaked := func(o metav1.ListOptions) metav1.ListOptions {
+		if opts.TweakListOptions != nil {
+			opts.TweakListOptions(&o)
 		}
-		return opts
+		return o
 	}
 	lw := &cache.ListWatch{
-		ListWithContextFunc: func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
-			return c.List(ctx, namespace, tweaked(opts))
+		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+			return c.List(ctx, opts.Namespace, tweaked(o))
 		},
-		WatchFuncWithContext: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
-			return c.Watch(ctx, namespace, tweaked(opts))
+		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+			return c.Watch(ctx, opts.Namespace, tweaked(o))
 		},
 	}
-	return cache.NewSharedIndexInformer(lw, &v2.HorizontalPodAutoscaler{}, resync,
+	return cache.NewSharedIndexInformer(shardwatch.Keep(lw, opts.InScope), &v2.HorizontalPodAutoscaler{}, opts.Resync,
 		cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
 }

@@ -44,6 +44,10 @@ type Options struct {
 	// TweakListOptions, when set, changes the list and watch options of
 	// every watch.
 	TweakListOptions func(*metav1.ListOptions)
+	// InScope, when set, keeps in the watches only the objects of the
+	// namespaces it matches, whatever the API server did with the
+	// options: one that ignores a shardSelector sends every namespace's.
+	InScope func(namespace string) bool
 	// Targeted returns the watched kinds that some HPA targets (see
 	// ResourceOf); the watch of any other kind is stopped at the next
 	// sweep. Nil keeps every watch that started.

@@ -22,20 +22,23 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	appsinformers "k8s.io/client-go/informers/apps/v1"
-	coreinformers "k8s.io/client-go/informers/core/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/utils/ptr"
+
+	"github.com/kube-hpa/kube-hpa/pkg/shardwatch"
 )
 
 // kind is one workload kind whose scale can be read from a watch.
 type kind struct {
 	groupKind schema.GroupKind
-	// newInformer builds the kind's informer, limited to namespace ("" for
-	// all) and with tweak applied to its list and watch options.
-	newInformer func(kube kubernetes.Interface, namespace string, tweak func(*metav1.ListOptions)) cache.SharedIndexInformer
+	// object is an empty object of the kind, the informer's type.
+	object runtime.Object
+	// listWatch lists and watches the kind in namespace ("" for all),
+	// with tweak applied to the options of each.
+	listWatch func(kube kubernetes.Interface, namespace string, tweak func(*metav1.ListOptions)) cache.ListerWatcher
 	// toScale builds the scale the API server's /scale would return for
 	// an object of the kind; false for anything else.
 	toScale func(obj any) (*autoscalingv1.Scale, bool)
@@ -57,8 +60,10 @@ func watchedKinds() map[schema.GroupResource]kind {
 	return map[schema.GroupResource]kind{
 		deploymentsResource: {
 			groupKind: schema.GroupKind{Group: "apps", Kind: "Deployment"},
-			newInformer: func(kube kubernetes.Interface, ns string, tweak func(*metav1.ListOptions)) cache.SharedIndexInformer {
-				return appsinformers.NewFilteredDeploymentInformer(kube, ns, 0, namespaceIndex, tweak)
+			object:    &appsv1.Deployment{},
+			listWatch: func(kube kubernetes.Interface, ns string, tweak func(*metav1.ListOptions)) cache.ListerWatcher {
+				c := kube.AppsV1().Deployments(ns)
+				return shardwatch.ListWatch(kube, tweak, c.List, c.Watch)
 			},
 			toScale: func(obj any) (*autoscalingv1.Scale, bool) {
 				d, ok := obj.(*appsv1.Deployment)
@@ -70,8 +75,10 @@ func watchedKinds() map[schema.GroupResource]kind {
 		},
 		replicaSetsResource: {
 			groupKind: schema.GroupKind{Group: "apps", Kind: "ReplicaSet"},
-			newInformer: func(kube kubernetes.Interface, ns string, tweak func(*metav1.ListOptions)) cache.SharedIndexInformer {
-				return appsinformers.NewFilteredReplicaSetInformer(kube, ns, 0, namespaceIndex, tweak)
+			object:    &appsv1.ReplicaSet{},
+			listWatch: func(kube kubernetes.Interface, ns string, tweak func(*metav1.ListOptions)) cache.ListerWatcher {
+				c := kube.AppsV1().ReplicaSets(ns)
+				return shardwatch.ListWatch(kube, tweak, c.List, c.Watch)
 			},
 			toScale: func(obj any) (*autoscalingv1.Scale, bool) {
 				rs, ok := obj.(*appsv1.ReplicaSet)
@@ -83,8 +90,10 @@ func watchedKinds() map[schema.GroupResource]kind {
 		},
 		statefulSetsResource: {
 			groupKind: schema.GroupKind{Group: "apps", Kind: "StatefulSet"},
-			newInformer: func(kube kubernetes.Interface, ns string, tweak func(*metav1.ListOptions)) cache.SharedIndexInformer {
-				return appsinformers.NewFilteredStatefulSetInformer(kube, ns, 0, namespaceIndex, tweak)
+			object:    &appsv1.StatefulSet{},
+			listWatch: func(kube kubernetes.Interface, ns string, tweak func(*metav1.ListOptions)) cache.ListerWatcher {
+				c := kube.AppsV1().StatefulSets(ns)
+				return shardwatch.ListWatch(kube, tweak, c.List, c.Watch)
 			},
 			toScale: func(obj any) (*autoscalingv1.Scale, bool) {
 				s, ok := obj.(*appsv1.StatefulSet)
@@ -96,8 +105,10 @@ func watchedKinds() map[schema.GroupResource]kind {
 		},
 		rcsResource: {
 			groupKind: schema.GroupKind{Group: "", Kind: "ReplicationController"},
-			newInformer: func(kube kubernetes.Interface, ns string, tweak func(*metav1.ListOptions)) cache.SharedIndexInformer {
-				return coreinformers.NewFilteredReplicationControllerInformer(kube, ns, 0, namespaceIndex, tweak)
+			object:    &corev1.ReplicationController{},
+			listWatch: func(kube kubernetes.Interface, ns string, tweak func(*metav1.ListOptions)) cache.ListerWatcher {
+				c := kube.CoreV1().ReplicationControllers(ns)
+				return shardwatch.ListWatch(kube, tweak, c.List, c.Watch)
 			},
 			toScale: func(obj any) (*autoscalingv1.Scale, bool) {
 				rc, ok := obj.(*corev1.ReplicationController)
@@ -168,4 +179,13 @@ func (k kind) transform(obj any) (any, error) {
 		return s, nil
 	}
 	return obj, nil
+}
+
+// newInformer returns the kind's informer over opts' namespace, with opts'
+// tweak on every list and watch, keeping only the objects of the
+// namespaces opts.InScope matches (a shard's, when the API server ignores
+// its selector).
+func (k kind) newInformer(opts Options) cache.SharedIndexInformer {
+	lw := shardwatch.Keep(k.listWatch(opts.Kube, opts.Namespace, opts.TweakListOptions), opts.InScope)
+	return cache.NewSharedIndexInformer(lw, k.object, 0, namespaceIndex)
 }

@@ -73,7 +73,7 @@ func (w *watches) informer(resource schema.GroupResource) (cache.SharedIndexInfo
 	if w.ctx == nil {
 		return nil, false
 	}
-	informer := k.newInformer(w.opts.Kube, w.opts.Namespace, w.opts.TweakListOptions)
+	informer := k.newInformer(w.opts)
 	if err := informer.SetTransform(k.transform); err != nil {
 		// Only a started informer refuses a transform.
 		klog.FromContext(w.ctx).Error(err, "Setting the transform of a new informer", "resource", resource)

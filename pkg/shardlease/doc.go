@@ -16,7 +16,9 @@ limitations under the License.
 
 // Package shardlease holds the shards of a sharded hpa-controller-manager
 // through coordination.k8s.io Leases and runs the controller on the shards
-// this replica holds.
+// this replica holds: one run of the Work per shard, so that a change of
+// the shard set starts or stops the runs of the shards gained or lost and
+// never touches those of the shards kept.
 //
 // Every replica renews a member Lease of its own, so that the others know it
 // is live, and one Lease per shard that it holds. From one consistent list of
@@ -24,9 +26,10 @@ limitations under the License.
 // (shard.PlanReplica), releases what it holds beyond its share and acquires
 // free shards targeted to it.
 //
-// A handover is fenced. The old owner stops its work on a shard before it
-// writes the release, and stops it on its own once it has gone RenewDeadline
-// without a successful renewal, which is before any other replica can see
+// A handover is fenced, shard by shard. The old owner stops its work on a
+// shard before it writes the release, and stops it on its own (a timer per
+// shard) once it has gone RenewDeadline without a successful renewal of
+// that shard, which is before any other replica can see
 // its Lease as expired (LeaseDuration, measured from when that replica first
 // saw the last renewal). The new owner starts only after its acquisition is
 // written. So no shard is worked by two replicas at once, as long as

@@ -73,29 +73,41 @@ func TestCheck(t *testing.T) {
 
 func ptrTo[T any](v T) *T { return &v }
 
-// ctxLog keeps the context of each run of the Work, so that a test asks
-// the fence of a run after it was replaced.
+// ctxLog keeps the context of each run of the Work, by shard, so that a
+// test asks the fence of a run after it was stopped.
 type ctxLog struct {
 	mu   sync.Mutex
-	runs []context.Context
+	runs map[int][]context.Context
 }
 
-func (l *ctxLog) work(ctx context.Context, _ []int) error {
+func (l *ctxLog) work(ctx context.Context, shard int) error {
 	l.mu.Lock()
-	l.runs = append(l.runs, ctx)
+	if l.runs == nil {
+		l.runs = map[int][]context.Context{}
+	}
+	l.runs[shard] = append(l.runs[shard], ctx)
 	l.mu.Unlock()
 	<-ctx.Done()
 	return nil
 }
 
-func (l *ctxLog) first(t *testing.T) context.Context {
+// first waits for the first run of shard to have started and returns its
+// context.
+func (l *ctxLog) first(t *testing.T, shard int) context.Context {
 	t.Helper()
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if len(l.runs) == 0 {
-		t.Fatal("the Work never ran")
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		l.mu.Lock()
+		runs := l.runs[shard]
+		l.mu.Unlock()
+		if len(runs) > 0 {
+			return runs[0]
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the Work never ran on shard %d", shard)
+		}
+		time.Sleep(time.Millisecond)
 	}
-	return l.runs[0]
 }
 
 func TestARunMayWriteOnlyWhileItHoldsItsShards(t *testing.T) {
@@ -107,33 +119,30 @@ func TestARunMayWriteOnlyWhileItHoldsItsShards(t *testing.T) {
 	if got := heldShards(a); len(got) != 4 {
 		t.Fatalf("a holds %v, want every shard", got)
 	}
-	// Started: wait until the goroutine has run the Work.
-	for {
-		runs.mu.Lock()
-		n := len(runs.runs)
-		runs.mu.Unlock()
-		if n > 0 {
-			break
-		}
-		time.Sleep(time.Millisecond)
+	// Started: wait until the goroutines have run the Work.
+	old := map[int]context.Context{}
+	for i := range 4 {
+		old[i] = runs.first(t, i)
 	}
-	old := runs.first(t)
 
 	// Renewals move the deadline: well past the first one, a may write.
 	f.rounds(2*int(testDeadline/testRetry), a)
-	if err := Check(old); err != nil {
-		t.Fatalf("a's run, renewed every round, is fenced: %v", err)
+	for i, ctx := range old {
+		if err := Check(ctx); err != nil {
+			t.Fatalf("a's run on shard %d, renewed every round, is fenced: %v", i, err)
+		}
 	}
 
-	// b joins; a releases half. At each release write, the old run may no
-	// longer write: its writes end before the shard can be another's.
+	// b joins; a releases half. At each release write, the released
+	// shard's run may no longer write: its writes end before the shard can
+	// be another's.
 	var mu sync.Mutex
 	var atRelease []error
 	f.client.PrependReactor("update", "leases", func(action k8stesting.Action) (bool, runtime.Object, error) {
 		lease := action.(k8stesting.UpdateAction).GetObject().(*coordinationv1.Lease)
-		if lease.Labels[roleLabel] == roleShard && lease.Spec.HolderIdentity == nil {
+		if i, ok := a.shardIndex(lease.Name); ok && lease.Labels[roleLabel] == roleShard && lease.Spec.HolderIdentity == nil {
 			mu.Lock()
-			atRelease = append(atRelease, Check(old))
+			atRelease = append(atRelease, Check(old[i]))
 			mu.Unlock()
 		}
 		return false, nil, nil
@@ -148,7 +157,13 @@ func TestARunMayWriteOnlyWhileItHoldsItsShards(t *testing.T) {
 	}
 	for _, err := range atRelease {
 		if !errors.Is(err, ErrFenced) {
-			t.Errorf("at a release, the old run's fence said %v, want ErrFenced", err)
+			t.Errorf("at a release, the released shard's run's fence said %v, want ErrFenced", err)
+		}
+	}
+	// The shards a kept were never stopped: their first runs may write.
+	for _, i := range heldShards(a) {
+		if err := Check(old[i]); err != nil {
+			t.Errorf("the run of shard %d, which a kept, is fenced: %v", i, err)
 		}
 	}
 }
@@ -159,26 +174,21 @@ func TestAReplicaCutOffMayNotWriteFromItsRenewalDeadline(t *testing.T) {
 	a := f.member("a", 2)
 	a.o.Work = runs.work
 	f.rounds(3, a)
-	for {
-		runs.mu.Lock()
-		n := len(runs.runs)
-		runs.mu.Unlock()
-		if n > 0 {
-			break
-		}
-		time.Sleep(time.Millisecond)
-	}
-	ctx := runs.first(t)
+	ctxs := []context.Context{runs.first(t, 0), runs.first(t, 1)}
 	lastRenewal := f.clock.Now().Add(-testRetry)
 	a.cut.Store(true)
 	for f.clock.Now().Before(lastRenewal.Add(testDeadline)) {
-		if err := Check(ctx); err != nil {
-			t.Fatalf("%v after the last renewal, before the deadline %v: fenced: %v", f.clock.Since(lastRenewal), testDeadline, err)
+		for i, ctx := range ctxs {
+			if err := Check(ctx); err != nil {
+				t.Fatalf("shard %d, %v after the last renewal, before the deadline %v: fenced: %v", i, f.clock.Since(lastRenewal), testDeadline, err)
+			}
 		}
 		f.step(time.Second)
 	}
-	if err := Check(ctx); !errors.Is(err, ErrFenced) {
-		t.Errorf("at the renewal deadline the fence said %v, want ErrFenced", err)
+	for i, ctx := range ctxs {
+		if err := Check(ctx); !errors.Is(err, ErrFenced) {
+			t.Errorf("shard %d: at the renewal deadline the fence said %v, want ErrFenced", i, err)
+		}
 	}
 }
 

@@ -170,22 +170,21 @@ func (f *fleet) lease(name string) *coordinationv1.Lease {
 	return l
 }
 
-// workLog records which replica works which shard, and any moment two
-// replicas worked the same shard.
+// workLog records which replica works which shard, each run's context,
+// and any moment two replicas worked the same shard.
 type workLog struct {
 	mu       sync.Mutex
 	active   map[string][]int
 	overlaps []string
 	starts   int
-	// kept is, by replica, what its latest run was told it kept (Kept).
-	kept map[string][]int
-}
-
-// keptBy returns what id's latest run was told it kept.
-func (w *workLog) keptBy(id string) []int {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return slices.Clone(w.kept[id])
+	// ctxs is, by replica and shard, the context of its latest run.
+	ctxs map[string]map[int]context.Context
+	// events is the order of the runs' starts and returns ("a +1", "a -1")
+	// and of whatever a test adds to it (note).
+	events []string
+	// fail, when set for a replica and shard, is what that run returns at
+	// once.
+	fail map[string]map[int]error
 }
 
 // started returns how many times any Work started.
@@ -195,38 +194,70 @@ func (w *workLog) started() int {
 	return w.starts
 }
 
-func newWorkLog() *workLog { return &workLog{active: map[string][]int{}, kept: map[string][]int{}} }
+func newWorkLog() *workLog {
+	return &workLog{active: map[string][]int{}, ctxs: map[string]map[int]context.Context{}, fail: map[string]map[int]error{}}
+}
 
 func (w *workLog) work(id string) Work {
-	return func(ctx context.Context, owned []int) error {
-		w.begin(id, owned)
+	return func(ctx context.Context, shard int) error {
+		w.begin(id, shard, ctx)
 		w.mu.Lock()
-		w.kept[id] = Kept(ctx)
+		err := w.fail[id][shard]
 		w.mu.Unlock()
-		<-ctx.Done()
-		w.end(id)
-		return nil
+		if err == nil {
+			<-ctx.Done()
+		}
+		w.end(id, shard)
+		return err
 	}
 }
 
-func (w *workLog) begin(id string, owned []int) {
+// note adds an event to the log, in order with the runs' starts and ends.
+func (w *workLog) note(event string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.events = append(w.events, event)
+}
+
+func (w *workLog) log() []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return slices.Clone(w.events)
+}
+
+// ctx returns the context of id's latest run on shard, nil if none.
+func (w *workLog) ctx(id string, shard int) context.Context {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.ctxs[id][shard]
+}
+
+func (w *workLog) begin(id string, shard int, ctx context.Context) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.starts++
 	for other, shards := range w.active {
-		for _, s := range owned {
-			if slices.Contains(shards, s) {
-				w.overlaps = append(w.overlaps, fmt.Sprintf("%s started shard %d while %s worked it", id, s, other))
-			}
+		if slices.Contains(shards, shard) {
+			w.overlaps = append(w.overlaps, fmt.Sprintf("%s started shard %d while %s worked it", id, shard, other))
 		}
 	}
-	w.active[id] = slices.Clone(owned)
+	w.active[id] = append(w.active[id], shard)
+	slices.Sort(w.active[id])
+	if w.ctxs[id] == nil {
+		w.ctxs[id] = map[int]context.Context{}
+	}
+	w.ctxs[id][shard] = ctx
+	w.events = append(w.events, fmt.Sprintf("%s +%d", id, shard))
 }
 
-func (w *workLog) end(id string) {
+func (w *workLog) end(id string, shard int) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	delete(w.active, id)
+	w.active[id] = slices.DeleteFunc(w.active[id], func(s int) bool { return s == shard })
+	if len(w.active[id]) == 0 {
+		delete(w.active, id)
+	}
+	w.events = append(w.events, fmt.Sprintf("%s -%d", id, shard))
 }
 
 func (w *workLog) working(id string) []int {
@@ -235,8 +266,8 @@ func (w *workLog) working(id string) []int {
 	return slices.Clone(w.active[id])
 }
 
-// waitWorking waits for the Work goroutine of id to have started on want
-// (nil: to have stopped); a run starts asynchronously.
+// waitWorking waits for the Work goroutines of id to have started on
+// exactly want (nil: to have stopped); a run starts asynchronously.
 func (w *workLog) waitWorking(t *testing.T, id string, want []int) {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)

@@ -40,14 +40,22 @@ type Manager struct {
 	// held maps each shard this replica holds to when its last successful
 	// renewal (or acquisition) was sent; the fence falls RenewDeadline later.
 	held map[int]time.Time
-	run  *running
+	// runs is the Work's run on each shard worked, each fenced at its own
+	// shard's deadline: a change of the shard set starts or stops only the
+	// runs of the shards gained or lost, never those of the shards kept.
+	runs map[int]*running
+	// ended is signalled when a run returns, so that Run's loop looks at
+	// once at a fenced or failed run.
+	ended chan struct{}
+	// failure is the first run that ended on its own; Run returns it.
+	failure error
 	// joined is set once the member Lease has been written. Replicas started
 	// together would each see no peer in their first list and take every
 	// shard for a round (their informers' memory with it), so a replica
 	// plans only from the round after the one that registered it, when its
 	// peers' lists have had a retry period to see it.
 	joined bool
-	// counts is the HPAs of each held shard, as the Work last told them.
+	// counts is the HPAs of each worked shard, as its run last told them.
 	counts map[int]int
 }
 
@@ -56,12 +64,15 @@ func New(o Options) (*Manager, error) {
 	if err := o.complete(); err != nil {
 		return nil, err
 	}
-	return &Manager{o: o, view: view{}, held: map[int]time.Time{}}, nil
+	return &Manager{
+		o: o, view: view{}, held: map[int]time.Time{}, runs: map[int]*running{},
+		ended: make(chan struct{}, 1), counts: map[int]int{},
+	}, nil
 }
 
 // Run takes part in the group until ctx ends, then stops the Work and gives
 // the shards and the member Lease back so that the others take over at once.
-// It returns an error only when the Work ended on its own.
+// It returns an error only when the Work of a shard ended on its own.
 func (m *Manager) Run(ctx context.Context) error {
 	ticker := m.o.Clock.NewTicker(m.o.RetryPeriod)
 	defer ticker.Stop()
@@ -69,17 +80,13 @@ func (m *Manager) Run(ctx context.Context) error {
 	for {
 		m.round(ctx)
 		// A run ends with ctx too; only an end of its own is a failure.
-		if ctx.Err() == nil && m.run != nil && m.run.failed() {
-			return fmt.Errorf("the controllers stopped on shards %v: %w", m.run.owned, errOrStopped(m.run.err))
-		}
-		var workDone <-chan struct{}
-		if m.run != nil {
-			workDone = m.run.done
+		if ctx.Err() == nil && m.failure != nil {
+			return m.failure
 		}
 		select {
 		case <-ctx.Done():
 			return nil
-		case <-workDone:
+		case <-m.ended:
 			// Fenced or failed: the next round tells which.
 		case <-ticker.C():
 		}
@@ -209,23 +216,22 @@ func (m *Manager) standing(now time.Time) (s shard.Standing, foreign string) {
 	return s, foreign
 }
 
-// recount asks the Work for the HPAs of the shards it runs; a Work that
-// does not know yet leaves the last counts, and the Leases' annotations with
-// them. Only the run's own shards are counted: a shard just acquired is not
-// in its informers yet, and keeps the count its last holder wrote.
+// recount asks each run for the HPAs of its shard; a run that does not
+// know yet leaves the last count, and the Lease's annotation with it. A
+// shard just acquired is not in its run's informers yet, and keeps the
+// count its last holder wrote.
 func (m *Manager) recount() {
-	if m.o.Count == nil || m.run == nil {
+	if m.o.Count == nil {
 		return
 	}
-	counts, ok := m.o.Count()
-	if !ok {
-		return
+	for i, r := range m.runs {
+		if r.ended() {
+			continue
+		}
+		if n, ok := m.o.Count(i); ok {
+			m.counts[i] = n
+		}
 	}
-	known := make(map[int]int, len(m.run.owned))
-	for _, i := range m.run.owned {
-		known[i] = counts[i]
-	}
-	m.counts = known
 }
 
 // shardIndex reads the shard of a Lease named by shardLease.
@@ -257,65 +263,68 @@ func (m *Manager) dropFenced(ctx context.Context, now time.Time) {
 	}
 }
 
-// setWork makes the running Work match the held shards: the same run when
-// they did not change (with its fence moved to the latest renewals), else the
-// old run stopped and waited for, then a new one.
+// setWork makes the runs match the held shards: a run for each shard
+// gained, the run of each shard lost stopped and waited for, and a new run
+// for a shard whose run was fenced but that is held again. The runs of the
+// shards kept go on untouched, their fences moved to their latest renewals.
 func (m *Manager) setWork(ctx context.Context) {
-	if m.run != nil && m.run.failed() {
-		// Run reports it; a restart here would hide it.
-		return
-	}
-	if ctx.Err() != nil {
-		// Shutting down: leave stops the run.
-		return
-	}
-	owned := slices.Sorted(maps.Keys(m.held))
-	if m.run != nil && slices.Equal(m.run.owned, owned) && !m.run.ended() {
-		m.run.fenceAt(m.o.Clock, m.fence())
-		return
-	}
-	var kept []int
-	if m.run != nil {
-		// A run that may still write has held every shard of its own
-		// without a gap: the fence would have closed otherwise.
-		if m.run.permit.check() == nil {
-			kept = slices.DeleteFunc(slices.Clone(m.run.owned), func(s int) bool { return !slices.Contains(owned, s) })
+	logger := klog.FromContext(ctx)
+	var stopping []*running
+	for _, i := range slices.Sorted(maps.Keys(m.runs)) {
+		r := m.runs[i]
+		if r.failed() && ctx.Err() == nil && m.failure == nil {
+			// Run reports it; a restart here would hide it.
+			m.failure = fmt.Errorf("the controllers stopped on shard %d: %w", i, errOrStopped(r.err))
 		}
-		m.run.stop()
-		klog.FromContext(ctx).Info("Stopped working shards", "shards", m.run.owned)
-		m.run = nil
+		if _, held := m.held[i]; held && !r.ended() {
+			continue
+		}
+		// Stopped even when another run failed or ctx ended: a shard
+		// given back is released only after its run returned.
+		stopping = append(stopping, r)
+		delete(m.runs, i)
+		delete(m.counts, i)
 	}
-	if len(owned) > 0 {
-		klog.FromContext(ctx).Info("Working shards", "shards", owned, "of", m.o.Shards, "kept", kept)
-		m.run = start(ctx, m.o.Clock, m.o.Work, owned, kept, m.fence())
-		// The new run counts anew; until it does, the Leases keep theirs.
-		m.counts = nil
-		m.run.fenceAt(m.o.Clock, m.fence())
+	stopAll(stopping)
+	for _, r := range stopping {
+		logger.Info("Stopped working shard", "shard", r.shard)
 	}
-	if m.o.OnHeld != nil {
-		m.o.OnHeld(owned)
-	}
-}
-
-// fence returns when the earliest held shard's renewal deadline falls.
-func (m *Manager) fence() time.Time {
-	var earliest time.Time
-	for _, renewed := range m.held {
-		if d := renewed.Add(m.o.RenewDeadline); earliest.IsZero() || d.Before(earliest) {
-			earliest = d
+	changed := len(stopping) > 0
+	if m.failure == nil && ctx.Err() == nil {
+		// Shutting down, leave stops the runs; after a failure, Run ends.
+		for _, i := range slices.Sorted(maps.Keys(m.held)) {
+			deadline := m.held[i].Add(m.o.RenewDeadline)
+			r, ok := m.runs[i]
+			if !ok {
+				logger.Info("Working shard", "shard", i, "of", m.o.Shards)
+				r = start(ctx, m.o.Clock, m.o.Work, i, deadline, m.ended)
+				m.runs[i] = r
+				// The new run counts anew; until it does, the Lease keeps
+				// its count.
+				delete(m.counts, i)
+				changed = true
+			}
+			r.fenceAt(m.o.Clock, deadline)
 		}
 	}
-	return earliest
+	if changed && m.o.OnHeld != nil {
+		m.o.OnHeld(slices.Sorted(maps.Keys(m.runs)))
+	}
 }
 
 // leave stops the Work, then releases every shard and deletes the member
 // Lease, with a context of its own since ctx has ended.
 func (m *Manager) leave(ctx context.Context) {
-	if m.run != nil {
-		m.run.stop()
-		klog.FromContext(ctx).Info("Stopped working shards", "shards", m.run.owned)
-		m.run = nil
+	shards := slices.Sorted(maps.Keys(m.runs))
+	runs := make([]*running, 0, len(shards))
+	for _, i := range shards {
+		runs = append(runs, m.runs[i])
 	}
+	stopAll(runs)
+	for _, i := range shards {
+		klog.FromContext(ctx).Info("Stopped working shard", "shard", i)
+	}
+	clear(m.runs)
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), m.o.RenewDeadline)
 	defer cancel()
 	for _, i := range slices.Sorted(maps.Keys(m.held)) {

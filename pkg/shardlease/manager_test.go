@@ -128,61 +128,6 @@ func TestAJoiningReplicaGetsShardsOnlyAfterTheOwnerStoppedThem(t *testing.T) {
 	f.work.noOverlaps(t)
 }
 
-// TestARunKeepsOnlyTheShardsHeldWithoutAGap pins Kept: a replica that gives
-// shards to a joining one keeps the rest (its Work may trust what it kept
-// in memory about them); the joining one keeps nothing; a replica whose
-// run was fenced (a round stuck past its renewal deadline) keeps nothing
-// when it works shards again, even the same ones.
-func TestARunKeepsOnlyTheShardsHeldWithoutAGap(t *testing.T) {
-	f := newFleet(t)
-	a := f.member("a", 4)
-	f.rounds(2, a)
-	f.work.waitWorking(t, "a", []int{0, 1, 2, 3})
-	if got := f.work.keptBy("a"); len(got) != 0 {
-		t.Errorf("a's first run kept %v, want nothing", got)
-	}
-
-	// A round stuck on the API server past the renewal deadline: the run
-	// is fenced, and the shards stay a's (its Leases outlive the stall).
-	// Working them again, a keeps nothing: its run could not write for a
-	// while, and the Manager does not weigh whether anyone else could.
-	f.stuckRound(t, a)
-	a.hang.Store(false)
-	f.rounds(2, a)
-	f.work.waitWorking(t, "a", []int{0, 1, 2, 3})
-	if got := f.work.keptBy("a"); len(got) != 0 {
-		t.Errorf("a, working its shards again after its run was fenced, kept %v, want nothing", got)
-	}
-
-	b := f.member("b", 4)
-	f.rounds(3, a, b)
-	assertPartition(t, 4, a, b)
-	f.work.waitWorking(t, "a", heldShards(a))
-	f.work.waitWorking(t, "b", heldShards(b))
-	if got, want := f.work.keptBy("a"), heldShards(a); !slices.Equal(got, want) {
-		t.Errorf("a, after giving shards to b, kept %v, want the shards it still holds %v", got, want)
-	}
-	if got := f.work.keptBy("b"); len(got) != 0 {
-		t.Errorf("b, new, kept %v, want nothing", got)
-	}
-
-	a.cut.Store(true)
-	lastRenewal := a.held[heldShards(a)[0]]
-	for f.clock.Since(lastRenewal) < testDuration+3*testRetry {
-		f.step(time.Second)
-		a.round(f.ctx)
-		b.round(f.ctx)
-	}
-	f.work.waitWorking(t, "a", nil)
-	a.cut.Store(false)
-	f.rounds(3, a, b)
-	assertPartition(t, 4, a, b)
-	f.work.waitWorking(t, "a", heldShards(a))
-	if got := f.work.keptBy("a"); len(got) != 0 {
-		t.Errorf("a, back after its run was fenced, kept %v, want nothing", got)
-	}
-}
-
 func TestAReplicaCutOffStopsBeforeAnotherTakesItsShards(t *testing.T) {
 	f := newFleet(t)
 	a, b := f.member("a", 4), f.member("b", 4)
@@ -303,7 +248,7 @@ func TestRunEndsWhenTheWorkStopsOnItsOwn(t *testing.T) {
 	m, err := New(Options{
 		Client: f.client.CoordinationV1(), Namespace: testNamespace, Group: "hpa", Identity: "a", MemberSuffix: "a",
 		Shards: 2, LeaseDuration: testDuration, RenewDeadline: testDeadline, RetryPeriod: testRetry, Clock: f.clock,
-		Work: func(context.Context, []int) error { return broken },
+		Work: func(context.Context, int) error { return broken },
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -376,7 +321,7 @@ func TestNewRejectsOptions(t *testing.T) {
 		return Options{
 			Client: newFleet(t).client.CoordinationV1(), Namespace: testNamespace, Group: "hpa", Identity: "a",
 			MemberSuffix: "a", Shards: 16, LeaseDuration: testDuration, RenewDeadline: testDeadline, RetryPeriod: testRetry,
-			Work: func(context.Context, []int) error { return nil },
+			Work: func(context.Context, int) error { return nil },
 		}
 	}
 	cases := []struct {
@@ -490,7 +435,7 @@ func TestShardsAreWeighedByTheHPAsTheirHoldersCount(t *testing.T) {
 	f := newFleet(t)
 	a := f.member("a", 4)
 	counts, known := map[int]int{0: 40, 1: 40}, true
-	a.o.Count = func() (map[int]int, bool) { return counts, known }
+	a.o.Count = func(i int) (int, bool) { return counts[i], known }
 	f.rounds(3, a)
 	wantCounts := func(want ...string) {
 		t.Helper()
@@ -558,19 +503,20 @@ func TestWeighedSharesSettle(t *testing.T) {
 	// fall into the 16 shards so.
 	hpas := []int{300, 400, 500, 300, 100, 300, 0, 200, 300, 200, 200, 500, 700, 200, 200, 600}
 	counting := func(m member) member {
-		// A new run knows its counts a round after it started, as
+		// A new run knows its count a round after it started, as
 		// informers sync after the work starts.
-		var seen []int
-		m.o.Count = func() (map[int]int, bool) {
-			if held := heldShards(m); !slices.Equal(held, seen) {
-				seen = held
-				return nil, false
+		seen := map[int]bool{}
+		m.o.Count = func(i int) (int, bool) {
+			for s := range seen {
+				if !m.holds(s) {
+					delete(seen, s)
+				}
 			}
-			counts := map[int]int{}
-			for _, i := range heldShards(m) {
-				counts[i] = hpas[i]
+			if !seen[i] {
+				seen[i] = true
+				return 0, false
 			}
-			return counts, true
+			return hpas[i], true
 		}
 		return m
 	}

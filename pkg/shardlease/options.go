@@ -30,11 +30,13 @@ import (
 	"github.com/kube-hpa/kube-hpa/pkg/shard"
 )
 
-// Work runs the controller on the shards owned (indexes into
-// shard.Split(Shards), ascending, never empty) until ctx ends. It must
-// return promptly once ctx ends: the fence waits for it. A return while ctx
+// Work runs the controller on one shard (an index into
+// shard.Split(Shards)) until ctx ends. The Manager runs it once per shard
+// held, concurrently, each run with a context of its own: gaining or losing
+// a shard starts or stops only that shard's run. It must return promptly
+// once ctx ends: the release of the shard waits for it. A return while ctx
 // is live is the replica's end, as a leader's controllers stopping is.
-type Work func(ctx context.Context, owned []int) error
+type Work func(ctx context.Context, shard int) error
 
 // Options configures a Manager.
 type Options struct {
@@ -63,16 +65,16 @@ type Options struct {
 	RenewDeadline time.Duration
 	// RetryPeriod is the time between two rounds of list, renew and plan.
 	RetryPeriod time.Duration
-	// Work is run on the shards held.
+	// Work is run on each shard held.
 	Work Work
 	// OnHeld, when set, is told the shards worked each time they change.
 	OnHeld func(owned []int)
-	// Count, when set, returns how many HPAs each held shard has, or false
-	// while the Work does not know yet (its informers have not synced). Each
-	// renewal writes the count in the shard's Lease, and every replica
-	// weighs the shards by the counts it reads there; without counts the
-	// shards weigh the same.
-	Count func() (map[int]int, bool)
+	// Count, when set, returns how many HPAs a shard worked has, from its
+	// run, or false while that run does not know yet (its informers have
+	// not synced). Each renewal writes the count in the shard's Lease, and
+	// every replica weighs the shards by the counts it reads there; without
+	// counts the shards weigh the same.
+	Count func(shard int) (int, bool)
 	// Clock defaults to the real clock.
 	Clock clock.WithTickerAndDelayedExecution
 }

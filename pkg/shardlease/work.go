@@ -18,7 +18,6 @@ package shardlease
 
 import (
 	"context"
-	"slices"
 	"sync/atomic"
 	"time"
 
@@ -27,58 +26,58 @@ import (
 	"github.com/kube-hpa/kube-hpa/pkg/goroutine"
 )
 
-// running is one run of the Work on a fixed set of shards.
+// running is one run of the Work on one shard.
 type running struct {
-	owned []int
+	shard int
 	// canceled is set once this package has asked the run to stop, which
-	// tells a fenced or replaced run from Work that ended on its own.
+	// tells a fenced or released run from Work that ended on its own.
 	canceled atomic.Bool
+	// stopping is set when the Manager stops the run itself (interrupt):
+	// it waits for the run then, and needs no wake-up when it returns.
+	stopping atomic.Bool
 	cancel   context.CancelFunc
 	// done is closed when the Work has returned; err is its result.
 	done  chan struct{}
 	err   error
 	fence clock.Timer
 	// permit is what the Work's writes ask (Check); it closes with the
-	// fence and with stop, before the shards can be released.
+	// fence and with stop, before the shard can be released.
 	permit *fence
 }
 
-// start runs work on owned in a goroutine of its own, allowed to write
-// until deadline unless fenceAt moves it; kept are the shards it inherits
-// from the previous run without a gap (Kept).
-func start(ctx context.Context, clk clock.PassiveClock, work Work, owned, kept []int, deadline time.Time) *running {
+// start runs work on shard in a goroutine of its own, allowed to write
+// until deadline unless fenceAt moves it. ended is signalled (without
+// blocking) once the Work has returned by itself or by its fence timer, so
+// that the Manager's loop wakes up for a fenced or failed run without
+// watching each one.
+func start(ctx context.Context, clk clock.PassiveClock, work Work, shard int, deadline time.Time, ended chan<- struct{}) *running {
 	permit := &fence{clock: clk}
 	permit.set(deadline)
-	ctx = context.WithValue(ctx, keptKey{}, slices.Clone(kept))
 	ctx, cancel := context.WithCancel(context.WithValue(ctx, fenceKey{}, permit))
-	r := &running{owned: slices.Clone(owned), done: make(chan struct{}), permit: permit}
+	r := &running{shard: shard, done: make(chan struct{}), permit: permit}
 	r.cancel = func() {
 		r.canceled.Store(true)
 		permit.close()
 		cancel()
 	}
 	goroutine.Go(ctx, "shard work", func() {
+		defer func() {
+			if r.stopping.Load() {
+				return
+			}
+			select {
+			case ended <- struct{}{}:
+			default:
+			}
+		}()
 		defer close(r.done)
 		// A panic is the Work's error: the manager ends as for any Work
 		// that returns, with the panic as its reason.
-		if panicked := goroutine.Recover(ctx, "shard work", func() { r.err = work(ctx, r.owned) }); panicked != nil {
+		if panicked := goroutine.Recover(ctx, "shard work", func() { r.err = work(ctx, shard) }); panicked != nil {
 			r.err = panicked
 		}
 	})
 	return r
-}
-
-type keptKey struct{}
-
-// Kept returns the shards of the run of ctx that this replica held without
-// a gap since its previous run, which it stopped for a change of its shard
-// set while that run could still write: no other replica can have decided
-// for their HPAs in between, so what a Work kept in memory about them (the
-// behavior histories) still holds. Every other shard's HPAs may have been
-// another replica's meanwhile. Nil outside a Manager's Work.
-func Kept(ctx context.Context) []int {
-	kept, _ := ctx.Value(keptKey{}).([]int)
-	return slices.Clone(kept)
 }
 
 // fenceAt cancels the run at deadline unless fenceAt is called again before
@@ -92,14 +91,16 @@ func (r *running) fenceAt(clk clock.WithDelayedExecution, deadline time.Time) {
 	r.fence = clk.AfterFunc(deadline.Sub(clk.Now()), r.cancel)
 }
 
-// stop cancels the run and waits for the Work to return.
-func (r *running) stop() {
+// interrupt cancels the run without waiting for it; wait waits.
+func (r *running) interrupt() {
+	r.stopping.Store(true)
 	if r.fence != nil {
 		r.fence.Stop()
 	}
 	r.cancel()
-	<-r.done
 }
+
+func (r *running) wait() { <-r.done }
 
 // ended reports whether the Work has returned.
 func (r *running) ended() bool {
@@ -114,4 +115,15 @@ func (r *running) ended() bool {
 // failed reports whether the Work has returned without being asked to.
 func (r *running) failed() bool {
 	return r.ended() && !r.canceled.Load()
+}
+
+// stopAll cancels every run of rs at once, then waits for all of them: the
+// runs stop in parallel, so a release waits for the slowest, not the sum.
+func stopAll(rs []*running) {
+	for _, r := range rs {
+		r.interrupt()
+	}
+	for _, r := range rs {
+		r.wait()
+	}
 }

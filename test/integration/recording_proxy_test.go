@@ -55,7 +55,10 @@ type recordingProxy struct {
 // answer: code 0 when none came.
 type proxiedRequest struct {
 	method, path string
-	code         int
+	// shardSelector is the selector of a list that carried one: each is
+	// an informer's (re)list of a shard's objects.
+	shardSelector string
+	code          int
 	// answered is when the answer came back from kube-apiserver, so after
 	// the write it carries was stored; or when the forward ended without
 	// one.
@@ -160,13 +163,18 @@ func (p *recordingProxy) take(r *http.Request) *heldRequest {
 }
 
 // RoundTrip forwards a request to kube-apiserver and records it when it
-// writes, or when it is the held one.
+// writes, when it lists with a shard selector, or when it is the held one.
 func (p *recordingProxy) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp, err := p.next.RoundTrip(req)
-	if req.Method == http.MethodGet && (p.hold == nil || !p.hold.match(req)) {
+	query := req.URL.Query()
+	shardList := query.Get("shardSelector") != "" && query.Get("watch") != "true" && query.Get("watch") != "1"
+	if req.Method == http.MethodGet && !shardList && (p.hold == nil || !p.hold.match(req)) {
 		return resp, err
 	}
 	rec := proxiedRequest{method: req.Method, path: req.URL.Path, answered: time.Now()}
+	if shardList {
+		rec.shardSelector = query.Get("shardSelector")
+	}
 	if err == nil {
 		rec.code = resp.StatusCode
 	}

@@ -22,6 +22,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -378,15 +379,16 @@ func firstPassAfter(l []pass, t time.Time) time.Time {
 	return time.Time{}
 }
 
-// span is a time one replica worked some shards, from its log lines
-// "Working shards" and "Stopped working shards" (or its kill).
+// span is a time one replica worked one shard, from its log lines
+// "Working shard" and "Stopped working shard" (or its kill): a replica
+// runs one controller per shard, each started and stopped on its own.
 type span struct {
 	replica    string
 	shards     []int
 	start, end time.Time
 }
 
-var spanLine = regexp.MustCompile(`^[IWE](\d{4} \d{2}:\d{2}:\d{2}\.\d{6})\s+\d+ \S+\] "(Working shards|Stopped working shards)" shards=\[([0-9,]*)\]`)
+var spanLine = regexp.MustCompile(`^[IWE](\d{4} \d{2}:\d{2}:\d{2}\.\d{6})\s+\d+ \S+\] "(Working shard|Stopped working shard)" shard=(\d+)`)
 
 // readSpans reads every replica's spans; one still open ends at end, or at
 // ended[replica] for a replica that was killed.
@@ -398,7 +400,7 @@ func readSpans(t *testing.T, replicas []*replicaProcess, end time.Time, ended ma
 		if err != nil {
 			t.Fatal(err)
 		}
-		var open *span
+		open := map[int]*span{}
 		for _, line := range strings.Split(string(b), "\n") {
 			m := spanLine.FindStringSubmatch(line)
 			if m == nil {
@@ -409,29 +411,28 @@ func readSpans(t *testing.T, replicas []*replicaProcess, end time.Time, ended ma
 				t.Fatalf("unreadable time in %q: %v", line, err)
 			}
 			at = at.AddDate(end.Year(), 0, 0)
+			var i int
+			if _, err := fmt.Sscan(m[3], &i); err != nil {
+				t.Fatalf("unreadable shard in %q: %v", line, err)
+			}
 			switch m[2] {
-			case "Working shards":
-				var shards []int
-				for _, f := range strings.Split(m[3], ",") {
-					var i int
-					fmt.Sscan(f, &i)
-					shards = append(shards, i)
-				}
-				open = &span{replica: p.name, shards: shards, start: at}
+			case "Working shard":
+				open[i] = &span{replica: p.name, shards: []int{i}, start: at}
 			default:
-				if open != nil {
-					open.end = at
-					out = append(out, *open)
-					open = nil
+				if s := open[i]; s != nil {
+					s.end = at
+					out = append(out, *s)
+					delete(open, i)
 				}
 			}
 		}
-		if open != nil {
-			open.end = end
+		for _, i := range slices.Sorted(maps.Keys(open)) {
+			s := open[i]
+			s.end = end
 			if e, ok := ended[p.name]; ok {
-				open.end = e
+				s.end = e
 			}
-			out = append(out, *open)
+			out = append(out, *s)
 		}
 	}
 	return out

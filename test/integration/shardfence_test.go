@@ -32,11 +32,12 @@ import (
 	"github.com/kube-hpa/kube-hpa/pkg/shardlease"
 )
 
-// fencedRun is one run of a replica's Work, as the test sees it.
+// fencedRun is one run of a replica's Work on one shard, as the test sees
+// it.
 type fencedRun struct {
 	replica string
 	ctx     context.Context
-	owned   []int
+	shard   int
 }
 
 // TestAStalledReplicasWriteNeverLandsAfterTheTakeover runs two replicas'
@@ -73,8 +74,8 @@ func TestAStalledReplicasWriteNeverLandsAfterTheTakeover(t *testing.T) {
 		m, err := shardlease.New(shardlease.Options{
 			Client: kubernetes.NewForConfigOrDie(cfg).CoordinationV1(), Namespace: ns, Group: "fence", Identity: name, MemberSuffix: name,
 			Shards: shards, LeaseDuration: shardLeaseDuration, RenewDeadline: shardRenewDeadline, RetryPeriod: shardRetryPeriod,
-			Work: func(ctx context.Context, owned []int) error {
-				runs <- fencedRun{replica: name, ctx: ctx, owned: owned}
+			Work: func(ctx context.Context, shard int) error {
+				runs <- fencedRun{replica: name, ctx: ctx, shard: shard}
 				<-ctx.Done()
 				return nil
 			},
@@ -87,21 +88,24 @@ func TestAStalledReplicasWriteNeverLandsAfterTheTakeover(t *testing.T) {
 		go func() { defer close(done); _ = m.Run(runCtx) }()
 		return cut, func() { stop(); <-done }
 	}
-	// waitRun waits for a run of replica holding every shard; the ceiling
-	// is far above any load, the test waits on the run itself.
+	// waitRun waits for replica to run on every shard and returns its run
+	// on shard 0, whose fence the writes ask; the ceiling is far above any
+	// load, the test waits on the runs themselves.
 	waitRun := func(replica string) fencedRun {
 		t.Helper()
 		timeout := time.After(2 * time.Minute)
-		for {
+		got := map[int]fencedRun{}
+		for len(got) < shards {
 			select {
 			case r := <-runs:
-				if r.replica == replica && len(r.owned) == shards {
-					return r
+				if r.replica == replica {
+					got[r.shard] = r
 				}
 			case <-timeout:
 				t.Fatalf("%s never worked every shard", replica)
 			}
 		}
+		return got[0]
 	}
 
 	cutA, stopA := start("a")

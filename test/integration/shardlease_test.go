@@ -55,33 +55,31 @@ type interval struct {
 // shard, in real time.
 type shardRecords struct {
 	mu    sync.Mutex
-	byRun map[string][]int // replica -> shards of its current run
+	byRun map[string]map[int]bool // replica -> shards of its current runs
 	log   map[int][]interval
 }
 
 func (r *shardRecords) work(replica string) shardlease.Work {
-	return func(ctx context.Context, owned []int) error {
+	return func(ctx context.Context, s int) error {
 		r.mu.Lock()
-		now := time.Now()
-		for _, s := range owned {
-			r.log[s] = append(r.log[s], interval{replica: replica, start: now})
+		r.log[s] = append(r.log[s], interval{replica: replica, start: time.Now()})
+		if r.byRun[replica] == nil {
+			r.byRun[replica] = map[int]bool{}
 		}
-		r.byRun[replica] = slices.Clone(owned)
+		r.byRun[replica][s] = true
 		r.mu.Unlock()
 
 		<-ctx.Done()
 
 		r.mu.Lock()
-		now = time.Now()
-		for _, s := range owned {
-			l := r.log[s]
-			for i := range l {
-				if l[i].replica == replica && l[i].end.IsZero() {
-					l[i].end = now
-				}
+		now := time.Now()
+		l := r.log[s]
+		for i := range l {
+			if l[i].replica == replica && l[i].end.IsZero() {
+				l[i].end = now
 			}
 		}
-		delete(r.byRun, replica)
+		delete(r.byRun[replica], s)
 		r.mu.Unlock()
 		return nil
 	}
@@ -94,7 +92,7 @@ func (r *shardRecords) working() ([]string, error) {
 	defer r.mu.Unlock()
 	owners := make([]string, testShards)
 	for replica, shards := range r.byRun {
-		for _, s := range shards {
+		for s := range shards {
 			if owners[s] != "" {
 				return nil, fmt.Errorf("shard %d worked by %s and %s", s, owners[s], replica)
 			}
@@ -156,7 +154,7 @@ func TestShardLeasesAgainstTheAPIServer(t *testing.T) {
 	cluster := sharedCluster(t)
 	_, ctx := ktesting.NewTestContext(t)
 	ns := createNamespace(ctx, t, cluster)
-	records := &shardRecords{byRun: map[string][]int{}, log: map[int][]interval{}}
+	records := &shardRecords{byRun: map[string]map[int]bool{}, log: map[int][]interval{}}
 
 	start := func(name string) *shardReplica {
 		r := &shardReplica{name: name, cut: &atomic.Bool{}, done: make(chan error, 1)}

@@ -190,9 +190,9 @@ func TestAStalledReplicaProcessWritesNothingAfterTheTakeover(t *testing.T) {
 	}
 	// The run a resumed in ends after its passes have: then every write a
 	// stalled pass could make has been made.
-	stops := strings.Count(logBefore, `"Stopped working shards"`)
+	stops := strings.Count(logBefore, `"Stopped working shard"`)
 	until(ctx, t, "a stops the run it was stopped in", func() error {
-		if n := strings.Count(readLog(t, a), `"Stopped working shards"`); n == stops {
+		if n := strings.Count(readLog(t, a), `"Stopped working shard"`); n == stops {
 			return fmt.Errorf("a logged %d stops of its runs, as before SIGCONT", n)
 		}
 		return nil

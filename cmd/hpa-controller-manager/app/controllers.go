@@ -21,11 +21,8 @@ import (
 	"fmt"
 	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/sets"
-	"k8s.io/apimachinery/pkg/util/wait"
-	"k8s.io/client-go/informers"
 	"k8s.io/client-go/scale"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/utils/clock"
@@ -38,39 +35,36 @@ import (
 	"github.com/kube-hpa/kube-hpa/pkg/scalecache"
 )
 
-// mapperResetPeriod is how often the discovery-backed REST mapper forgets
-// what it learned, so that new scalable kinds are picked up.
-const mapperResetPeriod = 30 * time.Second
-
-// runControllers runs the HPA controller on the HPAs of sc until ctx ends:
-// what the leader does for every HPA, and a sharded replica for those of
-// its shards, once per change of its shards. mon outlives a run, since its
-// metrics are registered once per process.
+// runControllers runs the HPA controller on every HPA until ctx ends: what
+// the leader does. mon outlives a run, since its metrics are registered
+// once per process.
 func runControllers(ctx context.Context, cfg *config.Config, c *clients, mon monitor.Monitor, health *healthState, sc scope) error {
-	health.leading.Store(true)
-	defer health.leading.Store(false)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	shared, stop, err := startShared(ctx, cfg, c, nil, nil)
+	if err != nil {
+		return err
+	}
+	defer stop()
+	return runScope(ctx, cfg, c, mon, health, shared, sc)
+}
 
+// runScope runs one HPA controller on the HPAs of sc until ctx ends, with
+// informers of its own carrying sc's selector: the leader's only one, or a
+// sharded replica's one per shard it works, each started and stopped with
+// its shard. What the process shares (shared) is not its to stop.
+func runScope(ctx context.Context, cfg *config.Config, c *clients, mon monitor.Monitor, health *healthState, shared processShared, sc scope) error {
+	run, endRun := health.startRun()
+	defer endRun()
 	realClock := clock.RealClock{}
-	metricsClient, err := newMetricsClient(cfg, realClock)
-	if err != nil {
-		return err
-	}
-	recorder, stopEvents, err := podautoscaler.NewEventRecorder(ctx, c.kube.CoreV1())
-	if err != nil {
-		return err
-	}
-	defer stopEvents()
-
-	factory := informers.NewSharedInformerFactoryWithOptions(c.kube, 0, informers.WithTweakListOptions(sc.tweak))
-	// The extended kind's informer is not one of the factory's: it is run
-	// on its own below, while factory.Start runs the native one.
-	crdInformer := hpaclient.NewFilteredInformer(c.hpa, metav1.NamespaceAll, 0, sc.tweak)
+	own := newScopeInformers(c, sc)
+	crdInformer := own.crd
 	sources := []podautoscaler.HPASource{hpaclient.NewSource(c.hpa, crdInformer)}
 	hpaInformers := []cache.SharedIndexInformer{crdInformer}
 	// Native HPAs are watched even when not managed, read-only: a target
 	// that one of them (or a KEDA ScaledObject, through the one it owns)
 	// scales is not scaled by a kube-hpa HPA as well (the ownership guard).
-	native := factory.Autoscaling().V2().HorizontalPodAutoscalers().Informer()
+	native := own.native
 	var observed []podautoscaler.ObservedAutoscalers
 	if cfg.ManageNativeHPAs {
 		sources = append(sources, hpaclient.NewNativeSource(c.kube.AutoscalingV2(), native))
@@ -89,15 +83,15 @@ func runControllers(ctx context.Context, cfg *config.Config, c *clients, mon mon
 		hpaStores = append(hpaStores, informer.GetStore())
 	}
 	// The controller makes the pod informer keep records (podrecord).
-	pods := factory.Core().V1().Pods()
+	pods := own.pods
 	scales := newScaleSource(cfg, c, targetedKinds(hpaStores...), sc)
 	controller, err := podautoscaler.New(podautoscaler.Options{
 		Sources:                      sources,
 		PodInformer:                  pods,
 		ScaleClient:                  scales,
 		Mapper:                       c.mapper,
-		MetricsClient:                metrics.NewSharedExternal(metricsClient, sharingWindow(cfg.HPA), realClock),
-		EventRecorder:                recorder,
+		MetricsClient:                shared.metrics,
+		EventRecorder:                shared.recorder,
 		Monitor:                      mon,
 		Clock:                        realClock,
 		Gates:                        cfg.FeatureGates,
@@ -109,23 +103,21 @@ func runControllers(ctx context.Context, cfg *config.Config, c *clients, mon mon
 		SpreadReconciles:             cfg.HPA.SpreadReconciles,
 		InScope:                      sc.inScope(),
 		Fence:                        sc.fence,
-		History:                      sc.history,
+		WorkerLimit:                  shared.workerLimit,
 		Observed:                     observed,
 	})
 	if err != nil {
 		return err
 	}
 
-	factory.Start(ctx.Done())
-	defer factory.Shutdown()
+	own.factory.Start(ctx.Done())
+	defer own.factory.Shutdown()
 	stopScales := scales.start(ctx)
 	defer stopScales()
 	go crdInformer.RunWithContext(ctx)
-	go metricsClient.Run(ctx)
-	go wait.UntilWithContext(ctx, func(context.Context) { c.mapper.Reset() }, mapperResetPeriod)
-	health.setSynced(func() bool { return controller.HasSynced() && scales.hasSynced() })
-	defer sc.counter.serve(hpaStores, controller.HasSynced)()
-	health.setStalled(func() error { return controller.Stalled(stallPeriods * cfg.HPA.SyncPeriod) })
+	run.setSynced(func() bool { return controller.HasSynced() && scales.hasSynced() })
+	defer sc.counter.serve(sc.shard, hpaStores, controller.HasSynced)()
+	run.setStalled(func() error { return controller.Stalled(stallPeriods * cfg.HPA.SyncPeriod) })
 
 	controller.Run(ctx, cfg.HPA.ConcurrentSyncs)
 	return nil
@@ -162,7 +154,7 @@ func newScaleSource(cfg *config.Config, c *clients, targeted func() sets.Set[sch
 	if !cfg.HPA.ScaleFromWatch {
 		return scaleSource{ScalesGetter: c.scale}
 	}
-	watched := scalecache.New(scalecache.Options{Client: c.scale, Kube: c.kube, Targeted: targeted, TweakListOptions: sc.tweak})
+	watched := scalecache.New(scalecache.Options{Client: c.scale, Kube: c.kube, Targeted: targeted, TweakListOptions: sc.tweak, InScope: sc.inScope()})
 	return scaleSource{ScalesGetter: watched, cache: watched}
 }
 

@@ -20,6 +20,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -40,17 +41,19 @@ const stallPeriods = 3
 // healthState is what /healthz (and /livez) and /readyz report.
 //
 // Ready: a standby replica is ready (it serves the webhook and waits for
-// the lease); the leader is ready once its caches have synced; a replica
-// that serves the webhook is ready only once the webhook serves.
+// the lease); the leader is ready once its caches have synced, a sharded
+// replica once those of every shard it works have; a replica that serves
+// the webhook is ready only once the webhook serves.
 //
 // Healthy (else the kubelet restarts the pod): a leader keeps renewing its
-// lease, and its workers keep finishing passes while HPAs are due.
+// lease, and the workers of each of its controllers (one per shard when
+// sharded) keep finishing passes while HPAs are due.
 type healthState struct {
-	leading atomic.Bool
-	// synced is the leader's controller's HasSynced, once there is one.
-	synced atomic.Pointer[func() bool]
-	// stalled is the leader's controller's Stalled check, once there is one.
-	stalled atomic.Pointer[func() error]
+	mu sync.Mutex
+	// runs are the controllers running: the leader's one, or a sharded
+	// replica's one per shard worked. The replica leads while there is
+	// one.
+	runs map[*controllerHealth]struct{}
 	// webhook says whether the webhook serves, when this replica serves
 	// one.
 	webhook atomic.Pointer[func() error]
@@ -58,15 +61,55 @@ type healthState struct {
 	lease *leaderelection.HealthzAdaptor
 }
 
-func newHealthState() *healthState {
-	return &healthState{lease: leaderelection.NewLeaderHealthzAdaptor(leaseHealthTimeout)}
+// controllerHealth is one controller's part of the probes.
+type controllerHealth struct {
+	// synced is the controller's HasSynced, once there is one.
+	synced atomic.Pointer[func() bool]
+	// stalled is the controller's Stalled check, once there is one.
+	stalled atomic.Pointer[func() error]
 }
 
+func newHealthState() *healthState {
+	return &healthState{
+		runs:  map[*controllerHealth]struct{}{},
+		lease: leaderelection.NewLeaderHealthzAdaptor(leaseHealthTimeout),
+	}
+}
+
+// startRun adds a controller to the probes, not ready until it says it
+// synced, until the returned func removes it.
+func (h *healthState) startRun() (*controllerHealth, func()) {
+	run := &controllerHealth{}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.runs[run] = struct{}{}
+	return run, func() {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		delete(h.runs, run)
+	}
+}
+
+// running returns the controllers running; none on a standby.
+func (h *healthState) running() []*controllerHealth {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	runs := make([]*controllerHealth, 0, len(h.runs))
+	for run := range h.runs {
+		runs = append(runs, run)
+	}
+	return runs
+}
+
+// leading reports whether this replica runs any controller: it leads, or
+// sharded, works a shard.
+func (h *healthState) leading() bool { return len(h.running()) > 0 }
+
 // setSynced makes readiness follow hasSynced, asked at each probe.
-func (h *healthState) setSynced(hasSynced func() bool) { h.synced.Store(&hasSynced) }
+func (c *controllerHealth) setSynced(hasSynced func() bool) { c.synced.Store(&hasSynced) }
 
 // setStalled makes liveness follow stalled, asked at each probe.
-func (h *healthState) setStalled(stalled func() error) { h.stalled.Store(&stalled) }
+func (c *controllerHealth) setStalled(stalled func() error) { c.stalled.Store(&stalled) }
 
 // setWebhook makes readiness follow serving, asked at each probe.
 func (h *healthState) setWebhook(serving func() error) { h.webhook.Store(&serving) }
@@ -77,11 +120,10 @@ func (h *healthState) ready() error {
 			return fmt.Errorf("webhook: %w", err)
 		}
 	}
-	if !h.leading.Load() {
-		return nil
-	}
-	if synced := h.synced.Load(); synced == nil || !(*synced)() {
-		return errors.New("caches not synced")
+	for _, run := range h.running() {
+		if synced := run.synced.Load(); synced == nil || !(*synced)() {
+			return errors.New("caches not synced")
+		}
 	}
 	return nil
 }
@@ -91,9 +133,13 @@ func (h *healthState) healthy(r *http.Request) error {
 	if err := h.lease.Check(r); err != nil {
 		errs = append(errs, fmt.Errorf("leader election: %w", err))
 	}
-	if stalled := h.stalled.Load(); h.leading.Load() && stalled != nil {
-		if err := (*stalled)(); err != nil {
-			errs = append(errs, fmt.Errorf("workers: %w", err))
+	for _, run := range h.running() {
+		if stalled := run.stalled.Load(); stalled != nil {
+			if err := (*stalled)(); err != nil {
+				errs = append(errs, fmt.Errorf("workers: %w", err))
+				// One stalled controller is enough to restart the replica.
+				break
+			}
 		}
 	}
 	return errors.Join(errs...)

@@ -46,9 +46,11 @@ func TestReadiness(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newHealthState()
-			h.leading.Store(tc.leading)
-			if tc.synced != nil {
-				h.setSynced(tc.synced)
+			if tc.leading {
+				run, _ := h.startRun()
+				if tc.synced != nil {
+					run.setSynced(tc.synced)
+				}
 			}
 			if tc.webhook != nil {
 				h.setWebhook(tc.webhook)
@@ -79,13 +81,44 @@ func TestLiveness(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newHealthState()
-			h.leading.Store(tc.leading)
+			run, end := h.startRun()
 			if tc.stalled != nil {
-				h.setStalled(tc.stalled)
+				run.setStalled(tc.stalled)
+			}
+			if !tc.leading {
+				end()
 			}
 			checkProbe(t, h, "/healthz", tc.want)
 		})
 	}
+}
+
+// TestProbesAggregateTheShardsControllers pins the probes of a sharded
+// replica, which runs one controller per shard: ready once every one has
+// synced, unhealthy as soon as one is stalled, and a controller that
+// stopped (its shard given away) counts no more.
+func TestProbesAggregateTheShardsControllers(t *testing.T) {
+	h := newHealthState()
+	first, _ := h.startRun()
+	second, endSecond := h.startRun()
+	first.setSynced(func() bool { return true })
+	first.setStalled(func() error { return nil })
+	checkProbe(t, h, "/readyz", "caches not synced")
+	second.setSynced(func() bool { return false })
+	checkProbe(t, h, "/readyz", "caches not synced")
+	second.setSynced(func() bool { return true })
+	checkProbe(t, h, "/readyz", "")
+	second.setStalled(func() error { return errors.New("no HPA pass finished for 1m0s") })
+	checkProbe(t, h, "/healthz", "workers: no HPA pass finished for 1m0s")
+	endSecond()
+	checkProbe(t, h, "/healthz", "")
+	if !h.leading() {
+		t.Error("not leading while a shard's controller runs")
+	}
+	third, _ := h.startRun()
+	checkProbe(t, h, "/readyz", "caches not synced")
+	third.setSynced(func() bool { return true })
+	checkProbe(t, h, "/readyz", "")
 }
 
 // checkProbe asks h's mux for path and checks the answer: 200 "ok" when

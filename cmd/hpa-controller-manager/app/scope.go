@@ -38,14 +38,12 @@ type scope struct {
 	// filter repeats the selection on this side, for API servers that
 	// ignore the selector; nil for all.
 	filter *shard.Filter
+	// shard is the shard of a sharded run; 0 when not sharded.
+	shard int
 	// counter is told the run's HPA stores; nil when not sharded.
 	counter *hpaCounter
 	// fence is asked before every write; nil when not sharded.
 	fence podautoscaler.Fence
-	// history is handed from one sharded run to the next, so that the
-	// HPAs of the shards kept keep their behavior history; nil when not
-	// sharded (the controller keeps its own).
-	history *podautoscaler.History
 }
 
 // scopeOf returns the scope of the shards owned out of shards.

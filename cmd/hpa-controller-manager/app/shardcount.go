@@ -25,59 +25,69 @@ import (
 )
 
 // hpaCounter tells the shard manager how many HPAs each shard has, from the
-// HPA informers of the run of the controllers under way, so that replicas
+// HPA informers of that shard's run of the controller, so that replicas
 // weigh shards by their HPAs rather than count them.
 type hpaCounter struct {
 	shards int
 
-	mu     sync.Mutex
-	stores []cache.Store
-	synced func() bool
-	// run tells the runs apart, so that a run's stop never clears the
-	// stores of the one after it.
-	run int
+	mu   sync.Mutex
+	runs map[int]countedRun
+	// next tells the runs apart, so that a run's stop never clears the
+	// stores of a later run on the same shard.
+	next int
 }
 
-// serve has the counter read a run's HPA stores until the returned func is
-// called. A nil counter (not sharded) does nothing.
-func (c *hpaCounter) serve(stores []cache.Store, synced func() bool) (stop func()) {
+// countedRun is the HPA stores of one run.
+type countedRun struct {
+	id     int
+	stores []cache.Store
+	synced func() bool
+}
+
+// serve has the counter read the HPA stores of a run on shard i until the
+// returned func is called. A nil counter (not sharded) does nothing.
+func (c *hpaCounter) serve(i int, stores []cache.Store, synced func() bool) (stop func()) {
 	if c == nil {
 		return func() {}
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.run++
-	c.stores, c.synced = stores, synced
-	mine := c.run
+	if c.runs == nil {
+		c.runs = map[int]countedRun{}
+	}
+	c.next++
+	mine := c.next
+	c.runs[i] = countedRun{id: mine, stores: stores, synced: synced}
 	return func() {
 		c.mu.Lock()
 		defer c.mu.Unlock()
-		if c.run == mine {
-			c.stores, c.synced = nil, nil
+		if c.runs[i].id == mine {
+			delete(c.runs, i)
 		}
 	}
 }
 
-// count returns the HPAs of each shard that has some, or false while no run
-// serves or its informers have not synced. With an API server that ignores
-// the shard selector the stores hold other shards' HPAs too; their counts
-// are right as well, and only the held shards' are written.
-func (c *hpaCounter) count() (map[int]int, bool) {
+// count returns the HPAs of shard i, or false while no run serves it or
+// its informers have not synced. With an API server that ignores the shard
+// selector the stores hold other shards' HPAs too; only i's count.
+func (c *hpaCounter) count(i int) (int, bool) {
 	c.mu.Lock()
-	stores, synced := c.stores, c.synced
+	run, ok := c.runs[i]
 	c.mu.Unlock()
-	if stores == nil || !synced() {
-		return nil, false
+	if !ok || !run.synced() {
+		return 0, false
 	}
-	counts := map[int]int{}
-	for _, store := range stores {
+	n := 0
+	for _, store := range run.stores {
 		for _, key := range store.ListKeys() {
 			namespace, _, err := cache.SplitMetaNamespaceKey(key)
 			if err != nil {
 				continue
 			}
-			counts[shard.Index(shard.NamespaceHash(namespace), c.shards)]++
+			if shard.Index(shard.NamespaceHash(namespace), c.shards) == i {
+				n++
+			}
 		}
 	}
-	return counts, true
+	return n, true
 }

@@ -45,38 +45,44 @@ func TestHPACounterCountsEachShardsHPAs(t *testing.T) {
 	add(other, "search", "web")
 
 	c := &hpaCounter{shards: shards}
-	if _, ok := c.count(); ok {
-		t.Fatal("counted with no run serving")
+	for i := range want {
+		if _, ok := c.count(i); ok {
+			t.Fatalf("counted shard %d with no run serving", i)
+		}
 	}
+	// Each shard's run serves its own stores; here every shard's run sees
+	// the same stores, as with an API server that ignores the selector:
+	// each counts only its own shard's HPAs.
 	synced := false
-	stop := c.serve([]cache.Store{store, other}, func() bool { return synced })
-	if _, ok := c.count(); ok {
+	var stops []func()
+	for i := range shards {
+		stops = append(stops, c.serve(i, []cache.Store{store, other}, func() bool { return synced }))
+	}
+	if _, ok := c.count(0); ok {
 		t.Fatal("counted before the informers synced")
 	}
 	synced = true
-	got, ok := c.count()
-	if !ok {
-		t.Fatal("no count once synced")
-	}
-	if len(got) != len(want) {
-		t.Errorf("counts %v, want %v", got, want)
-	}
-	for i, n := range want {
-		if got[i] != n {
-			t.Errorf("shard %d: %d HPAs, want %d (all: %v)", i, got[i], n, got)
+	for i := range shards {
+		got, ok := c.count(i)
+		if !ok {
+			t.Fatalf("shard %d: no count once synced", i)
+		}
+		if got != want[i] {
+			t.Errorf("shard %d: %d HPAs, want %d", i, got, want[i])
 		}
 	}
 
 	// A later run's stores stay when an earlier run's stop comes late.
-	stopNext := c.serve([]cache.Store{other}, func() bool { return true })
-	stop()
-	if got, ok := c.count(); !ok || len(got) != 1 {
+	busy := shard.Index(shard.NamespaceHash("search"), shards)
+	stopNext := c.serve(busy, []cache.Store{other}, func() bool { return true })
+	stops[busy]()
+	if got, ok := c.count(busy); !ok || got != 1 {
 		t.Errorf("after the earlier run's stop: %v, %v; want the later run's one HPA", got, ok)
 	}
 	stopNext()
-	if _, ok := c.count(); ok {
+	if _, ok := c.count(busy); ok {
 		t.Error("counted after the run stopped")
 	}
 	var unsharded *hpaCounter
-	unsharded.serve(nil, nil)()
+	unsharded.serve(0, nil, nil)()
 }

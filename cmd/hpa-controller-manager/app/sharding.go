@@ -27,7 +27,6 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/component-base/metrics"
 	"k8s.io/klog/v2"
-	"k8s.io/utils/clock"
 
 	"github.com/kube-hpa/kube-hpa/cmd/hpa-controller-manager/app/config"
 	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler"
@@ -36,10 +35,13 @@ import (
 )
 
 // runSharded takes part in the group of sharded replicas until ctx ends:
-// it holds a fair share of the shards through their Leases and runs the
-// controllers on the namespaces of those it holds, restarted on each change
-// (informers carry one selector for their whole life). As after a restart,
-// whatever a pass needs from before a handover is in status.
+// it holds a fair share of the shards through their Leases and runs one
+// controller per shard held, with informers of its own (they carry one
+// selector for their whole life), started when the shard is acquired and
+// stopped when it is given away or fenced, while the other shards'
+// controllers go on: a rebalance neither relists nor interrupts the shards
+// kept, and each keeps its HPAs' behavior history. What a pass needs from
+// before a handover is in status, as after a restart.
 func runSharded(ctx context.Context, cfg *config.Config, c *clients, registry metrics.KubeRegistry, mon monitor.Monitor, health *healthState) error {
 	hostname, err := os.Hostname()
 	if err != nil {
@@ -51,10 +53,18 @@ func runSharded(ctx context.Context, cfg *config.Config, c *clients, registry me
 	scoped := monitor.NewScoped(mon)
 	honored := newSelectorHonoredGauge(registry)
 	counter := &hpaCounter{shards: cfg.Sharding.Shards}
-	// One history for every run: a change of shards restarts the
-	// controllers, and the HPAs of the shards held throughout must keep
-	// their stabilization windows and policy periods.
-	history := podautoscaler.NewHistory(clock.RealClock{}, cfg.HPA.DownscaleStabilizationWindow)
+	// --concurrent-horizontal-pod-autoscaler-syncs bounds the process's
+	// passes, whatever the number of shards it works.
+	// One broadcaster sends every shard's events, each only while its
+	// shard's run may write.
+	events := newEventFence(cfg.Sharding.Shards)
+	shared, stopShared, err := startShared(ctx, cfg, c, podautoscaler.NewWorkerLimit(cfg.HPA.ConcurrentSyncs), events)
+	if err != nil {
+		return err
+	}
+	// Flushed once the Manager has stopped every shard's controller.
+	defer stopShared()
+
 	le := cfg.LeaderElection
 	leases, err := newLeaseClient(cfg)
 	if err != nil {
@@ -75,25 +85,18 @@ func runSharded(ctx context.Context, cfg *config.Config, c *clients, registry me
 			scoped.DropOutside(keepOnly(cfg.Sharding.Shards, owned))
 		},
 		Count: counter.count,
-		Work: func(ctx context.Context, owned []int) error {
-			sc, err := scopeOf(cfg.Sharding.Shards, owned)
+		Work: func(ctx context.Context, shard int) error {
+			sc, err := scopeOf(cfg.Sharding.Shards, []int{shard})
 			if err != nil {
 				return err
 			}
+			sc.shard = shard
 			sc.counter = counter
 			sc.fence = leaseFence{inScope: sc.inScope()}
-			// Only the shards held without a gap since the last run keep
-			// their HPAs' history: another replica may have decided for
-			// the others in between.
-			kept := keepOnly(cfg.Sharding.Shards, shardlease.Kept(ctx))
-			if kept == nil {
-				kept = func(string) bool { return false }
-			}
-			history.KeepOnly(kept)
-			sc.history = history
-			ctx = klog.NewContext(ctx, klog.LoggerWithValues(klog.FromContext(ctx), "shards", owned))
+			defer events.register(shard, ctx)()
+			ctx = klog.NewContext(ctx, klog.LoggerWithValues(klog.FromContext(ctx), "shard", shard))
 			checkSelector(ctx, c.kube, sc, honored)
-			return runControllers(ctx, cfg, c, scoped, health, sc)
+			return runScope(ctx, cfg, c, scoped, health, shared, sc)
 		},
 	})
 	if err != nil {

@@ -119,11 +119,11 @@ type Options struct {
 	// replica's fence refuses once its shard may be another replica's.
 	// Nil allows every write.
 	Fence Fence
-	// History, when set, is the memory of the HPAs' recommendations and
-	// scale events that this controller reads and adds to, handed over
-	// from an earlier run (history.go); nil: the controller starts with
-	// one of its own. Its downscale window must be this controller's.
-	History *History
+	// WorkerLimit, when set, bounds the workers that hold a pass at once
+	// across every controller sharing it (workerlimit.go): a sharded
+	// replica's controllers, one per shard. Nil: only Run's workers bound
+	// this controller's passes.
+	WorkerLimit *WorkerLimit
 	// Observed are autoscalers this controller does not reconcile but whose
 	// targets it must not scale as well: native HPAs (and so KEDA's
 	// ScaledObjects, which own one) when --manage-native-hpas is off.
@@ -151,10 +151,6 @@ func (o *Options) validate() error {
 	// outside the tolerance.
 	if !(o.Tolerance >= 0) {
 		errs = append(errs, fmt.Errorf("tolerance must be a non-negative number, got %v", o.Tolerance))
-	}
-	if o.History != nil && o.History.downscaleWindow != o.DownscaleStabilizationWindow {
-		errs = append(errs, fmt.Errorf("the history handed over keeps a downscale stabilization window of %v, the controller's is %v",
-			o.History.downscaleWindow, o.DownscaleStabilizationWindow))
 	}
 	for _, d := range []struct {
 		name  string
@@ -216,15 +212,14 @@ func New(opts Options) (*Controller, error) {
 		panicBackoff: newPanicBackoff(opts.SyncPeriod),
 		passes:       newPassLog(),
 		consistency:  newWrittenVersions(),
+		behavior: behavior.NewStore(behavior.Options{
+			Clock:                        opts.Clock,
+			DownscaleStabilizationWindow: opts.DownscaleStabilizationWindow,
+		}),
 	}
 	// An HPA the slow lane turned away comes back as soon as a worker
 	// frees (slowlane.go).
 	c.lane = newSlowLane(1, opts.Clock, func(key hpaKey) { c.queue.Add(key) })
-	history := opts.History
-	if history == nil {
-		history = NewHistory(opts.Clock, opts.DownscaleStabilizationWindow)
-	}
-	c.behavior = history.store
 	c.calculator = calculator.New(calculator.Options{
 		// Errors are marked where they come from: the fallback counts the
 		// external provider's failures, the decision trace tells failed
@@ -374,6 +369,16 @@ func (c *Controller) processNextWorkItem(ctx context.Context) bool {
 	key, quit := c.queue.Get()
 	if quit {
 		return false
+	}
+	if limit := c.opts.WorkerLimit; limit != nil {
+		if !limit.acquire(ctx) {
+			// Stopping: the HPA is not passed, and the queue shuts down.
+			c.queue.Done(key)
+			return false
+		}
+		// Given back when the worker is free: the pass ended or went on
+		// in the slow lane.
+		defer limit.release()
 	}
 	found := c.lookUp(key)
 	period := c.opts.SyncPeriod

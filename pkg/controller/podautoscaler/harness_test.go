@@ -108,8 +108,6 @@ type harnessOptions struct {
 	fence Fence
 	// observed, when set, is the controller's Observed.
 	observed []ObservedAutoscalers
-	// history, when set, is the controller's History.
-	history *History
 }
 
 func newHarness(t *testing.T, hpa *v2.HorizontalPodAutoscaler, opts harnessOptions) *harness {
@@ -164,7 +162,6 @@ func newHarness(t *testing.T, hpa *v2.HorizontalPodAutoscaler, opts harnessOptio
 	controllerOpts.InScope = opts.inScope
 	controllerOpts.Fence = opts.fence
 	controllerOpts.Observed = opts.observed
-	controllerOpts.History = opts.history
 	if opts.sharingWindow > 0 {
 		controllerOpts.MetricsClient = metrics.NewSharedExternal(h.metrics, opts.sharingWindow, h.clock)
 	}

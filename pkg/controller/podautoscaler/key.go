@@ -18,7 +18,6 @@ package podautoscaler
 
 import (
 	"fmt"
-	"strings"
 
 	"k8s.io/client-go/tools/cache"
 )
@@ -38,12 +37,6 @@ func (k hpaKey) String() string {
 		return k.namespace + "/" + k.name
 	}
 	return fmt.Sprintf("%s/%s#%d", k.namespace, k.name, k.source)
-}
-
-// namespaceOfKey is the namespace of the HPA whose String is key.
-func namespaceOfKey(key string) string {
-	namespace, _, _ := strings.Cut(key, "/")
-	return namespace
 }
 
 func keyFor(source int, obj any) (hpaKey, error) {

@@ -23,7 +23,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/onsi/ginkgo/v2"
@@ -56,23 +55,23 @@ func (p *shardedProcess) countPassesFromNow() {
 }
 
 var (
-	workingLine = regexp.MustCompile(`"(Working shards|Stopped working shards)" shards=\[([0-9,]*)\]`)
+	workingLine = regexp.MustCompile(`"(Working shard|Stopped working shard)" shard=(\d+)`)
 	passedLine  = regexp.MustCompile(`"HPA pass" .*hpa="([^"/]+)/`)
 )
 
-// working returns the shards the process works now, from its log.
+// working returns the shards the process works now, from its log: it
+// starts and stops each shard's controller on its own.
 func (p *shardedProcess) working() []int {
 	var now []int
 	for _, m := range workingLine.FindAllStringSubmatch(p.log(p.offset), -1) {
-		now = nil
-		if m[1] == "Working shards" {
-			for _, f := range strings.Split(m[2], ",") {
-				var i int
-				_, _ = fmt.Sscan(f, &i)
-				now = append(now, i)
-			}
+		var i int
+		_, _ = fmt.Sscan(m[2], &i)
+		now = slices.DeleteFunc(now, func(s int) bool { return s == i })
+		if m[1] == "Working shard" {
+			now = append(now, i)
 		}
 	}
+	slices.Sort(now)
 	return now
 }
 

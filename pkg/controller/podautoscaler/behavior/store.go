@@ -76,18 +76,6 @@ func (s *Store) Forget(key string) {
 	delete(s.states, key)
 }
 
-// ForgetIf drops everything the Store knows about the HPAs whose key drop
-// accepts.
-func (s *Store) ForgetIf(drop func(key string) bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for key := range s.states {
-		if drop(key) {
-			delete(s.states, key)
-		}
-	}
-}
-
 // RecordInitial records the current replica count as the HPA's first
 // recommendation, at the time at (zero: the Store's clock), unless the HPA
 // already has a history. Right after the controller starts, this keeps a
