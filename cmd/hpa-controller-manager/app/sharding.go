@@ -53,12 +53,13 @@ func runSharded(ctx context.Context, cfg *config.Config, c *clients, registry me
 	scoped := monitor.NewScoped(mon)
 	honored := newSelectorHonoredGauge(registry)
 	counter := &hpaCounter{shards: cfg.Sharding.Shards}
-	// --concurrent-horizontal-pod-autoscaler-syncs bounds the process's
-	// passes, whatever the number of shards it works.
 	// One broadcaster sends every shard's events, each only while its
 	// shard's run may write.
 	events := newEventFence(cfg.Sharding.Shards)
-	shared, stopShared, err := startShared(ctx, cfg, c, podautoscaler.NewWorkerLimit(cfg.HPA.ConcurrentSyncs), events)
+	// --concurrent-horizontal-pod-autoscaler-syncs bounds the process's
+	// passes, whatever the number of shards it works.
+	workers := podautoscaler.NewWorkerLimit(cfg.HPA.ConcurrentSyncs)
+	shared, stopShared, err := startShared(ctx, cfg, c, workers, events)
 	if err != nil {
 		return err
 	}
