@@ -20,8 +20,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"sync/atomic"
@@ -33,7 +31,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/klog/v2/ktesting"
 	externalmetricsv1beta1 "k8s.io/metrics/pkg/apis/external_metrics/v1beta1"
 	"k8s.io/utils/ptr"
 
@@ -56,18 +53,7 @@ import (
 // which only that controller's memory knows (a restarted one would have
 // scaled up again).
 func TestAReplicaThatGainsAShardLeavesTheShardsItKeptAlone(t *testing.T) {
-	binary := filepath.Join(sharedCluster(t).BinDir(), "hpa-controller-manager")
-	if _, err := os.Stat(binary); err != nil {
-		t.Fatalf("%v: run `make e2e-controller` (make integration does)", err)
-	}
-	// The replicas pass every HPA of their cluster: one of their own.
-	cluster := quietCluster(t)
-	_, ctx := ktesting.NewTestContext(t)
-	kube := kubernetes.NewForConfigOrDie(cluster.RESTConfig())
-	hpas, err := hpaclient.New(cluster.RESTConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
+	binary, cluster, ctx, kube, hpas := replicaProcessSetup(t)
 	leases := createNamespace(ctx, t, cluster)
 
 	b := startStalledReplica(t, binary, cluster.Kubeconfig(), leases, "b")

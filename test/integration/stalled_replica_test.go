@@ -40,6 +40,7 @@ import (
 	v2 "github.com/kube-hpa/kube-hpa/api/autoscaling/v2"
 	"github.com/kube-hpa/kube-hpa/pkg/hpaclient"
 	"github.com/kube-hpa/kube-hpa/pkg/shard"
+	"github.com/kube-hpa/kube-hpa/test/localcluster"
 )
 
 const (
@@ -74,18 +75,7 @@ const (
 // a's count), or the cancelled context cuts it short and a's log lacks the
 // fence's refusal.
 func TestAStalledReplicaProcessWritesNothingAfterTheTakeover(t *testing.T) {
-	binary := filepath.Join(sharedCluster(t).BinDir(), "hpa-controller-manager")
-	if _, err := os.Stat(binary); err != nil {
-		t.Fatalf("%v: run `make e2e-controller` (make integration does)", err)
-	}
-	// The replicas pass every HPA of their cluster: one of their own.
-	cluster := quietCluster(t)
-	_, ctx := ktesting.NewTestContext(t)
-	kube := kubernetes.NewForConfigOrDie(cluster.RESTConfig())
-	hpas, err := hpaclient.New(cluster.RESTConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
+	binary, cluster, ctx, kube, hpas := replicaProcessSetup(t)
 	ns := createNamespace(ctx, t, cluster)
 	adapter := startMetricsAdapter(ctx, t, cluster, ns)
 	registerMetricsAPIs(ctx, t, cluster, adapter.port)
@@ -401,4 +391,23 @@ func waitProcessStopped(ctx context.Context, t *testing.T, pid int) {
 		}
 		return nil
 	})
+}
+
+// replicaProcessSetup returns what a test of real replica processes needs:
+// the hpa-controller-manager binary, a cluster of its own (the replicas
+// pass every HPA of their cluster), a context, and clients of both kinds.
+func replicaProcessSetup(t *testing.T) (string, *localcluster.Cluster, context.Context, kubernetes.Interface, *hpaclient.Client) {
+	t.Helper()
+	binary := filepath.Join(sharedCluster(t).BinDir(), "hpa-controller-manager")
+	if _, err := os.Stat(binary); err != nil {
+		t.Fatalf("%v: run `make e2e-controller` (make integration does)", err)
+	}
+	cluster := quietCluster(t)
+	_, ctx := ktesting.NewTestContext(t)
+	kube := kubernetes.NewForConfigOrDie(cluster.RESTConfig())
+	hpas, err := hpaclient.New(cluster.RESTConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return binary, cluster, ctx, kube, hpas
 }
