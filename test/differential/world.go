@@ -18,8 +18,6 @@ package differential
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -29,17 +27,14 @@ import (
 
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/kubernetes/scheme"
 	v1core "k8s.io/client-go/kubernetes/typed/core/v1"
 	scalefake "k8s.io/client-go/scale/fake"
-	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/component-base/featuregate"
 	kubemetrics "k8s.io/component-base/metrics"
@@ -563,67 +558,4 @@ func (o observation) String() string {
 		b.WriteString(strings.ReplaceAll(o.Twin.String(), "\n      ", "\n        "))
 	}
 	return b.String()
-}
-
-// loseStatusUpdates has kube-hpa's status update lose to another writer of
-// the HPA when the step's fault says so.
-func loseStatusUpdates(client *fake.Clientset, faults *armedFaults, versions *hpaWatch) {
-	client.PrependReactor("update", "horizontalpodautoscalers", func(a clienttesting.Action) (bool, runtime.Object, error) {
-		if a.GetSubresource() != "status" || a.(clienttesting.UpdateAction).GetObject().(metav1.Object).GetName() != "web" {
-			return false, nil, nil
-		}
-		lost, competing := faults.beforeStatusUpdate()
-		if !lost {
-			return false, nil, nil
-		}
-		if competing {
-			if err := writeCompetingStatus(client.Tracker(), versions); err != nil {
-				return true, nil, err
-			}
-		}
-		return true, nil, apierrors.NewConflict(schema.GroupResource{Group: "autoscaling", Resource: "horizontalpodautoscalers"}, "web", errors.New("the object has been modified"))
-	})
-}
-
-// uniqueEventNames makes the fake API server give every new event a name of
-// its own. The recorder names an event after its object and the time in
-// nanoseconds, which a real clock never repeats but the bubble's, standing
-// still during a reconcile, does: the second event of a pass would be
-// refused as a duplicate, and the recorder retry after a random sleep.
-// storeHPAsAsTheAPIServer has the fake API store an HPA as the API server
-// does, through its wire form: times to the second, where the fake would
-// keep what a controller wrote, to the nanosecond. A controller that reads
-// a time back from the stored status (the first failure of a fallback,
-// whose deadline it computes) must read what it would read in a cluster.
-func storeHPAsAsTheAPIServer(client *fake.Clientset, versions *hpaWatch) {
-	store := clienttesting.ObjectReaction(client.Tracker())
-	client.PrependReactor("update", "horizontalpodautoscalers", func(a clienttesting.Action) (bool, runtime.Object, error) {
-		update, ok := a.(clienttesting.UpdateActionImpl)
-		if !ok {
-			return false, nil, nil
-		}
-		data, err := json.Marshal(update.Object)
-		if err != nil {
-			return true, nil, err
-		}
-		stored := &autoscalingv2.HorizontalPodAutoscaler{}
-		if err := json.Unmarshal(data, stored); err != nil {
-			return true, nil, err
-		}
-		if err := versions.stamp(stored); err != nil {
-			return true, nil, err
-		}
-		update.Object = stored
-		return store(update)
-	})
-}
-
-func uniqueEventNames(client *fake.Clientset) {
-	var n int
-	client.PrependReactor("create", "events", func(a clienttesting.Action) (bool, runtime.Object, error) {
-		n++
-		e := a.(clienttesting.CreateAction).GetObject().(*corev1.Event)
-		e.Name = fmt.Sprintf("%s.%d", e.Name, n)
-		return false, nil, nil
-	})
 }
