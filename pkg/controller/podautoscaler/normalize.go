@@ -17,6 +17,8 @@ limitations under the License.
 package podautoscaler
 
 import (
+	"time"
+
 	v2 "github.com/kube-hpa/kube-hpa/api/autoscaling/v2"
 	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/behavior"
 )
@@ -24,8 +26,9 @@ import (
 // normalize turns the metrics' recommendation into the count to apply:
 // stabilization, rate limits (behavior or the legacy rules) and the
 // min/max clamp, with their AbleToScale and ScalingLimited conditions and
-// what of them changed the count (for the decision trace).
-func (p *pass) normalize(tgt target, rec plan) (plan, []conditionEdit, []v2.HPAScaleDecisionConstraint) {
+// what of them changed the count (for the decision trace). now is the
+// stamp (reconcile.go) of the moment the metrics answered.
+func (p *pass) normalize(tgt target, rec plan, now time.Time) (plan, []conditionEdit, []v2.HPAScaleDecisionConstraint) {
 	result := p.c.behavior.Normalize(behavior.Input{
 		Key:             p.key.String(),
 		Behavior:        p.hpa.Spec.Behavior.Native(),
@@ -33,7 +36,7 @@ func (p *pass) normalize(tgt target, rec plan) (plan, []conditionEdit, []v2.HPAS
 		Recommendation:  rec.desired,
 		MinReplicas:     *p.hpa.Spec.MinReplicas,
 		MaxReplicas:     p.hpa.Spec.MaxReplicas,
-		Now:             p.now.Time,
+		Now:             now,
 	})
 	conds := make([]conditionEdit, len(result.Conditions))
 	for i, c := range result.Conditions {

@@ -175,19 +175,40 @@ func (p *pass) decideOnce(fetches context.Context) outcome {
 		out.decision = p.decision(tgt.current, start.desired, start.trace)
 		return out
 	}
+	conds = stampedAt(conds, p.now.Time)
 	rec := p.recommend(fetches, tgt)
+	answered := p.stamp(p.c.opts.Clock.Now())
 	conds = append(conds, rec.conds...)
 	if rec.stop {
 		// No count was decided: the target keeps its replicas.
-		return outcome{conds: conds, observed: true, current: tgt.current, metrics: rec.statuses,
+		return outcome{conds: conds, observed: true, current: tgt.current, metrics: rec.statuses, answeredAt: answered,
 			wakeAt: rec.wakeAt, err: rec.err, stopped: true, decision: p.decision(tgt.current, tgt.current, rec.trace)}
 	}
-	final, normConds, constraints := p.normalize(tgt, rec.plan)
+	final, normConds, constraints := p.normalize(tgt, rec.plan, answered)
 	out := p.apply(tgt, final, append(conds, normConds...), rec.statuses, rec.err)
+	out.answeredAt = answered
 	out.wakeAt = rec.wakeAt
 	out.rateLimited = rateLimited(normConds)
 	out.decision = p.decision(tgt.current, final.desired, rec.trace.with(constraints...))
 	return out
+}
+
+// stamp is the time a pass records for what it decided at t: in its
+// behavior history (recommendations, scale events) and in status
+// (transition times, lastScaleTime). The history's windows and periods are
+// compared with the time of the HPA's next pass, so both are read from the
+// same point of a pass: unspread, the next pass counts its period from the
+// end of this one, as upstream's does, and the pass stamps what it decided
+// when it decided it, as upstream does (its recommendations once the
+// metrics answered, a scale event once written); spread, the next pass
+// comes at the slot a period after this one's start, so the pass stamps
+// its start, or a slow pass would leave its records too recent for the
+// next slot and miss a policy's step (TestSlowPassKeepsItsRamp).
+func (p *pass) stamp(t time.Time) time.Time {
+	if p.c.opts.SpreadReconciles {
+		return p.now.Time
+	}
+	return t
 }
 
 // record writes the outcome to status, makes the pass's reports and

@@ -17,8 +17,10 @@ limitations under the License.
 package podautoscaler
 
 import (
+	"context"
 	"strings"
 	"testing"
+	"time"
 
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
@@ -72,5 +74,66 @@ func TestReconcileExternalFailureWithoutFallbackBlocksScaling(t *testing.T) {
 	hpa := h.hpa(testHPAName)
 	if c := conditionOf(t, hpa, autoscalingv2.ScalingActive); c.Status != corev1.ConditionFalse || c.Reason != "FailedGetExternalMetric" {
 		t.Errorf("ScalingActive = %s/%s, want False/FailedGetExternalMetric", c.Status, c.Reason)
+	}
+}
+
+// TestPassStamps: a pass whose provider takes 2s to answer stamps what it
+// decided on the clock its next pass is scheduled on. Unspread, the next
+// pass counts its period from this one's end, as upstream's does, so the
+// pass stamps its scale when it wrote it and its conditions when the
+// metrics answered, as upstream does: a 15s policy then still holds a pass
+// 16s after the slow one's start. Spread, the next pass comes at the slot
+// one period after the start, so the pass stamps its start and the next
+// slot takes the policy's next step.
+func TestPassStamps(t *testing.T) {
+	const fetch = 2 * time.Second
+	cases := []struct {
+		name           string
+		opts           harnessOptions
+		next           time.Duration
+		wantUpdates    []int32
+		wantStamp      time.Duration
+		wantActiveFrom time.Duration
+	}{
+		{name: "unspread, a slow pass stamps its scale and its metrics' conditions when they happened",
+			next: 16 * time.Second, wantUpdates: []int32{4}, wantStamp: fetch, wantActiveFrom: fetch},
+		{name: "unspread, the pass a period after the slow one's end takes the next step",
+			next: 17 * time.Second, wantUpdates: []int32{4, 5}, wantStamp: fetch, wantActiveFrom: fetch},
+		{name: "spread, a slow pass stamps its start so that the next slot takes the next step", opts: spreadOn,
+			next: 15 * time.Second, wantUpdates: []int32{4, 5}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t, withBehavior(newHPA(1, 10, cpuUtilization(50)), onePodPer15s), tc.opts)
+			h.scales.setScale(3, 3, testSelector)
+			h.addPods(3, 100)
+			h.metrics.SetResource(corev1.ResourceCPU, cpuMetrics(100, 100, 100))
+			start := h.clock.Now()
+			h.metrics.SetHook(func(context.Context, metricstest.Request) error {
+				h.clock.Step(fetch)
+				return nil
+			})
+			if err := h.reconcile(testHPAName); err != nil {
+				t.Fatal(err)
+			}
+			hpa := h.hpa(testHPAName)
+			if got := hpa.Status.LastScaleTime.Sub(start); got != tc.wantStamp {
+				t.Errorf("lastScaleTime = start+%v, want start+%v", got, tc.wantStamp)
+			}
+			// The target's scale was read before the fetch: that condition
+			// keeps the pass's start.
+			if got := conditionOf(t, hpa, autoscalingv2.AbleToScale).LastTransitionTime.Sub(start); got != 0 {
+				t.Errorf("AbleToScale's transition = start+%v, want the start", got)
+			}
+			if got := conditionOf(t, hpa, autoscalingv2.ScalingActive).LastTransitionTime.Sub(start); got != tc.wantActiveFrom {
+				t.Errorf("ScalingActive's transition = start+%v, want start+%v", got, tc.wantActiveFrom)
+			}
+			h.metrics.SetHook(nil)
+			h.clock.SetTime(start.Add(tc.next))
+			if err := h.reconcile(testHPAName); err != nil {
+				t.Fatal(err)
+			}
+			h.assertUpdates(tc.wantUpdates...)
+		})
 	}
 }

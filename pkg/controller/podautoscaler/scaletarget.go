@@ -141,7 +141,8 @@ func (p *pass) apply(tgt target, pl plan, conds []conditionEdit, metrics []v2.Me
 	out.conds = append(out.conds, set(newCondition(autoscalingv2.AbleToScale, corev1.ConditionTrue, "SucceededRescale",
 		"the HPA controller was able to update the target scale to %d", pl.desired)))
 	p.event(corev1.EventTypeNormal, "SuccessfulRescale", "New size: %d; reason: %s", pl.desired, pl.reason)
-	p.c.behavior.RecordScale(p.key.String(), p.hpa.Spec.Behavior.Native(), tgt.current, pl.desired, p.now.Time)
+	out.scaledAt = p.stamp(p.c.opts.Clock.Now())
+	p.c.behavior.RecordScale(p.key.String(), p.hpa.Spec.Behavior.Native(), tgt.current, pl.desired, out.scaledAt)
 	p.logger.Info("Successfully rescaled", "currentReplicas", tgt.current, "desiredReplicas", pl.desired, "reason", pl.reason)
 	out.conds = append(out.conds, p.recordScaledToZero(tgt.current, pl.desired))
 	out.applied, out.desired, out.rescaled = true, pl.desired, true

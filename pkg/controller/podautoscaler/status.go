@@ -47,8 +47,13 @@ type outcome struct {
 	// applied: the pass got as far as the scale; status records desired.
 	applied bool
 	desired int32
-	// rescaled: the scale was updated; status records the time.
+	// rescaled: the scale was updated, at scaledAt; status records the time.
 	rescaled bool
+	scaledAt time.Time
+	// answeredAt is when the metrics answered: the conditions decided from
+	// them move their transition time to it (edits made before the fetches
+	// carry the pass's start). Zero when the pass asked no metric.
+	answeredAt time.Time
 	// rateLimited: a rate limit (a behavior policy or the legacy rule)
 	// held back part of the recommendation.
 	rateLimited bool
@@ -75,6 +80,8 @@ type conditionEdit struct {
 	cond   condition.Condition
 	remove bool
 	exact  *autoscalingv2.HorizontalPodAutoscalerCondition
+	// at, when set, is the time the edit was decided at (stampedAt).
+	at time.Time
 }
 
 func set(c condition.Condition) conditionEdit { return conditionEdit{cond: c} }
@@ -185,7 +192,7 @@ func (p *pass) recordOutcome(st *v2.HorizontalPodAutoscalerStatus, out outcome) 
 		case e.exact != nil:
 			putCondition(st, *e.exact)
 		default:
-			setCondition(st, e.cond, p.now)
+			setCondition(st, e.cond, p.editTime(e, out))
 		}
 	}
 	if out.observed || out.applied {
@@ -201,10 +208,31 @@ func (p *pass) recordOutcome(st *v2.HorizontalPodAutoscalerStatus, out outcome) 
 		st.DesiredReplicas = out.desired
 	}
 	if out.rescaled {
-		lastScale := metav1.NewTime(p.now.Time)
+		lastScale := metav1.NewTime(out.scaledAt)
 		st.LastScaleTime = &lastScale
 	}
 	p.recordDecision(st, out.decision)
+}
+
+// editTime is the transition time an edit of out sets: the time it was
+// decided at, as upstream stamps a condition when it sets it during its
+// pass (before its fetches, or after them).
+func (p *pass) editTime(e conditionEdit, out outcome) metav1.Time {
+	switch {
+	case !e.at.IsZero():
+		return metav1.NewTime(e.at)
+	case !out.answeredAt.IsZero():
+		return metav1.NewTime(out.answeredAt)
+	}
+	return p.now
+}
+
+// stampedAt marks edits as decided at t.
+func stampedAt(edits []conditionEdit, t time.Time) []conditionEdit {
+	for i := range edits {
+		edits[i].at = t
+	}
+	return edits
 }
 
 func newCondition(t autoscalingv2.HorizontalPodAutoscalerConditionType, status corev1.ConditionStatus, reason, format string, args ...any) condition.Condition {
