@@ -21,6 +21,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"testing/synctest"
 	"time"
 
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
@@ -66,6 +67,8 @@ type podAnswer struct {
 	err      error
 	// hang: the fetch answers nothing until its caller gives up.
 	hang bool
+	// slow: the fetch answers after slowFetchDelay (slowfetch.go).
+	slow bool
 }
 
 type objectAnswer struct {
@@ -73,6 +76,7 @@ type objectAnswer struct {
 	timestamp time.Time
 	err       error
 	hang      bool
+	slow      bool
 }
 
 type externalAnswer struct {
@@ -80,6 +84,7 @@ type externalAnswer struct {
 	timestamp time.Time
 	err       error
 	hang      bool
+	slow      bool
 }
 
 // fakeMetrics answers every metric query from what the scenario set, with
@@ -92,10 +97,14 @@ type fakeMetrics struct {
 	mu   sync.Mutex
 	// externalFetches counts the fetches of External metrics.
 	externalFetches int
-	resource        map[corev1.ResourceName]podAnswer
-	pods            map[string]podAnswer
-	object          map[string]objectAnswer
-	external        map[string]externalAnswer
+	// slowAnswers counts the fetches that answered after slowFetchDelay;
+	// slowUntil is when the last of them answers.
+	slowAnswers int
+	slowUntil   time.Time
+	resource    map[corev1.ResourceName]podAnswer
+	pods        map[string]podAnswer
+	object      map[string]objectAnswer
+	external    map[string]externalAnswer
 }
 
 func newFakeMetrics() *fakeMetrics {
@@ -134,6 +143,7 @@ func (f *fakeMetrics) podMetrics(a podAnswer, found bool, selector labels.Select
 }
 
 func (f *fakeMetrics) resourceMetric(resource corev1.ResourceName, selector labels.Selector) (map[string]podReading, time.Time, error) {
+	f.delay(func() bool { return f.resource[resource].slow })
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	a, found := f.resource[resource]
@@ -141,6 +151,7 @@ func (f *fakeMetrics) resourceMetric(resource corev1.ResourceName, selector labe
 }
 
 func (f *fakeMetrics) rawMetric(name string, selector labels.Selector) (map[string]podReading, time.Time, error) {
+	f.delay(func() bool { return f.pods[name].slow })
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	a, found := f.pods[name]
@@ -148,6 +159,7 @@ func (f *fakeMetrics) rawMetric(name string, selector labels.Selector) (map[stri
 }
 
 func (f *fakeMetrics) objectMetric(name string) (int64, time.Time, error) {
+	f.delay(func() bool { return f.object[name].slow })
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	a, found := f.object[name]
@@ -161,6 +173,7 @@ func (f *fakeMetrics) objectMetric(name string) (int64, time.Time, error) {
 }
 
 func (f *fakeMetrics) externalMetric(name string) ([]int64, time.Time, error) {
+	f.delay(func() bool { return f.external[name].slow })
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.externalFetches++
@@ -175,6 +188,40 @@ func (f *fakeMetrics) externalMetric(name string) ([]int64, time.Time, error) {
 		return nil, time.Time{}, errNoExternalMetrics
 	}
 	return append([]int64(nil), a.values...), a.timestamp, nil
+}
+
+// delay makes a slow fetch (slowfetch.go) wait slowFetchDelay before it
+// reads its answer, with f.mu released: the answer is the one set when the
+// fetch answers, in both worlds. slow reads f under f.mu.
+func (f *fakeMetrics) delay(slow func() bool) {
+	f.mu.Lock()
+	s := slow()
+	if s {
+		f.slowAnswers++
+		f.slowUntil = time.Now().Add(slowFetchDelay)
+	}
+	f.mu.Unlock()
+	if s {
+		time.Sleep(slowFetchDelay)
+	}
+}
+
+// settle waits until no slow fetch is under way and the pass that made it
+// is over (every goroutine of the bubble waits): the world changes between
+// passes only, as the steps assume. A slow pass moves the next one by the
+// delay (slowfetch.go), so the passes drift off the steps' grid and one
+// may be under way when a step's change is due; upstream fetches its
+// metrics one after the other and kube-hpa at once, so a change that
+// landed during the slow fetch would reach one controller's other fetches
+// and not the other's. Both worlds drift alike and wait alike.
+func (f *fakeMetrics) settle() {
+	f.mu.Lock()
+	until := f.slowUntil
+	f.mu.Unlock()
+	if d := time.Until(until); d > 0 {
+		time.Sleep(d)
+	}
+	synctest.Wait()
 }
 
 // upstreamClient is fakeMetrics as upstream's metrics.MetricsClient.

@@ -80,6 +80,11 @@ type fault struct {
 	// a fresh instance, with empty memory, starts when the step's first
 	// pass is due, and makes it; in both worlds. Not with Lag or HPALag.
 	Handover bool
+	// SlowFetch lists the metric indexes whose fetches answer only after
+	// slowFetchDelay in this step (slowfetch.go); in both worlds. From a
+	// step on to the sequence's end, one metric, without Hang, handovers
+	// or a twin.
+	SlowFetch []int
 }
 
 // withFaults gives some steps of s a fault, drawn from g: a generator of
@@ -151,7 +156,7 @@ func (s seqScenario) drawMoreFaults(g *gen, st step, f *fault) step {
 }
 
 func (f *fault) empty() bool {
-	return !f.Rollout && !f.Person && !f.Recreate && !f.Lag && !f.StatusConflict && len(f.Hang) == 0 && f.StatusFail == "" && f.StatusWriter == "" && !f.HPALag && !f.Handover
+	return !f.Rollout && !f.Person && !f.Recreate && !f.Lag && !f.StatusConflict && len(f.Hang) == 0 && f.StatusFail == "" && f.StatusWriter == "" && !f.HPALag && !f.Handover && len(f.SlowFetch) == 0
 }
 
 // forUpstream is s as upstream's world plays it after kube-hpa's world
@@ -160,15 +165,15 @@ func (f *fault) empty() bool {
 // before its pass; if not, it lands right after its pass, in both worlds.
 // A competing status writer lands the same way, as its meeting a status
 // update of kube-hpa's says (log.statusMet). A re-creation, a hang and a
-// lagging HPA watch are upstream's too, and so is a handover; the other
-// faults are kube-hpa's alone.
+// lagging HPA watch are upstream's too, and so are a handover and a slow
+// fetch; the other faults are kube-hpa's alone.
 func (s seqScenario) forUpstream(log faultLog) seqScenario {
 	landed := log.landed
 	steps := make([]step, len(s.Steps))
 	for i, st := range s.Steps {
 		if f := st.Fault; f != nil {
 			met := i < len(landed) && landed[i]
-			up := &fault{Recreate: f.Recreate, Hang: f.Hang, StatusFail: f.StatusFail, HPALag: f.HPALag, Handover: f.Handover}
+			up := &fault{Recreate: f.Recreate, Hang: f.Hang, StatusFail: f.StatusFail, HPALag: f.HPALag, Handover: f.Handover, SlowFetch: f.SlowFetch}
 			if f.StatusWriter != "" {
 				up.StatusWriter = statusWriterAfter
 				if i < len(log.statusMet) && log.statusMet[i] {
@@ -237,6 +242,10 @@ type faultTally struct {
 	// Handovers counts the handovers the world made, HandoversArmed the
 	// steps of its sequence that had one (handover.go).
 	Handovers, HandoversArmed int
+	// SlowAnswers counts the fetches that answered after slowFetchDelay,
+	// SlowFetchArmed the steps of its sequence with slow fetches
+	// (slowfetch.go).
+	SlowAnswers, SlowFetchArmed int
 }
 
 // faultCounts counts faults by kind.
@@ -261,6 +270,8 @@ func (t *faultTally) add(o faultTally) {
 	t.StaleSkips += o.StaleSkips
 	t.Handovers += o.Handovers
 	t.HandoversArmed += o.HandoversArmed
+	t.SlowAnswers += o.SlowAnswers
+	t.SlowFetchArmed += o.SlowFetchArmed
 }
 
 func (a *armedFaults) arm(f *fault) {

@@ -77,6 +77,7 @@ func (r *report) live(s seqScenario, up, ours []observation, log faultLog, excus
 	r.upstreamScaleGets += log.upstreamScaleGets
 	r.upstreamStaleSkips += log.upstreamStaleSkips
 	r.upstreamHandovers += log.upstreamHandovers
+	r.upstreamSlowAnswers += log.upstreamSlowAnswers
 }
 
 // twinClass is the liveness class of the twin HPAs (twin.go), whose
@@ -118,6 +119,8 @@ func (r *report) livenessTable() string {
 		f.StaleSkips, r.upstreamStaleSkips, f.HPALag)
 	fmt.Fprintf(&b, "  handovers to a fresh controller instance, made in each world (steps armed): kube-hpa %d, upstream %d (%d)\n",
 		f.Handovers, r.upstreamHandovers, f.HandoversArmed)
+	fmt.Fprintf(&b, "  slow fetches (steps armed): %d; answered after %s: kube-hpa %d, upstream %d\n",
+		f.SlowFetchArmed, slowFetchDelay, f.SlowAnswers, r.upstreamSlowAnswers)
 	fmt.Fprintf(&b, "  fetches of kube-hpa that hung until its budget (steps armed): %d (%d)\n", f.Fired.Hang, f.Armed.Hang)
 	fmt.Fprintf(&b, "  scale subresource reads: kube-hpa %d (from its watch otherwise), upstream %d\n", f.ScaleGets, r.upstreamScaleGets)
 	return b.String()

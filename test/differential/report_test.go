@@ -53,6 +53,7 @@ type report struct {
 	faults                                faultTally
 	upstreamScaleGets, upstreamStaleSkips int
 	upstreamHandovers                     int
+	upstreamSlowAnswers                   int
 }
 
 func newReport(label string, seed int64) *report {

@@ -85,11 +85,12 @@ func inWorkers(t *testing.T, check func(t *testing.T, i int)) {
 }
 
 // generatedSeq is the sequence of index i of a run seeded with seed, with
-// its faults; the handovers last, from a generator of their own, so that
-// the other faults are those of the same seed before handovers existed.
+// its faults; the handovers, then the slow fetches last, each from a
+// generator of its own, so that the other faults are those of the same
+// seed before they existed.
 func generatedSeq(seed int64, i int) seqScenario {
 	return newSequenceGen(seed, 1_000_000_000+i).seqScenario().withTwin(newGen(seed, 3_000_000_000+i)).withFaults(newGen(seed, 2_000_000_000+i)).
-		withHandovers(newGen(seed, 5_000_000_000+i))
+		withHandovers(newGen(seed, 5_000_000_000+i)).withSlowFetches(newGen(seed, 6_000_000_000+i))
 }
 
 // runIn runs the scenario against one controller in a bubble of its own.
@@ -128,6 +129,7 @@ func runPairLogged(t *testing.T, s seqScenario) (up, ours []observation, log fau
 	log.upstreamScaleGets = upLog.tally.ScaleGets
 	log.upstreamStaleSkips = upLog.tally.StaleSkips
 	log.upstreamHandovers = upLog.tally.Handovers
+	log.upstreamSlowAnswers = upLog.tally.SlowAnswers
 	return up, ours, log
 }
 

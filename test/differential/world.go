@@ -181,6 +181,7 @@ func (s seqScenario) run(kind controllerKind) ([]observation, faultLog, error) {
 	landed, statusMet := make([]bool, len(s.Steps)), make([]bool, len(s.Steps))
 	lagSteps, upstreamSkips, handovers := 0, 0, 0
 	for i, st := range s.Steps {
+		f.settle()
 		handover := st.Fault != nil && st.Fault.Handover
 		if handover {
 			// Halfway between two passes: the old instance stops
@@ -231,6 +232,7 @@ func (s seqScenario) run(kind controllerKind) ([]observation, faultLog, error) {
 		// that pass met lands now, in both worlds.
 		time.Sleep(untilLand)
 		synctest.Wait()
+		f.settle()
 		var err error
 		if landed[i], err = s.landPerson(st, scales); err != nil {
 			return nil, faultLog{}, err
@@ -245,6 +247,7 @@ func (s seqScenario) run(kind controllerKind) ([]observation, faultLog, error) {
 			reads := readCounts(stores)
 			time.Sleep(syncPeriod)
 			synctest.Wait()
+			f.settle()
 			hpaWatch.release()
 			rest -= syncPeriod
 			lagSteps++
@@ -254,6 +257,7 @@ func (s seqScenario) run(kind controllerKind) ([]observation, faultLog, error) {
 		}
 		time.Sleep(rest)
 		synctest.Wait()
+		f.settle()
 		o, err := observe(ctx, client, scales, twinScales, t0, events)
 		if err != nil {
 			return nil, faultLog{}, err
@@ -273,6 +277,7 @@ func (s seqScenario) run(kind controllerKind) ([]observation, faultLog, error) {
 	log.tally.Handovers, log.tally.HandoversArmed = handovers, s.handovers()
 	f.mu.Lock()
 	log.externalFetches = f.externalFetches
+	log.tally.SlowAnswers, log.tally.SlowFetchArmed = f.slowAnswers, s.slowFetches()
 	f.mu.Unlock()
 	return out, log, nil
 }
@@ -324,7 +329,11 @@ func (s seqScenario) controller(ctx context.Context, kind controllerKind, client
 		DownscaleStabilizationWindow: downscaleWindow + s.windowNudge,
 		CPUInitializationPeriod:      cpuInitializationPeriod,
 		InitialReadinessDelay:        initialReadinessDelay,
-		SpreadReconciles:             true,
+		// As shipped, but in the sequences with slow fetches
+		// (slowfetch.go): unspread, kube-hpa's period counts from the
+		// pass's end, as upstream's does, so that a pass that waited
+		// moves the next one by as much in both worlds.
+		SpreadReconciles: s.spreads(),
 	})
 	if err != nil {
 		return nil, err
@@ -357,6 +366,8 @@ type faultLog struct {
 	// upstreamStaleSkips its passes skipped as stale, upstreamHandovers
 	// the handovers its world made.
 	upstreamScaleGets, upstreamStaleSkips, upstreamHandovers int
+	// upstreamSlowAnswers are the slow fetches upstream's world answered.
+	upstreamSlowAnswers int
 	// externalFetches counts the world's fetches of External metrics.
 	externalFetches int
 }
@@ -476,6 +487,32 @@ func (s seqScenario) applyMetrics(st step, f *fakeMetrics, now time.Time) {
 			err = errAdapter
 		}
 		f.set(m, st.Values[i], readings, now, err, st.Fault != nil && slices.Contains(st.Fault.Hang, i))
+		if st.Fault != nil && slices.Contains(st.Fault.SlowFetch, i) {
+			f.slow(m)
+		}
+	}
+}
+
+// slow makes the answer of metric m, set for the step, a slow one
+// (slowfetch.go). The caller holds f.mu.
+func (f *fakeMetrics) slow(m metricSpec) {
+	switch m.Type {
+	case "Resource", "ContainerResource":
+		a := f.resource[corev1.ResourceName(m.Name)]
+		a.slow = true
+		f.resource[corev1.ResourceName(m.Name)] = a
+	case "Pods":
+		a := f.pods[m.Name]
+		a.slow = true
+		f.pods[m.Name] = a
+	case "Object":
+		a := f.object[m.Name]
+		a.slow = true
+		f.object[m.Name] = a
+	default:
+		a := f.external[m.Name]
+		a.slow = true
+		f.external[m.Name] = a
 	}
 }
 
