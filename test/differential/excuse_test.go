@@ -20,10 +20,12 @@ import (
 	"math"
 	"strings"
 	"testing"
+	"time"
 
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // TestExcusesAreNarrow pins how the allow-list excuses the steps of a
@@ -101,6 +103,23 @@ func TestExcusesAreNarrow(t *testing.T) {
 	reading := func(scale, current int32) observation {
 		return observation{Scale: scale, Status: autoscalingv2.HorizontalPodAutoscalerStatus{CurrentReplicas: current, DesiredReplicas: scale}}
 	}
+	// stamped: an observation of a rescale at sec seconds, with an
+	// AbleToScale condition that turned then.
+	stamped := func(scale int32, sec float64) observation {
+		at := metav1.NewTime(time.Unix(0, 0).UTC().Add(time.Duration(sec * float64(time.Second))))
+		return observation{Scale: scale, Status: autoscalingv2.HorizontalPodAutoscalerStatus{LastScaleTime: &at, Conditions: []autoscalingv2.HorizontalPodAutoscalerCondition{
+			{Type: autoscalingv2.AbleToScale, Status: corev1.ConditionTrue, Reason: "SucceededRescale", LastTransitionTime: at},
+		}}}
+	}
+	slowSeq := func(slow bool) seqScenario {
+		s := seqScenario{Max: 10, Metrics: []metricSpec{{Type: "Object", Target: "Value", Name: "m0", Value: 1000}}, Steps: []step{{Advance: 1, Manual: -1, Values: []int64{3000}}}}
+		if slow {
+			s.Steps[0].Fault = &fault{SlowFetch: []int{0}}
+		}
+		return s
+	}
+	const slowClass = "a pass that waited for a slow fetch stamps its times at its start (slow fetches)"
+	d := slowFetchDelay.Seconds()
 	averageValue := seqScenario{Max: 10, Metrics: []metricSpec{{Type: "External", Target: "AverageValue", Name: "m0", Value: 1000}}, Steps: []step{{Advance: 1, Manual: -1, Values: []int64{0}}}}
 
 	cases := []struct {
@@ -273,6 +292,28 @@ func TestExcusesAreNarrow(t *testing.T) {
 			s:    seqScenario{Max: 10, Metrics: averageValue.Metrics, Steps: []step{{Advance: 1, Manual: -1, Values: []int64{1000}}}},
 			up:   []observation{scaledToZero(3, corev1.ConditionTrue)}, ours: []observation{scaledToZero(3, corev1.ConditionFalse)}, diffAt: -1,
 			wantUses: map[string]excuseUses{"a workload the HPA scaled to zero is seen above zero without a rescale (a person scaled it up)": {caused: 1}},
+		},
+		{
+			name: "with slow fetches, kube-hpa's stamps exactly the delay before upstream's are excused",
+			s:    slowSeq(true), up: []observation{stamped(3, 15+d)}, ours: []observation{stamped(3, 15)}, diffAt: -1,
+			wantUses: map[string]excuseUses{slowClass: {caused: 1}},
+		},
+		{
+			name: "with slow fetches, stamps apart by other than the delay fail",
+			s:    slowSeq(true), up: []observation{stamped(3, 15+d+1)}, ours: []observation{stamped(3, 15)}, diffAt: 0,
+		},
+		{
+			name: "with slow fetches, kube-hpa's stamps the delay after upstream's fail",
+			s:    slowSeq(true), up: []observation{stamped(3, 15)}, ours: []observation{stamped(3, 15+d)}, diffAt: 0,
+		},
+		{
+			name: "with slow fetches, a decision that differs beside stamps the delay apart fails",
+			s:    slowSeq(true), up: []observation{stamped(3, 15+d)}, ours: []observation{stamped(4, 15)}, diffAt: 0,
+		},
+		{
+			name: "without slow fetches, stamps the delay apart are a misuse",
+			s:    slowSeq(false), up: []observation{stamped(3, 15+d)}, ours: []observation{stamped(3, 15)},
+			misuse: "where its condition does not hold",
 		},
 		{
 			name: "a rewrite where its condition holds is excused",

@@ -32,7 +32,8 @@ func TestHandoversAreDrawnApart(t *testing.T) {
 	with := 0
 	for i := range n {
 		before := newSequenceGen(1, 1_000_000_000+i).seqScenario().withTwin(newGen(1, 3_000_000_000+i)).withFaults(newGen(1, 2_000_000_000+i))
-		s := generatedSeq(1, i)
+		// The slow fetches come after the handovers (slowfetch.go).
+		s := before.withHandovers(newGen(1, 5_000_000_000+i))
 		with += boolCount(s.handovers() > 0)
 		for k, st := range s.Steps {
 			was := before.Steps[k].Fault
