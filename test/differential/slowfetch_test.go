@@ -29,7 +29,8 @@ import (
 // its own, come in a share of the sequences, never with a twin, a
 // handover or a Hang, and are upstream's too.
 func TestSlowFetchesAreDrawnApart(t *testing.T) {
-	const n = 4000
+	// Enough sequences for a share of a fraction of a percent.
+	const n = 40000
 	with := 0
 	for i := range n {
 		before := newSequenceGen(1, 1_000_000_000+i).seqScenario().withTwin(newGen(1, 3_000_000_000+i)).withFaults(newGen(1, 2_000_000_000+i)).
