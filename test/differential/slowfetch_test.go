@@ -25,12 +25,11 @@ import (
 
 // TestSlowFetchesAreDrawnApart holds the slow fetches' draw to what
 // slowfetch.go says: they leave every other fault of a sequence where it
-// was, run from a step to the sequence's end on one metric whose fetch is
-// its own, come in a share of the sequences, never with a twin, a
-// handover or a Hang, and are upstream's too.
+// was, run from a step to the sequence's end on the last metric, whose
+// fetch is its own, come in a share of the sequences, never with a twin, a
+// handover or a fault that does not mix, and are upstream's too.
 func TestSlowFetchesAreDrawnApart(t *testing.T) {
-	// Enough sequences for a share of a fraction of a percent.
-	const n = 40000
+	const n = 4000
 	with := 0
 	for i := range n {
 		before := newSequenceGen(1, 1_000_000_000+i).seqScenario().withTwin(newGen(1, 3_000_000_000+i)).withFaults(newGen(1, 2_000_000_000+i)).
@@ -61,11 +60,11 @@ func TestSlowFetchesAreDrawnApart(t *testing.T) {
 			if from < 0 {
 				from = k
 			}
-			if m := st.Fault.SlowFetch; len(m) != 1 || !s.fetchedAlone(m[0]) || m[0] != s.Steps[from].Fault.SlowFetch[0] {
-				t.Errorf("case %d step %d: slow fetches of %v: want one metric, fetched alone, the same at every step", i, k, m)
+			if m := st.Fault.SlowFetch; len(m) != 1 || m[0] != len(s.Metrics)-1 || !s.fetchedAlone(m[0]) {
+				t.Errorf("case %d step %d: slow fetches of %v: want the last metric, fetched alone", i, k, m)
 			}
-			if len(st.Fault.Hang) > 0 {
-				t.Errorf("case %d step %d: a slow fetch with a Hang", i, k)
+			if !st.Fault.slowFetchMixes() {
+				t.Errorf("case %d step %d: a slow fetch with a fault that does not mix: %+v", i, k, *st.Fault)
 			}
 			other := *st.Fault
 			other.SlowFetch = nil
@@ -86,26 +85,31 @@ func TestSlowFetchesAreDrawnApart(t *testing.T) {
 
 // TestSlowFetchesDelayBothWorlds runs a sequence whose fetches are slow from
 // its first step: both worlds must answer them after the delay, as many
-// times, and upstream's rescale, stamped after its fetch, must come exactly
-// slowFetchDelay after kube-hpa's, stamped at its pass's start. Without the
-// delay the stamps agree; with it in one world only the answers' counts
-// differ.
+// times, and each must stamp its rescale when its fetch answered: exactly
+// slowFetchDelay after the same sequence without the fault stamps it.
+// Without the delay in one world, that world's stamp is the instant one.
 func TestSlowFetchesDelayBothWorlds(t *testing.T) {
 	slow := &fault{SlowFetch: []int{0}}
-	s := seqScenario{Min: 1, Max: 10, Metrics: []metricSpec{{Type: "Object", Target: "AverageValue", Name: "m0", Value: 1000}}, Start: 1, Steps: []step{
-		{Advance: 1, Manual: -1, Values: []int64{3000}, Fault: slow},
-		{Advance: 2, Manual: -1, Values: []int64{3000}, Fault: slow},
-	}}
+	sequence := func(f *fault) seqScenario {
+		return seqScenario{Min: 1, Max: 10, Metrics: []metricSpec{{Type: "Object", Target: "AverageValue", Name: "m0", Value: 1000}}, Start: 1, Steps: []step{
+			{Advance: 1, Manual: -1, Values: []int64{3000}, Fault: f},
+			{Advance: 2, Manual: -1, Values: []int64{3000}, Fault: f},
+		}}
+	}
+	s := sequence(slow)
 	ours, log := runWorld(t, s, ourController)
 	up, upLog := runWorld(t, s.forUpstream(log), upstreamController)
 	if log.tally.SlowAnswers == 0 || log.tally.SlowAnswers != upLog.tally.SlowAnswers {
 		t.Errorf("slow answers: kube-hpa %d, upstream %d; want as many, and some", log.tally.SlowAnswers, upLog.tally.SlowAnswers)
 	}
-	if ours[0].Scale != 3 || up[0].Scale != 3 {
-		t.Fatalf("replicas after the first step: kube-hpa %d, upstream %d, want 3", ours[0].Scale, up[0].Scale)
-	}
-	u, o := up[0].Status.LastScaleTime, ours[0].Status.LastScaleTime
-	if u == nil || o == nil || u.Sub(o.Time) != slowFetchDelay {
-		t.Errorf("lastScaleTime: upstream %v, kube-hpa %v; want upstream's %s later", u, o, slowFetchDelay)
+	instant, _ := runWorld(t, sequence(nil), ourController)
+	want := instant[0].Status.LastScaleTime
+	for name, obs := range map[string][]observation{"upstream": up, "kube-hpa": ours} {
+		if obs[0].Scale != 3 {
+			t.Fatalf("%s's replicas after the first step: %d, want 3", name, obs[0].Scale)
+		}
+		if got := obs[0].Status.LastScaleTime; got == nil || want == nil || got.Sub(want.Time) != slowFetchDelay {
+			t.Errorf("%s's lastScaleTime: %v, want %s after the instant fetch's %v", name, got, slowFetchDelay, want)
+		}
 	}
 }
