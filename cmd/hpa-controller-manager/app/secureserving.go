@@ -17,85 +17,49 @@ limitations under the License.
 package app
 
 import (
-	"context"
-	"crypto/tls"
 	"fmt"
 	"net"
 	"net/http"
 
 	"k8s.io/apiserver/pkg/server"
-	"k8s.io/apiserver/pkg/server/dynamiccertificates"
-	"k8s.io/klog/v2"
+	netutils "k8s.io/utils/net"
 
 	"github.com/kube-hpa/kube-hpa/cmd/hpa-controller-manager/app/config"
 )
 
-// secureServer is the HTTPS server of /healthz, /readyz, /livez and
-// /metrics, and what keeps its view of the cluster's client CAs current.
-type secureServer struct {
-	srv *http.Server
-	// clientCA follows the CAs that authenticate client certificates and
-	// front proxies (the cluster's extension-apiserver-authentication
-	// ConfigMap, --client-ca-file, --requestheader-client-ca-file); nil
-	// when none is configured.
-	clientCA dynamiccertificates.CAContentProvider
-}
-
-// newSecureServer builds the secure server of handler. The delegated
-// authentication and authorization are applied here, at start, as
-// kube-controller-manager applies them: a replica that cannot read the
+// newSecureServer binds the secure port of /healthz, /readyz, /livez,
+// /metrics and /debug/pprof (handler), as kube-controller-manager builds
+// its own: apiserver's serving options make a self-signed certificate when
+// no --tls-cert-file is given, then open the listener and load the
+// certificates (--tls-cert-file, --tls-sni-cert-key); the delegated
+// authentication and authorization are applied here, at start, and add the
+// client CAs to the serving info. A replica that cannot read the
 // cluster's authentication configuration, or has no certificate to serve,
 // fails now rather than answer every scrape with an error.
-func newSecureServer(ctx context.Context, cfg config.SecureServing, handler http.Handler) (*secureServer, error) {
-	logger := klog.FromContext(ctx)
-	getCertificate, err := servingCertificate(logger, cfg.CertFile, cfg.KeyFile)
-	if err != nil {
-		return nil, err
+func newSecureServer(cfg config.SecureServing, handler http.Handler) (*httpsPort, error) {
+	// A copy: applying the options fills in the certificate and the
+	// listener.
+	opts := *cfg.Serving
+	// With no --cert-dir, kube-controller-manager's default, the
+	// certificate is made in memory, for the names a local client dials.
+	if err := opts.MaybeDefaultWithSelfSignedCerts("localhost", nil, []net.IP{netutils.ParseIPSloppy("127.0.0.1")}); err != nil {
+		return nil, fmt.Errorf("making the secure port's self-signed certificate: %w", err)
 	}
-	// The serving info only collects the client CAs that the
-	// authentication options find; this server does its own TLS.
-	var serving server.SecureServingInfo
+	var serving *server.SecureServingInfo
+	if err := opts.ApplyTo(&serving); err != nil {
+		return nil, fmt.Errorf("serving the secure port: %w", err)
+	}
+	port := &httpsPort{name: "the secure port", serving: serving}
 	var authn server.AuthenticationInfo
-	if err := cfg.Authentication.ApplyTo(&authn, &serving, nil); err != nil {
+	if err := cfg.Authentication.ApplyTo(&authn, serving, nil); err != nil {
+		port.close()
 		return nil, fmt.Errorf("delegated authentication for the secure port: %w", err)
 	}
 	var authz server.AuthorizationInfo
 	if err := cfg.Authorization.ApplyTo(&authz); err != nil {
+		port.close()
 		return nil, fmt.Errorf("delegated authorization for the secure port: %w", err)
 	}
-	srv := newHealthServer(cfg.Address, withDelegatedAuth(handler, authn, authz))
-	srv.TLSConfig = &tls.Config{
-		MinVersion:     cfg.TLS.MinVersion,
-		CipherSuites:   cfg.TLS.CipherSuites,
-		GetCertificate: getCertificate,
-		// A client certificate is asked for but not required, so that a
-		// token or no credentials at all still reach authentication: the
-		// authenticator verifies a certificate against the client CAs,
-		// which change without a restart.
-		ClientAuth: tls.RequestClientCert,
-	}
-	return &secureServer{srv: srv, clientCA: serving.ClientCA}, nil
-}
-
-// run serves on the server's address until ctx ends.
-func (s *secureServer) run(ctx context.Context) error {
-	ln, err := net.Listen("tcp", s.srv.Addr)
-	if err != nil {
-		return fmt.Errorf("serving on %s: %w", s.srv.Addr, err)
-	}
-	return s.runOn(ctx, ln)
-}
-
-// runOn follows the client CAs and serves on ln until ctx ends.
-func (s *secureServer) runOn(ctx context.Context, ln net.Listener) error {
-	if runner, ok := s.clientCA.(dynamiccertificates.ControllerRunner); ok {
-		// Loaded once before serving, so that the first client
-		// certificate already meets its CA; a failure here only delays
-		// certificate authentication until the controller's next sync.
-		if err := runner.RunOnce(ctx); err != nil {
-			klog.FromContext(ctx).Error(err, "Loading the client CAs of the secure port")
-		}
-		go runner.Run(ctx, 1)
-	}
-	return serveOn(ctx, s.srv, ln)
+	port.handler = withDelegatedAuth(handler, authn, authz)
+	return port, nil
 }

@@ -26,13 +26,19 @@ import (
 	"time"
 
 	"golang.org/x/sync/errgroup"
+	"k8s.io/apiserver/pkg/server"
 	"k8s.io/component-base/metrics"
 	"k8s.io/klog/v2"
 
 	"github.com/kube-hpa/kube-hpa/cmd/hpa-controller-manager/app/config"
 	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/monitor"
 	"github.com/kube-hpa/kube-hpa/pkg/goroutine"
+	"github.com/kube-hpa/kube-hpa/pkg/webhook"
 )
+
+// shutdownTimeout is how long a server lets the requests in flight finish
+// once its context ends.
+const shutdownTimeout = 5 * time.Second
 
 // Run runs hpa-controller-manager until ctx ends: the health and metrics
 // servers (HTTPS with delegated authentication and authorization, and
@@ -50,46 +56,38 @@ func Run(ctx context.Context, cfg *config.Config) error {
 	registerBuildInfo(registry)
 	health := newHealthState()
 	setContentionProfiling(cfg.Debugging)
-	var webhookServer *http.Server
-	if cfg.Webhook.CertFile != "" {
-		if webhookServer, err = newWebhookServer(ctx, cfg, clients); err != nil {
-			return err
-		}
+	// The ports are bound and their certificates loaded before the
+	// cluster is asked: a bad certificate or a port in use is said first.
+	ports, err := newHTTPSPorts(ctx, cfg, clients, healthMux(health, registry, cfg.Debugging))
+	if err != nil {
+		return err
 	}
-
-	var secure *secureServer
-	if cfg.SecureServing.Address != "" {
-		if secure, err = newSecureServer(ctx, cfg.SecureServing, healthMux(health, registry, cfg.Debugging)); err != nil {
-			return err
-		}
-	}
-	// The flags are checked before the cluster is asked: a bad certificate
-	// is said first.
 	if err := checkCRD(clients.kube.Discovery()); err != nil {
+		ports.close()
 		return err
 	}
 
 	g, ctx := errgroup.WithContext(ctx)
-	if secure != nil {
-		g.Go(func() error { return secure.run(ctx) })
+	if ports.secure != nil {
+		g.Go(func() error { return ports.secure.serve(ctx, nil) })
 	}
 	if cfg.HealthAddress != "" {
 		logger.Info("Serving /healthz, /readyz, /livez and /metrics over plain HTTP without authentication (--port): for local runs only", "address", cfg.HealthAddress)
 		g.Go(func() error {
-			return serve(ctx, newHealthServer(cfg.HealthAddress, plainMux(health, registry)), nil)
+			return serve(ctx, newHealthServer(cfg.HealthAddress, plainMux(health, registry)))
 		})
 	}
-	if webhookServer != nil {
-		// Ready only once the webhook listens: a replica that the API
+	if ports.webhook != nil {
+		// Ready only once the webhook serves: a replica that the API
 		// server's admission calls reach must answer them.
-		var listening atomic.Bool
+		var serving atomic.Bool
 		health.setWebhook(func() error {
-			if !listening.Load() {
-				return errors.New("not listening yet")
+			if !serving.Load() {
+				return errors.New("not serving yet")
 			}
 			return nil
 		})
-		g.Go(func() error { return serve(ctx, webhookServer, func() { listening.Store(true) }) })
+		g.Go(func() error { return ports.webhook.serve(ctx, func() { serving.Store(true) }) })
 	}
 	g.Go(func() error {
 		mon := monitor.New(registry)
@@ -109,9 +107,9 @@ func Run(ctx context.Context, cfg *config.Config) error {
 	return err
 }
 
-// newHealthServer serves probes and scrapes. Its callers
-// (the kubelet, Prometheus) send small GETs and give up within seconds;
-// the timeouts only free the connections of a client that hangs.
+// newHealthServer serves probes and scrapes on the plain --port. Its
+// callers (the kubelet, Prometheus) send small GETs and give up within
+// seconds; the timeouts only free the connections of a client that hangs.
 func newHealthServer(address string, handler http.Handler) *http.Server {
 	return &http.Server{
 		Addr:              address,
@@ -123,36 +121,80 @@ func newHealthServer(address string, handler http.Handler) *http.Server {
 	}
 }
 
-// serve serves srv on its address until ctx ends, over TLS when it has a
-// TLS configuration; listening, if set, is called once it listens.
-func serve(ctx context.Context, srv *http.Server, listening func()) error {
+// serve serves srv over plain HTTP on its address until ctx ends.
+func serve(ctx context.Context, srv *http.Server) error {
 	ln, err := net.Listen("tcp", srv.Addr)
 	if err != nil {
 		return fmt.Errorf("serving on %s: %w", srv.Addr, err)
 	}
-	if listening != nil {
-		listening()
-	}
-	return serveOn(ctx, srv, ln)
-}
-
-// serveOn is serve on a listener already open.
-func serveOn(ctx context.Context, srv *http.Server, ln net.Listener) error {
 	go func() {
 		<-ctx.Done()
-		shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		shutdownCtx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
 		defer cancel()
 		_ = srv.Shutdown(shutdownCtx)
 	}()
-	var err error
-	if srv.TLSConfig != nil {
-		// The certificate comes from TLSConfig.GetCertificate.
-		err = srv.ServeTLS(ln, "", "")
-	} else {
-		err = srv.Serve(ln)
+	if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("serving on %s: %w", ln.Addr(), err)
 	}
-	if errors.Is(err, http.ErrServerClosed) {
-		return nil
-	}
-	return fmt.Errorf("serving on %s: %w", ln.Addr(), err)
+	return nil
 }
+
+// httpsPort is an HTTPS port ready to serve: bound, its certificates
+// loaded.
+type httpsPort struct {
+	name    string
+	serving *server.SecureServingInfo
+	handler http.Handler
+}
+
+// httpsPorts are the ports Run serves over HTTPS; nil when off.
+type httpsPorts struct{ secure, webhook *httpsPort }
+
+// newHTTPSPorts binds the secure port, serving healthHandler, and the
+// webhook's.
+func newHTTPSPorts(ctx context.Context, cfg *config.Config, c *clients, healthHandler http.Handler) (httpsPorts, error) {
+	var ports httpsPorts
+	var err error
+	if cfg.Webhook.Serving != nil {
+		if ports.webhook, err = newWebhookServer(ctx, cfg.Webhook, webhookMux(cfg, c), webhook.DefaultLimits()); err != nil {
+			return httpsPorts{}, err
+		}
+	}
+	if cfg.SecureServing.Serving != nil {
+		if ports.secure, err = newSecureServer(cfg.SecureServing, healthHandler); err != nil {
+			ports.close()
+			return httpsPorts{}, err
+		}
+	}
+	return ports, nil
+}
+
+// close closes the ports that were never served.
+func (p httpsPorts) close() {
+	for _, port := range []*httpsPort{p.secure, p.webhook} {
+		if port != nil {
+			port.close()
+		}
+	}
+}
+
+// serve serves the port until ctx ends, then lets the requests in flight
+// finish for up to shutdownTimeout; serving, if set, is called once it
+// serves. apiserver's Serve also runs the controllers that follow the
+// certificates: the serving files' reload, the SNI certificates and the
+// client CAs that the delegated authentication added (run there, and
+// only there).
+func (p *httpsPort) serve(ctx context.Context, serving func()) error {
+	stopped, _, err := p.serving.Serve(p.handler, shutdownTimeout, ctx.Done())
+	if err != nil {
+		return fmt.Errorf("serving %s on %s: %w", p.name, p.serving.Listener.Addr(), err)
+	}
+	if serving != nil {
+		serving()
+	}
+	<-stopped
+	return nil
+}
+
+// close closes a port that is not served.
+func (p *httpsPort) close() { _ = p.serving.Listener.Close() }

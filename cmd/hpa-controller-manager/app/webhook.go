@@ -18,13 +18,14 @@ package app
 
 import (
 	"context"
-	"crypto/tls"
+	"errors"
+	"fmt"
 	"net/http"
 
-	"k8s.io/klog/v2"
+	"k8s.io/apiserver/pkg/server"
+	"k8s.io/apiserver/pkg/server/dynamiccertificates"
 
 	"github.com/kube-hpa/kube-hpa/cmd/hpa-controller-manager/app/config"
-	"github.com/kube-hpa/kube-hpa/pkg/certreload"
 	"github.com/kube-hpa/kube-hpa/pkg/webhook"
 )
 
@@ -40,18 +41,30 @@ func webhookMux(cfg *config.Config, c *clients) *http.ServeMux {
 	return mux
 }
 
-// newWebhookServer builds the admission webhook's HTTPS server. Its
-// certificate is read again when its files are replaced, as cert-manager
-// does on every renewal of the mounted Secret, so that a renewal needs no
-// restart; a certificate that does not load at all is an error here,
-// before anything is served.
-func newWebhookServer(ctx context.Context, cfg *config.Config, c *clients) (*http.Server, error) {
-	cert, err := certreload.New(klog.FromContext(ctx), cfg.Webhook.CertFile, cfg.Webhook.KeyFile)
+// newWebhookServer binds the admission webhook's HTTPS port, serving
+// handler under limits (pkg/webhook's). Its certificate is read again when
+// its files are replaced, as cert-manager does on every renewal of the
+// mounted Secret, so that a renewal needs no restart; a certificate that
+// does not load at all is an error here, before anything is served.
+// Requests log to ctx's logger.
+func newWebhookServer(ctx context.Context, cfg config.Webhook, handler http.Handler, limits webhook.Limits) (*httpsPort, error) {
+	cert, err := dynamiccertificates.NewDynamicServingContentFromFiles("webhook-serving-cert", cfg.CertFile, cfg.KeyFile)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("loading the webhook's serving certificate %s and key %s: %w", cfg.CertFile, cfg.KeyFile, err)
 	}
-	tlsConfig := &tls.Config{MinVersion: cfg.Webhook.TLS.MinVersion, CipherSuites: cfg.Webhook.TLS.CipherSuites, GetCertificate: cert.GetCertificate}
-	srv := webhook.NewServer(ctx, webhookMux(cfg, c), tlsConfig, webhook.DefaultLimits())
-	srv.Addr = cfg.Webhook.Address
-	return srv, nil
+	// A copy: applying the options fills in the listener.
+	opts := *cfg.Serving
+	var serving *server.SecureServingInfo
+	if err := opts.ApplyTo(&serving); err != nil {
+		return nil, fmt.Errorf("serving the admission webhook: %w", err)
+	}
+	if serving == nil {
+		return nil, errors.New("serving the admission webhook: no --webhook-port")
+	}
+	serving.Cert = cert
+	return &httpsPort{
+		name:    "the admission webhook",
+		serving: serving,
+		handler: webhook.WithLimits(ctx, handler, limits),
+	}, nil
 }

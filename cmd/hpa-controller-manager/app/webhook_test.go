@@ -18,10 +18,10 @@ package app
 
 import (
 	"bytes"
-	"context"
 	"crypto/tls"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -33,46 +33,43 @@ import (
 	"time"
 
 	admissionv1 "k8s.io/api/admission/v1"
+	apiserveroptions "k8s.io/apiserver/pkg/server/options"
 	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2/ktesting"
 
 	"github.com/kube-hpa/kube-hpa/cmd/hpa-controller-manager/app/config"
-	"github.com/kube-hpa/kube-hpa/pkg/certreload/certreloadtest"
 	"github.com/kube-hpa/kube-hpa/pkg/features"
 	"github.com/kube-hpa/kube-hpa/pkg/webhook"
 )
+
+// startWebhook serves the webhook as Run builds it from args, on a loopback
+// listener of the test's, under limits, and returns its address.
+func startWebhook(t *testing.T, limits webhook.Limits, args ...string) string {
+	t.Helper()
+	cfg := configFromFlags(t, args...)
+	if cfg.Webhook.Serving == nil {
+		t.Fatal("the webhook is off")
+	}
+	cfg.Webhook.Serving.Listener = listenLoopback(t)
+	_, ctx := ktesting.NewTestContext(t)
+	port, err := newWebhookServer(ctx, cfg.Webhook, webhookMux(cfg, nil), limits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return startPort(t, port)
+}
 
 // TestTheWebhookServerServesARenewedCertificateWithoutARestart runs the
 // webhook server as Run builds it on loopback, renews its certificate the
 // way the kubelet updates a Secret volume, and wants the new certificate on
 // a new connection with every review in between answered.
 func TestTheWebhookServerServesARenewedCertificateWithoutARestart(t *testing.T) {
-	ca := certreloadtest.NewCA(t)
-	first, renewed := ca.Issue(t, 1), ca.Issue(t, 2)
-	vol := certreloadtest.NewSecretVolume(t, first)
-	_, ctx := ktesting.NewTestContext(t)
-	ctx, cancel := context.WithCancel(ctx)
-	cfg := &config.Config{FeatureGates: features.NewFeatureGate(), Webhook: config.Webhook{
-		Address: "127.0.0.1:0", CertFile: vol.CertFile(), KeyFile: vol.KeyFile(),
-	}}
-	srv, err := newWebhookServer(ctx, cfg, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", cfg.Webhook.Address)
-	if err != nil {
-		t.Fatal(err)
-	}
-	served := make(chan error, 1)
-	go func() { served <- serveOn(ctx, srv, ln) }()
-	defer func() {
-		cancel()
-		if err := <-served; err != nil {
-			t.Errorf("serving ended with %v, want nil on shutdown", err)
-		}
-	}()
-	url := "https://" + ln.Addr().String() + webhook.Path
-	clientTLS := &tls.Config{RootCAs: ca.Pool}
+	ca := newTestCA(t)
+	first, renewed := ca.issue(t, 1), ca.issue(t, 2)
+	vol := newSecretVolume(t, first)
+	addr := startWebhook(t, webhook.DefaultLimits(), "--webhook-tls-cert-file="+vol.certFile(), "--webhook-tls-private-key-file="+vol.keyFile())
+	url := "https://" + addr + webhook.Path
+	clientTLS := &tls.Config{RootCAs: ca.pool}
 
 	var reviews atomic.Int64
 	var mu sync.Mutex
@@ -108,63 +105,142 @@ func TestTheWebhookServerServesARenewedCertificateWithoutARestart(t *testing.T) 
 			}
 		}()
 	}
-	waitFor := func(what string, done func() bool) {
+	waitForReviews := func(n int64) {
 		t.Helper()
-		// Only there to end a broken test: the certificate is looked at
-		// once a second.
-		deadline := time.Now().Add(30 * time.Second)
-		for !done() {
+		// Only there to end a broken test.
+		deadline := time.Now().Add(time.Minute)
+		for reviews.Load() < n {
 			if time.Now().After(deadline) {
-				t.Fatalf("still waiting for %s after 30s", what)
+				t.Fatalf("still waiting for %d reviews after a minute", n)
 			}
 			time.Sleep(10 * time.Millisecond)
 		}
 	}
-	waitFor("reviews with the first certificate", func() bool { return reviews.Load() >= 10 })
-	vol.Update(t, renewed)
-	waitFor("the renewed certificate on a new connection", func() bool { return certreloadtest.DialSerial(t, ln.Addr().String(), clientTLS) == 2 })
-	after := reviews.Load()
-	waitFor("reviews with the renewed certificate", func() bool { return reviews.Load() >= after+10 })
+	waitForReviews(10)
+	vol.update(t, renewed)
+	waitForSerial(t, addr, clientTLS, renewed.serial)
+	waitForReviews(reviews.Load() + 10)
 	stopLoad()
 
 	if len(failures) > 0 {
 		t.Errorf("%d of %d reviews failed during the renewal, the first: %v", len(failures), reviews.Load(), failures[0])
 	}
-	if !servedSerials[1] || !servedSerials[2] {
-		t.Errorf("reviews were served certificates %v, want both 1 and 2", servedSerials)
+	if !servedSerials[first.serial] || !servedSerials[renewed.serial] {
+		t.Errorf("reviews were served certificates %v, want both %d and %d", servedSerials, first.serial, renewed.serial)
 	}
 }
 
-func TestTheWebhookServerHasTheWebhooksLimits(t *testing.T) {
-	vol := certreloadtest.NewSecretVolume(t, certreloadtest.NewCA(t).Issue(t, 1))
-	_, ctx := ktesting.NewTestContext(t)
-	srv, err := newWebhookServer(ctx, &config.Config{FeatureGates: features.NewFeatureGate(), Webhook: config.Webhook{
-		Address: "127.0.0.1:9443", CertFile: vol.CertFile(), KeyFile: vol.KeyFile(),
-	}}, nil)
-	if err != nil {
-		t.Fatal(err)
+// TestTheWebhookServesItsOwnCertificate runs both HTTPS ports as Run binds
+// them and asks each for its certificate.
+func TestTheWebhookServesItsOwnCertificate(t *testing.T) {
+	ca := newTestCA(t)
+	shared, own := newSecretVolume(t, ca.issue(t, 1)), newSecretVolume(t, ca.issue(t, 2))
+	sharedFlags := []string{"--tls-cert-file=" + shared.certFile(), "--tls-private-key-file=" + shared.keyFile()}
+	cases := []struct {
+		name                          string
+		args                          []string
+		wantSecureSerial, wantWebhook int64
+	}{
+		{name: "without --webhook-tls-cert-file the webhook serves --tls-cert-file's",
+			args: sharedFlags, wantSecureSerial: 1, wantWebhook: 1},
+		{name: "with --webhook-tls-cert-file the webhook serves its own and the secure port --tls-cert-file's",
+			args:             append([]string{"--webhook-tls-cert-file=" + own.certFile(), "--webhook-tls-private-key-file=" + own.keyFile()}, sharedFlags...),
+			wantSecureSerial: 1, wantWebhook: 2},
 	}
-	want := webhook.DefaultLimits()
-	// MaxInFlight lives in the handler, where pkg/webhook's tests see it.
-	got := webhook.Limits{ReadTimeout: srv.ReadTimeout, WriteTimeout: srv.WriteTimeout, IdleTimeout: srv.IdleTimeout,
-		MaxHeaderBytes: srv.MaxHeaderBytes, MaxInFlight: want.MaxInFlight}
-	if got != want || srv.Addr != "127.0.0.1:9443" || srv.TLSConfig == nil || srv.TLSConfig.GetCertificate == nil {
-		t.Errorf("server limits %+v at %q with TLS %v, want %+v at 127.0.0.1:9443 with a GetCertificate", got, srv.Addr, srv.TLSConfig, want)
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := configFromFlags(t, tc.args...)
+			cfg.SecureServing.Serving.Listener = listenLoopback(t)
+			cfg.Webhook.Serving.Listener = listenLoopback(t)
+			_, ctx := ktesting.NewTestContext(t)
+			ports, err := newHTTPSPorts(ctx, cfg, nil, http.NotFoundHandler())
+			if err != nil {
+				t.Fatal(err)
+			}
+			clientTLS := &tls.Config{RootCAs: ca.pool}
+			for what, want := range map[*httpsPort]int64{ports.secure: tc.wantSecureSerial, ports.webhook: tc.wantWebhook} {
+				if got := servedSerial(t, startPort(t, what), clientTLS); got != want {
+					t.Errorf("%s served serial %d, want %d", what.name, got, want)
+				}
+			}
+		})
 	}
+}
+
+// TestTheWebhookCutsOffASlowBodyOverEitherProtocol sends a review's body a
+// byte at a time over HTTP/1.1, as the API server calls webhooks, and over
+// HTTP/2, which the server also offers: the read deadline of pkg/webhook's
+// limits holds on either, through apiserver's server, and the review is
+// answered 408 long before the body would be complete.
+func TestTheWebhookCutsOffASlowBodyOverEitherProtocol(t *testing.T) {
+	ca := newTestCA(t)
+	vol := newSecretVolume(t, ca.issue(t, 1))
+	limits := webhook.DefaultLimits()
+	limits.ReadTimeout = 200 * time.Millisecond
+	addr := startWebhook(t, limits, "--tls-cert-file="+vol.certFile(), "--tls-private-key-file="+vol.keyFile())
+	for _, tc := range []struct {
+		name      string
+		protocols []string
+		wantMajor int
+	}{
+		{name: "HTTP/1.1", protocols: []string{"http/1.1"}, wantMajor: 1},
+		{name: "HTTP/2", protocols: []string{"h2"}, wantMajor: 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			transport := &http.Transport{TLSClientConfig: &tls.Config{RootCAs: ca.pool, NextProtos: tc.protocols}, ForceAttemptHTTP2: tc.wantMajor == 2}
+			defer transport.CloseIdleConnections()
+			const bodyBytes = 500 // a byte every 10ms: 5s
+			req, err := http.NewRequest(http.MethodPost, "https://"+addr+webhook.Path, &drip{left: bodyBytes, every: 10 * time.Millisecond})
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.ContentLength = bodyBytes
+			req.Header.Set("Content-Type", "application/json")
+			start := time.Now()
+			resp, err := (&http.Client{Transport: transport, Timeout: 30 * time.Second}).Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			if resp.StatusCode != http.StatusRequestTimeout || resp.ProtoMajor != tc.wantMajor {
+				t.Errorf("got %s over HTTP/%d, want 408 over HTTP/%d", resp.Status, resp.ProtoMajor, tc.wantMajor)
+			}
+			if took := time.Since(start); took > 4*time.Second {
+				t.Errorf("answered after %v, not at the read timeout", took)
+			}
+		})
+	}
+}
+
+// drip is a body that arrives a byte at a time.
+type drip struct {
+	left  int
+	every time.Duration
+}
+
+func (d *drip) Read(p []byte) (int, error) {
+	if d.left == 0 {
+		return 0, io.EOF
+	}
+	time.Sleep(d.every)
+	p[0] = ' '
+	d.left--
+	return 1, nil
 }
 
 func TestRunRefusesToStartWithACertificateThatDoesNotLoad(t *testing.T) {
 	dir := t.TempDir()
 	certFile, keyFile := filepath.Join(dir, "tls.crt"), filepath.Join(dir, "tls.key")
-	ca := certreloadtest.NewCA(t)
-	a, b := ca.Issue(t, 1), ca.Issue(t, 2)
+	ca := newTestCA(t)
+	a, b := ca.issue(t, 1), ca.issue(t, 2)
 	cases := []struct {
 		name      string
 		cert, key []byte
 		wantCause string
 	}{
 		{name: "files that do not exist", wantCause: "no such file"},
-		{name: "a key of another certificate", cert: a.CertPEM, key: b.KeyPEM, wantCause: "private key does not match"},
+		{name: "a key of another certificate", cert: a.certPEM, key: b.keyPEM, wantCause: "private key does not match"},
+		{name: "an empty certificate file", cert: []byte{}, key: a.keyPEM, wantCause: "missing content"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -180,7 +256,11 @@ func TestRunRefusesToStartWithACertificateThatDoesNotLoad(t *testing.T) {
 			cfg := &config.Config{
 				RESTConfig:   &rest.Config{Host: "https://127.0.0.1:1"},
 				FeatureGates: features.NewFeatureGate(),
-				Webhook:      config.Webhook{Address: "127.0.0.1:0", CertFile: certFile, KeyFile: keyFile},
+				Webhook: config.Webhook{
+					// Never bound: the certificate is loaded first.
+					Serving:  &apiserveroptions.SecureServingOptions{BindAddress: net.ParseIP("127.0.0.1"), BindPort: 9443},
+					CertFile: certFile, KeyFile: keyFile,
+				},
 			}
 			err := Run(ctx, cfg)
 			if err == nil {

@@ -74,36 +74,31 @@ type Sharding struct {
 	Shards  int
 }
 
-// Webhook configures the admission webhook server; empty CertFile disables
-// it.
+// Webhook configures the admission webhook's HTTPS server; nil Serving
+// disables it.
 type Webhook struct {
-	Address  string
+	// Serving is the secure port's serving options moved to
+	// --webhook-port, with no certificate of theirs: the same address,
+	// TLS and HTTP/2 settings. Run binds the port.
+	Serving *apiserveroptions.SecureServingOptions
+	// CertFile and KeyFile are the webhook's certificate, read again when
+	// the files change.
 	CertFile string
 	KeyFile  string
-	TLS      TLS
 }
 
-// SecureServing configures the HTTPS server of /healthz, /readyz, /livez
-// and /metrics; empty Address disables it.
+// SecureServing configures the HTTPS server of /healthz, /readyz, /livez,
+// /metrics and /debug/pprof; nil Serving disables it.
 type SecureServing struct {
-	Address string
-	// CertFile and KeyFile are the serving certificate, read again when
-	// the files change; when empty, a self-signed certificate is made at
-	// start and kept in memory.
-	CertFile string
-	KeyFile  string
+	// Serving is k8s.io/apiserver's serving options as the flags left
+	// them (--bind-address, --secure-port, --cert-dir, --tls-*, HTTP/2):
+	// Run makes the self-signed certificate when no --tls-cert-file is
+	// given and binds the port, so that building the configuration does
+	// neither.
+	Serving *apiserveroptions.SecureServingOptions
 	// Authentication and Authorization delegate each request to the API
 	// server (TokenReview, SubjectAccessReview); they are applied at Run,
 	// since applying them reads the cluster's authentication ConfigMap.
 	Authentication *apiserveroptions.DelegatingAuthenticationOptions
 	Authorization  *apiserveroptions.DelegatingAuthorizationOptions
-	TLS            TLS
-}
-
-// TLS is what both HTTPS servers accept of a client's TLS (--tls-min-version,
-// --tls-cipher-suites).
-type TLS struct {
-	MinVersion uint16
-	// CipherSuites empty leaves Go's defaults.
-	CipherSuites []uint16
 }

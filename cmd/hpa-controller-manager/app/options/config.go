@@ -19,8 +19,6 @@ package options
 import (
 	"errors"
 	"fmt"
-	"net"
-	"strconv"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/rest"
@@ -98,20 +96,14 @@ func (o *Options) Config() (*config.Config, error) {
 		},
 	}
 	if o.Port > 0 {
-		cfg.HealthAddress = net.JoinHostPort(o.BindAddress, strconv.Itoa(int(o.Port)))
+		cfg.HealthAddress = o.SecureServing.address(o.Port)
 	}
-	tlsPolicy, err := o.Webhook.tls()
-	if err != nil {
-		return nil, err
-	}
-	cfg.SecureServing = o.SecureServing.config(o.BindAddress, o.Kubeconfig, o.Webhook.TLSCertFile, o.Webhook.TLSKeyFile)
-	cfg.SecureServing.TLS = tlsPolicy
-	if cert, key := o.Webhook.webhookPair(); cert != "" {
+	cfg.SecureServing = o.SecureServing.config(o.Kubeconfig)
+	if cert, key := o.Webhook.webhookPair(o.SecureServing.Serving.ServerCert.CertKey); cert != "" {
 		cfg.Webhook = config.Webhook{
-			Address:  net.JoinHostPort(o.BindAddress, strconv.Itoa(int(o.Webhook.Port))),
+			Serving:  o.SecureServing.webhookServing(o.Webhook.Port),
 			CertFile: cert,
 			KeyFile:  key,
-			TLS:      tlsPolicy,
 		}
 	}
 	return cfg, nil

@@ -22,10 +22,10 @@ package options
 import (
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
+	apiserveroptions "k8s.io/apiserver/pkg/server/options"
 	cliflag "k8s.io/component-base/cli/flag"
 	componentbaseconfig "k8s.io/component-base/config"
 	componentbaseoptions "k8s.io/component-base/config/options"
@@ -35,8 +35,6 @@ import (
 	_ "k8s.io/component-base/logs/json/register"
 
 	"github.com/kube-hpa/kube-hpa/pkg/features"
-
-	"github.com/kube-hpa/kube-hpa/cmd/hpa-controller-manager/app/config"
 )
 
 // The defaults of the metrics APIs' client limit: 2,000 HPAs of distinct
@@ -78,11 +76,9 @@ type Options struct {
 	// without its HPA controller.
 	ManageNativeHPAs bool
 
-	// BindAddress is where every server listens: the secure one, the
-	// plain one and the webhook.
-	BindAddress string
 	// Port serves /healthz, /readyz, /livez and /metrics over plain HTTP,
-	// without authentication: off by default, for local runs only.
+	// without authentication: off by default, for local runs only. It
+	// listens on the secure port's --bind-address.
 	Port int32
 
 	SecureServing SecureServingOptions
@@ -116,42 +112,25 @@ type HPAOptions struct {
 	SpreadReconciles bool
 }
 
-// WebhookOptions configure the validating admission webhook's server.
+// WebhookOptions configure the validating admission webhook's server. It
+// listens on --bind-address with the secure port's TLS settings.
 type WebhookOptions struct {
-	Port        int32
-	TLSCertFile string
-	TLSKeyFile  string
+	Port int32
 	// WebhookCertFile and WebhookKeyFile, when set, are the webhook's own
 	// certificate, so that the API server's caBundle and Prometheus' CA
-	// need not trust one certificate; else the webhook serves TLSCertFile's.
+	// need not trust one certificate; else the webhook serves
+	// --tls-cert-file's.
 	WebhookCertFile string
 	WebhookKeyFile  string
-	// TLSMinVersion and TLSCipherSuites apply to the webhook and to
-	// --secure-port, as kube-controller-manager's to its secure port.
-	TLSMinVersion   string
-	TLSCipherSuites []string
-}
-
-// tls parses --tls-min-version and --tls-cipher-suites.
-func (o *WebhookOptions) tls() (config.TLS, error) {
-	version, err := cliflag.TLSVersion(o.TLSMinVersion)
-	if err != nil {
-		return config.TLS{}, fmt.Errorf("--tls-min-version: %w", err)
-	}
-	suites, err := cliflag.TLSCipherSuites(o.TLSCipherSuites)
-	if err != nil {
-		return config.TLS{}, fmt.Errorf("--tls-cipher-suites: %w", err)
-	}
-	return config.TLS{MinVersion: version, CipherSuites: suites}, nil
 }
 
 // webhookPair is the certificate and key the webhook serves: its own, or
-// --tls-cert-file's.
-func (o *WebhookOptions) webhookPair() (cert, key string) {
+// defaultCert's.
+func (o *WebhookOptions) webhookPair(defaultCert apiserveroptions.CertKey) (cert, key string) {
 	if o.WebhookCertFile != "" {
 		return o.WebhookCertFile, o.WebhookKeyFile
 	}
-	return o.TLSCertFile, o.TLSKeyFile
+	return defaultCert.CertFile, defaultCert.KeyFile
 }
 
 // NewOptions returns the options at their defaults: kube-controller-
@@ -190,7 +169,6 @@ func NewOptions() (*Options, error) {
 			SpreadReconciles:             true,
 		},
 		Sharding:      ShardingOptions{Shards: DefaultShards},
-		BindAddress:   "0.0.0.0",
 		SecureServing: newSecureServingOptions(),
 		Webhook:       WebhookOptions{Port: 9443},
 		FeatureGates:  gate,
@@ -229,8 +207,7 @@ func (o *Options) addGenericFlags(fs *pflag.FlagSet) {
 	fs.Int32Var(&o.MetricsAPIBurst, "metrics-api-burst", o.MetricsAPIBurst, "Burst of the requests to the metrics APIs, all together.")
 	fs.StringVar(&o.KubeAPIContentType, "kube-api-content-type", o.KubeAPIContentType, "Content type of requests sent to apiserver.")
 	fs.BoolVar(&o.ManageNativeHPAs, "manage-native-hpas", o.ManageNativeHPAs, "Also reconcile native autoscaling/v2 HorizontalPodAutoscalers. Start kube-controller-manager with --controllers=*,-horizontalpodautoscaling first, so that two controllers never act on one HPA.")
-	fs.StringVar(&o.BindAddress, "bind-address", o.BindAddress, "The IP address on which to serve --secure-port, --port and --webhook-port.")
-	fs.Int32Var(&o.Port, "port", o.Port, "INSECURE, for local runs only: the port on which to serve /healthz, /readyz, /livez and /metrics over plain HTTP, with no authentication or authorization; 0 (the default) disables it. Use --secure-port in a cluster.")
+	fs.Int32Var(&o.Port, "port", o.Port, "INSECURE, for local runs only: the port on which to serve /healthz, /readyz, /livez and /metrics over plain HTTP on --bind-address, with no authentication or authorization (and no /debug/pprof); 0 (the default) disables it. Use --secure-port in a cluster.")
 }
 
 func (o *HPAOptions) addFlags(fs *pflag.FlagSet) {
@@ -247,13 +224,9 @@ func (o *HPAOptions) addFlags(fs *pflag.FlagSet) {
 }
 
 func (o *WebhookOptions) addFlags(fs *pflag.FlagSet) {
-	fs.Int32Var(&o.Port, "webhook-port", o.Port, "The port on which the validating admission webhook is served over HTTPS (only when --tls-cert-file is set).")
-	fs.StringVar(&o.TLSCertFile, "tls-cert-file", o.TLSCertFile, "File containing the x509 certificate for --secure-port and, unless --webhook-tls-cert-file is set, the admission webhook, read again when it changes. Without it --secure-port serves a self-signed certificate, and the webhook is served only with --webhook-tls-cert-file.")
-	fs.StringVar(&o.TLSKeyFile, "tls-private-key-file", o.TLSKeyFile, "File containing the x509 private key matching --tls-cert-file.")
+	fs.Int32Var(&o.Port, "webhook-port", o.Port, "The port on which the validating admission webhook is served over HTTPS, only when it has a certificate (--webhook-tls-cert-file or --tls-cert-file), whatever --secure-port says. It listens on --bind-address with the secure port's --tls-min-version, --tls-cipher-suites, --tls-curve-preferences, --disable-http2-serving, --http2-max-streams-per-connection, --permit-port-sharing and --permit-address-sharing.")
 	fs.StringVar(&o.WebhookCertFile, "webhook-tls-cert-file", o.WebhookCertFile, "File containing the x509 certificate of the admission webhook alone, read again when it changes; by default --tls-cert-file's.")
 	fs.StringVar(&o.WebhookKeyFile, "webhook-tls-private-key-file", o.WebhookKeyFile, "File containing the x509 private key matching --webhook-tls-cert-file.")
-	fs.StringVar(&o.TLSMinVersion, "tls-min-version", o.TLSMinVersion, "Minimum TLS version supported by --secure-port and the webhook. Possible values: "+strings.Join(cliflag.TLSPossibleVersions(), ", ")+" (default VersionTLS12).")
-	fs.StringSliceVar(&o.TLSCipherSuites, "tls-cipher-suites", o.TLSCipherSuites, "Comma-separated list of cipher suites for --secure-port and the webhook. If omitted, the default Go cipher suites will be used.\nPreferred values: "+strings.Join(cliflag.PreferredTLSCipherNames(), ", ")+".\nInsecure values: "+strings.Join(cliflag.InsecureTLSCipherNames(), ", ")+".")
 }
 
 // Validate returns every problem with the options, each naming its flag.
@@ -282,20 +255,14 @@ func (o *Options) Validate() []error {
 		add("--port must be between 0 and 65535, got %d", o.Port)
 	}
 	errs = append(errs, o.SecureServing.validate()...)
-	if o.Port != 0 && o.Port == o.SecureServing.Port {
+	if o.Port != 0 && int(o.Port) == o.SecureServing.Serving.BindPort {
 		add("--port and --secure-port must differ, both are %d", o.Port)
 	}
 	if o.Webhook.Port <= 0 || o.Webhook.Port > 65535 {
 		add("--webhook-port must be between 1 and 65535, got %d", o.Webhook.Port)
 	}
-	if (o.Webhook.TLSCertFile == "") != (o.Webhook.TLSKeyFile == "") {
-		add("--tls-cert-file and --tls-private-key-file must be given together")
-	}
 	if (o.Webhook.WebhookCertFile == "") != (o.Webhook.WebhookKeyFile == "") {
 		add("--webhook-tls-cert-file and --webhook-tls-private-key-file must be given together")
-	}
-	if _, err := o.Webhook.tls(); err != nil {
-		errs = append(errs, err)
 	}
 	if err := logsapi.Validate(o.Logs, o.FeatureGates, nil).ToAggregate(); err != nil {
 		errs = append(errs, err)

@@ -17,15 +17,11 @@ limitations under the License.
 package options
 
 import (
-	"crypto/tls"
-	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/spf13/pflag"
-
-	"github.com/kube-hpa/kube-hpa/cmd/hpa-controller-manager/app/config"
 )
 
 func newTestOptions(t *testing.T) *Options {
@@ -50,108 +46,6 @@ func flagSet(o *Options) *pflag.FlagSet {
 func parse(t *testing.T, o *Options, args ...string) error {
 	t.Helper()
 	return flagSet(o).Parse(args)
-}
-
-// checkDefaults checks that each flag of want exists with its default.
-func checkDefaults(t *testing.T, want map[string]string, source string) {
-	t.Helper()
-	fs := flagSet(newTestOptions(t))
-	for name, def := range want {
-		t.Run(name, func(t *testing.T) {
-			f := fs.Lookup(name)
-			if f == nil {
-				t.Fatalf("flag --%s is missing", name)
-			}
-			if f.DefValue != def {
-				t.Errorf("--%s defaults to %q, %s is %q", name, f.DefValue, source, def)
-			}
-		})
-	}
-}
-
-// TestFlagDefaultsMatchKubeControllerManager pins each shared flag to the
-// default kube-controller-manager v1.36.3 gives it (its HPA controller
-// config defaults and its generic client and leader election defaults).
-func TestFlagDefaultsMatchKubeControllerManager(t *testing.T) {
-	kcmDefaults := map[string]string{
-		"concurrent-horizontal-pod-autoscaler-syncs":          "5",
-		"horizontal-pod-autoscaler-sync-period":               "15s",
-		"horizontal-pod-autoscaler-downscale-stabilization":   "5m0s",
-		"horizontal-pod-autoscaler-tolerance":                 "0.1",
-		"horizontal-pod-autoscaler-cpu-initialization-period": "5m0s",
-		"horizontal-pod-autoscaler-initial-readiness-delay":   "30s",
-		"kube-api-qps":                                 "20",
-		"kube-api-burst":                               "30",
-		"kube-api-content-type":                        "application/vnd.kubernetes.protobuf",
-		"kubeconfig":                                   "",
-		"master":                                       "",
-		"leader-elect":                                 "true",
-		"leader-elect-lease-duration":                  "15s",
-		"leader-elect-renew-deadline":                  "10s",
-		"leader-elect-retry-period":                    "2s",
-		"profiling":                                    "true",
-		"contention-profiling":                         "false",
-		"leader-elect-resource-lock":                   "leases",
-		"feature-gates":                                "",
-		"v":                                            "0",
-		"logging-format":                               "text",
-		"bind-address":                                 "0.0.0.0",
-		"secure-port":                                  "10257",
-		"tls-min-version":                              "",
-		"tls-cipher-suites":                            "[]",
-		"authentication-kubeconfig":                    "",
-		"authentication-skip-lookup":                   "false",
-		"authentication-token-webhook-cache-ttl":       "10s",
-		"authentication-tolerate-lookup-failure":       "false",
-		"client-ca-file":                               "",
-		"requestheader-client-ca-file":                 "",
-		"authorization-kubeconfig":                     "",
-		"authorization-webhook-cache-authorized-ttl":   "10s",
-		"authorization-webhook-cache-unauthorized-ttl": "10s",
-		"authorization-always-allow-paths":             "[/healthz,/readyz,/livez]",
-	}
-	checkDefaults(t, kcmDefaults, "kube-controller-manager's default")
-}
-
-// TestOwnFlagDefaults pins the defaults of the flags kube-controller-
-// manager does not have, as the table of differing flags of docs/flags.md lists
-// them.
-func TestOwnFlagDefaults(t *testing.T) {
-	own := map[string]string{
-		"manage-native-hpas":                                       "false",
-		"horizontal-pod-autoscaler-metric-fetch-timeout":           "10s",
-		"horizontal-pod-autoscaler-external-metric-sharing-window": "15s",
-		"horizontal-pod-autoscaler-scale-from-watch":               "true",
-		"horizontal-pod-autoscaler-spread-reconciles":              "true",
-		"sharded":                      "false",
-		"shards":                       "16",
-		"webhook-tls-cert-file":        "",
-		"webhook-tls-private-key-file": "",
-		// kube-controller-manager has no plain HTTP port any more; ours is
-		// off unless asked for.
-		"port": "0",
-	}
-	checkDefaults(t, own, "docs/flags.md's")
-}
-
-func TestFlagSectionsFollowKubeControllerManagerHelp(t *testing.T) {
-	o := newTestOptions(t)
-	got := o.Flags().Order
-	want := []string{"generic", "debugging", "secure serving", "authentication", "authorization", "leader election", "sharding", "horizontalpodautoscaling controller", "admission webhook", "feature gate", "logs"}
-	if strings.Join(got, ",") != strings.Join(want, ",") {
-		t.Errorf("sections = %q, want %q", got, want)
-	}
-}
-
-func TestFeatureGatesFlagListsKubeHPAGates(t *testing.T) {
-	o := newTestOptions(t)
-	fss := o.Flags()
-	usage := fss.FlagSet("feature gate").Lookup("feature-gates").Usage
-	for _, gate := range []string{"HPAExternalMetricFallback=true|false (ALPHA - default=false)", "HPAConfigurableSyncPeriod=true|false (ALPHA - default=false)", "KubeHPADecisionTrace=true|false (ALPHA - default=false)", "HPAScaleToZero=true|false (BETA - default=true)", "HPAGeneration=true|false (BETA - default=true)", "StaleControllerConsistencyHPA=true|false (BETA - default=true)", "HPAOptimizedSelectorStore=true|false (BETA - default=true)", "PodLevelResources=true|false (BETA - default=true)"} {
-		if !strings.Contains(usage, gate) {
-			t.Errorf("--feature-gates help does not list %q:\n%s", gate, usage)
-		}
-	}
 }
 
 func TestValidate(t *testing.T) {
@@ -188,13 +82,15 @@ func TestValidate(t *testing.T) {
 		{name: "sharding with a renew deadline within the retry period is refused", args: []string{"--sharded", "--leader-elect-renew-deadline=2s"}, wantErr: "--sharded needs --leader-elect-renew-deadline"},
 		{name: "port out of range is refused", args: []string{"--port=70000"}, wantErr: "--port must be between 0 and 65535"},
 		{name: "port 0 disables the health server", args: []string{"--port=0"}},
-		{name: "secure port out of range is refused", args: []string{"--secure-port=-1"}, wantErr: "--secure-port must be between 0 and 65535"},
+		{name: "secure port out of range is refused", args: []string{"--secure-port=-1"}, wantErr: "--secure-port -1 must be between 0 and 65535"},
 		{name: "secure port 0 disables the secure server", args: []string{"--secure-port=0"}},
 		{name: "the plain and the secure port on one number are refused", args: []string{"--port=10257"}, wantErr: "--port and --secure-port must differ"},
 		{name: "request header names of blanks are refused", args: []string{"--requestheader-username-headers= "}, wantErr: "requestheader-username-headers"},
 		{name: "certificate without key is refused", args: []string{"--tls-cert-file=/tmp/cert"}, wantErr: "--tls-cert-file and --tls-private-key-file must be given together"},
 		{name: "an unknown TLS version is refused", args: []string{"--tls-min-version=VersionTLS99"}, wantErr: `--tls-min-version: unknown tls version "VersionTLS99"`},
 		{name: "an unknown cipher suite is refused", args: []string{"--tls-cipher-suites=TLS_NOT_A_SUITE"}, wantErr: "--tls-cipher-suites"},
+		{name: "an unsupported curve is refused", args: []string{"--tls-curve-preferences=65000"}, wantErr: "--tls-curve-preferences: curve preference 65000 is not supported"},
+		{name: "a key without its certificate is refused", args: []string{"--tls-private-key-file=/tmp/key"}, wantErr: "--tls-cert-file and --tls-private-key-file must be given together"},
 		{name: "TLS 1.3 and a known suite are accepted", args: []string{"--tls-min-version=VersionTLS13", "--tls-cipher-suites=TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256"}},
 		{name: "a webhook certificate without its key is refused", args: []string{"--webhook-tls-cert-file=/tmp/cert"}, wantErr: "--webhook-tls-cert-file and --webhook-tls-private-key-file must be given together"},
 		{name: "unknown logging format is refused", args: []string{"--logging-format=xml"}, wantErr: "format"},
@@ -229,6 +125,8 @@ func TestBadFlagValueIsAParseError(t *testing.T) {
 		"tolerance that is no number": "--horizontal-pod-autoscaler-tolerance=ten",
 		"unknown feature gate":        "--feature-gates=NoSuchGate=true",
 		"feature gate value not bool": "--feature-gates=HPAScaleToZero=maybe",
+		"bind address not an IP":      "--bind-address=localhost",
+		"SNI certificate without key": "--tls-sni-cert-key=sni.crt",
 	}
 	for name, arg := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -274,78 +172,8 @@ func TestConfigCarriesTheFlags(t *testing.T) {
 	if !cfg.Sharding.Enabled || cfg.Sharding.Shards != 32 {
 		t.Errorf("sharding config = %+v", cfg.Sharding)
 	}
-	if cfg.HealthAddress != "127.0.0.1:10999" || cfg.Webhook.Address != "127.0.0.1:9444" || cfg.Webhook.CertFile != "c" {
-		t.Errorf("addresses = health %q webhook %+v", cfg.HealthAddress, cfg.Webhook)
-	}
-}
-
-// TestWebhookCertificate: the webhook serves its own certificate when
-// given one, else --tls-cert-file's, and is not served without either;
-// --secure-port keeps --tls-cert-file's.
-func TestWebhookCertificate(t *testing.T) {
-	cases := []struct {
-		name                    string
-		args                    []string
-		wantWebhook, wantSecure string
-	}{
-		{name: "one certificate for both", args: []string{"--tls-cert-file=c", "--tls-private-key-file=k"}, wantWebhook: "c", wantSecure: "c"},
-		{name: "the webhook's own certificate", args: []string{"--tls-cert-file=c", "--tls-private-key-file=k",
-			"--webhook-tls-cert-file=w", "--webhook-tls-private-key-file=wk"}, wantWebhook: "w", wantSecure: "c"},
-		{name: "the webhook's alone: the secure port's is self-signed", args: []string{"--webhook-tls-cert-file=w", "--webhook-tls-private-key-file=wk"},
-			wantWebhook: "w", wantSecure: ""},
-		{name: "no certificate: no webhook", args: nil, wantWebhook: "", wantSecure: ""},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			o := newTestOptions(t)
-			if err := parse(t, o, append([]string{"--master=https://127.0.0.1:6443"}, tc.args...)...); err != nil {
-				t.Fatal(err)
-			}
-			cfg, err := o.Config()
-			if err != nil {
-				t.Fatalf("Config: %v", err)
-			}
-			if cfg.Webhook.CertFile != tc.wantWebhook || cfg.SecureServing.CertFile != tc.wantSecure {
-				t.Errorf("webhook certificate %q, secure port's %q; want %q and %q", cfg.Webhook.CertFile, cfg.SecureServing.CertFile, tc.wantWebhook, tc.wantSecure)
-			}
-			if (cfg.Webhook.Address != "") != (tc.wantWebhook != "") {
-				t.Errorf("webhook address %q with certificate %q", cfg.Webhook.Address, tc.wantWebhook)
-			}
-		})
-	}
-}
-
-// TestTLSPolicyReachesBothServers: --tls-min-version and
-// --tls-cipher-suites apply to the secure port and the webhook alike; by
-// default TLS 1.2 and Go's suites.
-func TestTLSPolicyReachesBothServers(t *testing.T) {
-	cases := []struct {
-		name       string
-		args       []string
-		wantMin    uint16
-		wantSuites []uint16
-	}{
-		{name: "defaults", wantMin: tls.VersionTLS12},
-		{name: "TLS 1.3 and one suite", args: []string{"--tls-min-version=VersionTLS13", "--tls-cipher-suites=TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256"},
-			wantMin: tls.VersionTLS13, wantSuites: []uint16{tls.TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256}},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			o := newTestOptions(t)
-			args := append([]string{"--master=https://127.0.0.1:6443", "--tls-cert-file=c", "--tls-private-key-file=k"}, tc.args...)
-			if err := parse(t, o, args...); err != nil {
-				t.Fatal(err)
-			}
-			cfg, err := o.Config()
-			if err != nil {
-				t.Fatalf("Config: %v", err)
-			}
-			for where, got := range map[string]config.TLS{"secure port": cfg.SecureServing.TLS, "webhook": cfg.Webhook.TLS} {
-				if got.MinVersion != tc.wantMin || !slices.Equal(got.CipherSuites, tc.wantSuites) {
-					t.Errorf("%s: TLS %+v, want min %x and suites %v", where, got, tc.wantMin, tc.wantSuites)
-				}
-			}
-		})
+	if cfg.HealthAddress != "127.0.0.1:10999" || servingAddress(cfg.Webhook.Serving) != "127.0.0.1:9444" || cfg.Webhook.CertFile != "c" {
+		t.Errorf("addresses = health %q webhook %q %+v", cfg.HealthAddress, servingAddress(cfg.Webhook.Serving), cfg.Webhook)
 	}
 }
 
