@@ -545,6 +545,7 @@ func TestResourceOfTheWatchedKinds(t *testing.T) {
 		{"a Deployment of apps/v1 is watched", "apps/v1", "Deployment", deployments, true},
 		{"a StatefulSet is watched", "apps/v1", "StatefulSet", schema.GroupResource{Group: "apps", Resource: "statefulsets"}, true},
 		{"a ReplicationController of the core group is watched", "v1", "ReplicationController", rcs, true},
+		{"a ReplicaSet is watched", "apps/v1", "ReplicaSet", schema.GroupResource{Group: "apps", Resource: "replicasets"}, true},
 		{"a kind of another group is not", "example.com/v1", "Deployment", schema.GroupResource{}, false},
 		{"a malformed apiVersion is not", "apps/v1/extra", "Deployment", schema.GroupResource{}, false},
 	}
@@ -555,5 +556,11 @@ func TestResourceOfTheWatchedKinds(t *testing.T) {
 				t.Errorf("ResourceOf(%q, %q) = %v, %v; want %v, %v", tc.apiVersion, tc.kind, got, ok, tc.want, tc.wantOK)
 			}
 		})
+	}
+	// The lookup and the table of watched kinds must name the same kinds.
+	for resource, k := range watchedKinds() {
+		if got, ok := ResourceOf(schema.GroupVersion{Group: k.groupKind.Group, Version: "v1"}.String(), k.groupKind.Kind); !ok || got != resource {
+			t.Errorf("ResourceOf(%v) = %v, %v; want %v, the watched kinds' resource", k.groupKind, got, ok, resource)
+		}
 	}
 }

@@ -49,6 +49,11 @@ var (
 	replicaSetsResource  = schema.GroupResource{Group: "apps", Resource: "replicasets"}
 	statefulSetsResource = schema.GroupResource{Group: "apps", Resource: "statefulsets"}
 	rcsResource          = schema.GroupResource{Group: "", Resource: "replicationcontrollers"}
+
+	deploymentKind  = schema.GroupKind{Group: "apps", Kind: "Deployment"}
+	replicaSetKind  = schema.GroupKind{Group: "apps", Kind: "ReplicaSet"}
+	statefulSetKind = schema.GroupKind{Group: "apps", Kind: "StatefulSet"}
+	rcKind          = schema.GroupKind{Group: "", Kind: "ReplicationController"}
 )
 
 // namespaceIndex lets a lister list one namespace without a scan.
@@ -59,7 +64,7 @@ var namespaceIndex = cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceInd
 func watchedKinds() map[schema.GroupResource]kind {
 	return map[schema.GroupResource]kind{
 		deploymentsResource: {
-			groupKind: schema.GroupKind{Group: "apps", Kind: "Deployment"},
+			groupKind: deploymentKind,
 			object:    &appsv1.Deployment{},
 			listWatch: func(kube kubernetes.Interface, ns string, tweak func(*metav1.ListOptions)) cache.ListerWatcher {
 				c := kube.AppsV1().Deployments(ns)
@@ -74,7 +79,7 @@ func watchedKinds() map[schema.GroupResource]kind {
 			},
 		},
 		replicaSetsResource: {
-			groupKind: schema.GroupKind{Group: "apps", Kind: "ReplicaSet"},
+			groupKind: replicaSetKind,
 			object:    &appsv1.ReplicaSet{},
 			listWatch: func(kube kubernetes.Interface, ns string, tweak func(*metav1.ListOptions)) cache.ListerWatcher {
 				c := kube.AppsV1().ReplicaSets(ns)
@@ -89,7 +94,7 @@ func watchedKinds() map[schema.GroupResource]kind {
 			},
 		},
 		statefulSetsResource: {
-			groupKind: schema.GroupKind{Group: "apps", Kind: "StatefulSet"},
+			groupKind: statefulSetKind,
 			object:    &appsv1.StatefulSet{},
 			listWatch: func(kube kubernetes.Interface, ns string, tweak func(*metav1.ListOptions)) cache.ListerWatcher {
 				c := kube.AppsV1().StatefulSets(ns)
@@ -104,7 +109,7 @@ func watchedKinds() map[schema.GroupResource]kind {
 			},
 		},
 		rcsResource: {
-			groupKind: schema.GroupKind{Group: "", Kind: "ReplicationController"},
+			groupKind: rcKind,
 			object:    &corev1.ReplicationController{},
 			listWatch: func(kube kubernetes.Interface, ns string, tweak func(*metav1.ListOptions)) cache.ListerWatcher {
 				c := kube.CoreV1().ReplicationControllers(ns)
@@ -131,11 +136,18 @@ func ResourceOf(apiVersion, kindName string) (schema.GroupResource, bool) {
 	if err != nil {
 		return schema.GroupResource{}, false
 	}
-	gk := schema.GroupKind{Group: gv.Group, Kind: kindName}
-	for resource, k := range watchedKinds() {
-		if k.groupKind == gk {
-			return resource, true
-		}
+	// A switch, not a search of watchedKinds: it is asked for every HPA at
+	// every sweep, and watchedKinds builds its table (objects, closures)
+	// anew at each call.
+	switch (schema.GroupKind{Group: gv.Group, Kind: kindName}) {
+	case deploymentKind:
+		return deploymentsResource, true
+	case replicaSetKind:
+		return replicaSetsResource, true
+	case statefulSetKind:
+		return statefulSetsResource, true
+	case rcKind:
+		return rcsResource, true
 	}
 	return schema.GroupResource{}, false
 }
