@@ -50,7 +50,7 @@ func (c *Cluster) NodeNames() []string { return slices.Clone(c.nodeNames) }
 
 // CABundle is the PEM certificate of the cluster CA, which signed the
 // apiserver's serving certificate and signs IssueServingCert's.
-func (c *Cluster) CABundle() []byte { return slices.Clone(c.creds.ca.certPEM) }
+func (c *Cluster) CABundle() []byte { return c.creds.ca.PEM() }
 
 // FrontProxyCAFile is the CA file of the client certificate the aggregator
 // presents to extension apiservers (the apiserver's

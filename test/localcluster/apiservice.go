@@ -20,12 +20,13 @@ import (
 	"context"
 	"encoding/base64"
 	"fmt"
-	"net"
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kube-hpa/kube-hpa/test/testca"
 )
 
 // apiServiceNamespace holds the ExternalName Services behind the
@@ -153,17 +154,9 @@ func (c *Cluster) IssueServingCert(hosts ...string) (certPEM, keyPEM []byte, err
 	if len(hosts) == 0 {
 		return nil, nil, fmt.Errorf("a serving certificate needs at least one host")
 	}
-	req := certRequest{commonName: hosts[0]}
-	for _, h := range hosts {
-		if ip := net.ParseIP(h); ip != nil {
-			req.ips = append(req.ips, ip)
-		} else {
-			req.dnsNames = append(req.dnsNames, h)
-		}
-	}
-	pair, err := c.creds.ca.issue(req)
+	pair, err := c.creds.ca.IssueServing(testca.Serving{Hosts: hosts})
 	if err != nil {
 		return nil, nil, err
 	}
-	return pair.certPEM, pair.keyPEM, nil
+	return pair.CertPEM, pair.KeyPEM, nil
 }

@@ -31,7 +31,7 @@ func writeKubeconfig(l layout, creds credentials) error {
 	cfg := clientcmdapi.NewConfig()
 	cfg.Clusters[contextName] = &clientcmdapi.Cluster{
 		Server:                   l.apiServerURL(),
-		CertificateAuthorityData: creds.ca.certPEM,
+		CertificateAuthorityData: creds.ca.PEM(),
 	}
 	cfg.AuthInfos[contextName] = &clientcmdapi.AuthInfo{Token: creds.adminToken}
 	cfg.Contexts[contextName] = &clientcmdapi.Context{Cluster: contextName, AuthInfo: contextName, Namespace: "default"}
@@ -45,7 +45,7 @@ func newRESTConfig(l layout, creds credentials) *rest.Config {
 	return &rest.Config{
 		Host:            l.apiServerURL(),
 		BearerToken:     creds.adminToken,
-		TLSClientConfig: rest.TLSClientConfig{CAData: creds.ca.certPEM},
+		TLSClientConfig: rest.TLSClientConfig{CAData: creds.ca.PEM()},
 		// Tests create objects in bursts; the default 5 QPS makes them wait
 		// on the client, not on the cluster.
 		QPS:   100,

@@ -18,10 +18,14 @@ package localcluster
 
 import (
 	"crypto/rand"
+	"crypto/rsa"
 	"crypto/x509"
 	"encoding/hex"
+	"encoding/pem"
 	"fmt"
-	"net"
+	"os"
+
+	"github.com/kube-hpa/kube-hpa/test/testca"
 )
 
 // Identities that the flags and the certificates must agree on.
@@ -36,7 +40,7 @@ const (
 
 // credentials are the secrets of one run that stay in memory as well.
 type credentials struct {
-	ca         *authority
+	ca         *testca.CA
 	adminToken string
 }
 
@@ -44,49 +48,42 @@ type credentials struct {
 // components read, and returns the CA (to issue certificates for tests'
 // servers later) and the admin token.
 func generatePKI(l layout) (credentials, error) {
-	ca, err := newAuthority("kube-hpa-localcluster-ca")
+	ca, err := testca.New("kube-hpa-localcluster-ca")
 	if err != nil {
 		return credentials{}, err
 	}
-	serving, err := ca.issue(certRequest{
-		commonName: "kube-apiserver",
-		dnsNames: []string{"localhost", "kubernetes", "kubernetes.default", "kubernetes.default.svc",
-			"kubernetes.default.svc.cluster.local"},
-		ips: []net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback, net.ParseIP(serviceIP)},
+	serving, err := ca.IssueServing(testca.Serving{
+		CommonName: "kube-apiserver",
+		Hosts: []string{"localhost", "kubernetes", "kubernetes.default", "kubernetes.default.svc",
+			"kubernetes.default.svc.cluster.local", "127.0.0.1", "::1", serviceIP},
 	})
 	if err != nil {
 		return credentials{}, err
 	}
 	// The aggregator proves itself to extension servers (a metrics
 	// adapter) with a client certificate of a CA that only it uses.
-	frontProxyCA, err := newAuthority("kube-hpa-localcluster-front-proxy-ca")
+	frontProxyCA, err := testca.New("kube-hpa-localcluster-front-proxy-ca")
 	if err != nil {
 		return credentials{}, err
 	}
-	frontProxyClient, err := frontProxyCA.issue(certRequest{commonName: frontProxyClientName, client: true})
+	frontProxyClient, err := frontProxyCA.IssueClient(testca.Client{User: frontProxyClientName})
 	if err != nil {
 		return credentials{}, err
 	}
 	// kwok serves the fake nodes' kubelet endpoints on loopback, and
 	// metrics-server, which checks that certificate as it checks a
 	// kubelet's, is reached by the aggregator under its Service's name.
-	kwokServing, err := ca.issue(certRequest{commonName: "kwok", ips: []net.IP{net.IPv4(127, 0, 0, 1)}})
+	kwokServing, err := ca.IssueServing(testca.Serving{CommonName: "kwok", Hosts: []string{"127.0.0.1"}})
 	if err != nil {
 		return credentials{}, err
 	}
-	metricsServing, err := ca.issue(certRequest{
-		commonName: metricsServerServiceHost(),
-		dnsNames:   []string{metricsServerServiceHost(), "localhost"},
-		ips:        []net.IP{net.IPv4(127, 0, 0, 1)},
+	metricsServing, err := ca.IssueServing(testca.Serving{
+		Hosts: []string{metricsServerServiceHost(), "localhost", "127.0.0.1"},
 	})
 	if err != nil {
 		return credentials{}, err
 	}
 	saKey, saPub, err := newServiceAccountKey()
-	if err != nil {
-		return credentials{}, err
-	}
-	caKeyDER, err := x509.MarshalPKCS8PrivateKey(ca.key)
 	if err != nil {
 		return credentials{}, err
 	}
@@ -98,17 +95,17 @@ func generatePKI(l layout) (credentials, error) {
 	// client (components, kubectl, tests) can share.
 	tokens := fmt.Sprintf("%s,%s,%s-uid,system:masters\n", token, adminUser, adminUser)
 	err = writeFiles(map[string][]byte{
-		l.caCert:                  ca.certPEM,
-		l.caKey:                   pemBlock("PRIVATE KEY", caKeyDER),
-		l.apiServerCert:           serving.certPEM,
-		l.apiServerKey:            serving.keyPEM,
-		l.frontProxyCACert:        frontProxyCA.certPEM,
-		l.frontProxyClientCert:    frontProxyClient.certPEM,
-		l.frontProxyClientKey:     frontProxyClient.keyPEM,
-		l.kwokCert:                kwokServing.certPEM,
-		l.kwokKey:                 kwokServing.keyPEM,
-		l.metricsServerCert:       metricsServing.certPEM,
-		l.metricsServerKey:        metricsServing.keyPEM,
+		l.caCert:                  ca.PEM(),
+		l.caKey:                   ca.KeyPEM(),
+		l.apiServerCert:           serving.CertPEM,
+		l.apiServerKey:            serving.KeyPEM,
+		l.frontProxyCACert:        frontProxyCA.PEM(),
+		l.frontProxyClientCert:    frontProxyClient.CertPEM,
+		l.frontProxyClientKey:     frontProxyClient.KeyPEM,
+		l.kwokCert:                kwokServing.CertPEM,
+		l.kwokKey:                 kwokServing.KeyPEM,
+		l.metricsServerCert:       metricsServing.CertPEM,
+		l.metricsServerKey:        metricsServing.KeyPEM,
 		l.serviceAccountKey:       saKey,
 		l.serviceAccountPublicKey: saPub,
 		l.tokenFile:               []byte(tokens),
@@ -125,4 +122,33 @@ func randomToken() (string, error) {
 		return "", err
 	}
 	return hex.EncodeToString(b), nil
+}
+
+// newServiceAccountKey returns an RSA private key and its public key in PEM.
+// RSA because every Kubernetes version accepts it for signing tokens.
+func newServiceAccountKey() (privatePEM, publicPEM []byte, err error) {
+	key, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		return nil, nil, err
+	}
+	pubDER, err := x509.MarshalPKIXPublicKey(&key.PublicKey)
+	if err != nil {
+		return nil, nil, err
+	}
+	return pemBlock("RSA PRIVATE KEY", x509.MarshalPKCS1PrivateKey(key)), pemBlock("PUBLIC KEY", pubDER), nil
+}
+
+func pemBlock(kind string, der []byte) []byte {
+	return pem.EncodeToMemory(&pem.Block{Type: kind, Bytes: der})
+}
+
+// writeFiles writes each path's content, readable by the owner only since
+// some of them are private keys.
+func writeFiles(files map[string][]byte) error {
+	for path, data := range files {
+		if err := os.WriteFile(path, data, 0o600); err != nil {
+			return err
+		}
+	}
+	return nil
 }

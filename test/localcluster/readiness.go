@@ -101,7 +101,7 @@ func (c *Cluster) etcdHealthy(ctx context.Context) (bool, error) {
 
 func (c *Cluster) apiServerReady(ctx context.Context) (bool, error) {
 	pool := x509.NewCertPool()
-	pool.AppendCertsFromPEM(c.creds.ca.certPEM)
+	pool.AppendCertsFromPEM(c.creds.ca.PEM())
 	client := &http.Client{
 		Timeout:   2 * time.Second,
 		Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}},

@@ -145,12 +145,12 @@ func get(t *testing.T, client *http.Client, url string) (int, string) {
 
 func TestSecurePortAuthorizesEachRequest(t *testing.T) {
 	ca, otherCA := newTestCA(t), newTestCA(t)
-	serving := newSecretVolume(t, ca.issue(t, 1))
+	serving := newSecretVolume(t, issueServing(t, ca, 1))
 	cfg := secureServingConfig(t, "--tls-cert-file="+serving.certFile(), "--tls-private-key-file="+serving.keyFile(),
-		"--client-ca-file="+writeFile(t, "client-ca.crt", ca.caPEM()))
+		"--client-ca-file="+writeFile(t, "client-ca.crt", ca.PEM()))
 	addr := startSecureServer(t, cfg)
 
-	admin := ca.issueClient(t, 11, "admin", "system:masters")
+	admin := issueClient(t, ca, 11, "admin", "system:masters")
 	cases := []struct {
 		name     string
 		path     string
@@ -164,7 +164,7 @@ func TestSecurePortAuthorizesEachRequest(t *testing.T) {
 		{name: "an anonymous scrape of /metrics is forbidden", path: "/metrics", wantCode: http.StatusForbidden,
 			wantBody: `User \"system:anonymous\" cannot get path \"/metrics\"`},
 		{name: "an authenticated user without the permission is forbidden /metrics", path: "/metrics",
-			cert: ptr.To(ca.issueClient(t, 10, "someone")), wantCode: http.StatusForbidden,
+			cert: ptr.To(issueClient(t, ca, 10, "someone")), wantCode: http.StatusForbidden,
 			wantBody: `User \"someone\" cannot get path \"/metrics\"`},
 		{name: "an authenticated and authorized user scrapes /metrics", path: "/metrics",
 			cert: &admin, wantCode: http.StatusOK, wantBody: testMetric + " 1"},
@@ -173,13 +173,13 @@ func TestSecurePortAuthorizesEachRequest(t *testing.T) {
 		{name: "an authenticated and authorized user reads a profile", path: "/debug/pprof/heap?debug=1",
 			cert: &admin, wantCode: http.StatusOK, wantBody: "heap profile"},
 		{name: "a client certificate of an unknown CA is unauthorized", path: "/metrics",
-			cert: ptr.To(otherCA.issueClient(t, 12, "admin", "system:masters")), wantCode: http.StatusUnauthorized},
+			cert: ptr.To(issueClient(t, otherCA, 12, "admin", "system:masters")), wantCode: http.StatusUnauthorized},
 		{name: "a client certificate of an unknown CA is unauthorized even for /healthz", path: "/healthz",
-			cert: ptr.To(otherCA.issueClient(t, 13, "admin")), wantCode: http.StatusUnauthorized},
+			cert: ptr.To(issueClient(t, otherCA, 13, "admin")), wantCode: http.StatusUnauthorized},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			clientTLS := &tls.Config{RootCAs: ca.pool}
+			clientTLS := &tls.Config{RootCAs: ca.Pool()}
 			if tc.cert != nil {
 				clientTLS.Certificates = []tls.Certificate{*tc.cert}
 			}
@@ -215,11 +215,11 @@ func TestSecurePortZeroServesNoSecurePort(t *testing.T) {
 // client CA's controller runs, started by apiserver's Serve.
 func TestSecurePortFollowsTheClientCAFile(t *testing.T) {
 	ca, nextCA := newTestCA(t), newTestCA(t)
-	serving := newSecretVolume(t, ca.issue(t, 1))
-	clientCAFile := writeFile(t, "client-ca.crt", ca.caPEM())
+	serving := newSecretVolume(t, issueServing(t, ca, 1))
+	clientCAFile := writeFile(t, "client-ca.crt", ca.PEM())
 	addr := startSecureServer(t, secureServingConfig(t, "--tls-cert-file="+serving.certFile(), "--tls-private-key-file="+serving.keyFile(),
 		"--client-ca-file="+clientCAFile))
-	clientTLS := &tls.Config{RootCAs: ca.pool, Certificates: []tls.Certificate{nextCA.issueClient(t, 10, "admin", "system:masters")}}
+	clientTLS := &tls.Config{RootCAs: ca.Pool(), Certificates: []tls.Certificate{issueClient(t, nextCA, 10, "admin", "system:masters")}}
 	scrape := func() int {
 		client := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: clientTLS, DisableKeepAlives: true}}
 		code, _ := get(t, client, "https://"+addr+"/metrics")
@@ -228,7 +228,7 @@ func TestSecurePortFollowsTheClientCAFile(t *testing.T) {
 	if code := scrape(); code != http.StatusUnauthorized {
 		t.Fatalf("a client of a CA not yet trusted got %d, want 401", code)
 	}
-	if err := os.WriteFile(clientCAFile, nextCA.caPEM(), 0o600); err != nil {
+	if err := os.WriteFile(clientCAFile, nextCA.PEM(), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	// Seen through a file watch; the ceiling only ends a broken test.

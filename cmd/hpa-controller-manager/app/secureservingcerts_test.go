@@ -32,16 +32,16 @@ import (
 // the new certificate on a new connection.
 func TestSecurePortServesARenewedCertificateWithoutARestart(t *testing.T) {
 	ca := newTestCA(t)
-	first, renewed := ca.issue(t, 1), ca.issue(t, 2)
+	first, renewed := issueServing(t, ca, 1), issueServing(t, ca, 2)
 	vol := newSecretVolume(t, first)
 	addr := startSecureServer(t, secureServingConfig(t, "--tls-cert-file="+vol.certFile(), "--tls-private-key-file="+vol.keyFile()))
-	clientTLS := &tls.Config{RootCAs: ca.pool}
+	clientTLS := &tls.Config{RootCAs: ca.Pool()}
 
-	if got := servedSerial(t, addr, clientTLS); got != first.serial {
-		t.Fatalf("served serial %d before the renewal, want %d", got, first.serial)
+	if got := servedSerial(t, addr, clientTLS); got != serialOf(first) {
+		t.Fatalf("served serial %d before the renewal, want %d", got, serialOf(first))
 	}
 	vol.update(t, renewed)
-	waitForSerial(t, addr, clientTLS, renewed.serial)
+	waitForSerial(t, addr, clientTLS, serialOf(renewed))
 	client := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: clientTLS}}
 	if code, body := get(t, client, "https://"+addr+"/healthz"); code != http.StatusOK {
 		t.Errorf("/healthz after the renewal answered %d: %s", code, body)
@@ -52,8 +52,8 @@ func TestSecurePortServesARenewedCertificateWithoutARestart(t *testing.T) {
 // clients of different names and TLS versions would.
 func TestSecurePortHandshakesFollowTheTLSFlags(t *testing.T) {
 	ca := newTestCA(t)
-	defaultPair := newSecretVolume(t, ca.issue(t, 1))
-	sniPair := newSecretVolume(t, ca.issue(t, 2, "metrics.kube-hpa.example"))
+	defaultPair := newSecretVolume(t, issueServing(t, ca, 1))
+	sniPair := newSecretVolume(t, issueServing(t, ca, 2, "metrics.kube-hpa.example"))
 	certFlags := []string{"--tls-cert-file=" + defaultPair.certFile(), "--tls-private-key-file=" + defaultPair.keyFile()}
 	type handshake struct {
 		serverName string

@@ -17,186 +17,78 @@ limitations under the License.
 package app
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
-	"fmt"
-	"math/big"
-	"net"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/kube-hpa/kube-hpa/test/testca"
 )
 
-// testCA signs the certificates of a test: every leaf is trusted by a
-// client holding pool, so a renewal changes what is served without
+// newTestCA makes the CA of a test: every leaf it issues is trusted by a
+// client holding its Pool, so a renewal changes what is served without
 // changing what verifies.
-type testCA struct {
-	// pool holds the CA's certificate, for a client's RootCAs.
-	pool *x509.CertPool
-	cert *x509.Certificate
-	key  *ecdsa.PrivateKey
-}
-
-// newTestCA makes a self-signed CA valid from an hour ago to an hour from
-// now.
-func newTestCA(t testing.TB) *testCA {
+func newTestCA(t testing.TB) *testca.CA {
 	t.Helper()
-	key := newKey(t)
-	tmpl := &x509.Certificate{
-		SerialNumber:          big.NewInt(1),
-		Subject:               pkix.Name{CommonName: "kube-hpa test CA"},
-		NotBefore:             time.Now().Add(-time.Hour),
-		NotAfter:              time.Now().Add(time.Hour),
-		IsCA:                  true,
-		BasicConstraintsValid: true,
-		KeyUsage:              x509.KeyUsageCertSign,
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	ca, err := testca.New("kube-hpa test CA")
 	if err != nil {
 		t.Fatal(err)
 	}
-	cert, err := x509.ParseCertificate(der)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pool := x509.NewCertPool()
-	pool.AddCert(cert)
-	return &testCA{pool: pool, cert: cert, key: key}
+	return ca
 }
 
-func newKey(t testing.TB) *ecdsa.PrivateKey {
+// issueServing signs a serving leaf of serial, which is what a client sees
+// of the certificate it was served, for dnsNames, or for 127.0.0.1 and
+// localhost when none are given.
+func issueServing(t testing.TB, ca *testca.CA, serial int64, dnsNames ...string) testca.Pair {
 	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return key
-}
-
-// servingPair is a serving leaf and its key, in the PEM a Secret holds.
-// Tests tell pairs apart by serial, which is what a client sees of the
-// certificate it was served.
-type servingPair struct {
-	serial          int64
-	certPEM, keyPEM []byte
-}
-
-// issue signs a serving leaf with its own key, for dnsNames, or for
-// 127.0.0.1 and localhost when none are given.
-func (ca *testCA) issue(t testing.TB, serial int64, dnsNames ...string) servingPair {
-	t.Helper()
-	key := newKey(t)
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(serial),
-		Subject:      pkix.Name{CommonName: fmt.Sprintf("leaf %d", serial)},
-		NotBefore:    time.Now().Add(-time.Hour),
-		NotAfter:     time.Now().Add(time.Hour),
-		KeyUsage:     x509.KeyUsageDigitalSignature,
-		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-		DNSNames:     dnsNames,
-	}
 	if len(dnsNames) == 0 {
-		tmpl.IPAddresses, tmpl.DNSNames = []net.IP{net.ParseIP("127.0.0.1")}, []string{"localhost"}
+		dnsNames = []string{"localhost", "127.0.0.1"}
 	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.cert, &key.PublicKey, ca.key)
+	pair, err := ca.IssueServing(testca.Serving{Hosts: dnsNames, Serial: serial})
 	if err != nil {
 		t.Fatal(err)
 	}
-	keyDER, err := x509.MarshalPKCS8PrivateKey(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return servingPair{
-		serial:  serial,
-		certPEM: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}),
-		keyPEM:  pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: keyDER}),
-	}
+	return pair
 }
 
-// caPEM is the CA's certificate, for a --client-ca-file.
-func (ca *testCA) caPEM() []byte {
-	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: ca.cert.Raw})
-}
-
-// issueClient signs a client certificate for user in groups, as
-// Kubernetes reads them: the common name is the user, each organization a
-// group.
-func (ca *testCA) issueClient(t testing.TB, serial int64, user string, groups ...string) tls.Certificate {
+// issueClient signs a client certificate of serial for user in groups.
+func issueClient(t testing.TB, ca *testca.CA, serial int64, user string, groups ...string) tls.Certificate {
 	t.Helper()
-	key := newKey(t)
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(serial),
-		Subject:      pkix.Name{CommonName: user, Organization: groups},
-		NotBefore:    time.Now().Add(-time.Hour),
-		NotAfter:     time.Now().Add(time.Hour),
-		KeyUsage:     x509.KeyUsageDigitalSignature,
-		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.cert, &key.PublicKey, ca.key)
+	pair, err := ca.IssueClient(testca.Client{User: user, Groups: groups, Serial: serial})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}
+	cert, err := pair.TLSCertificate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cert
 }
 
-// secretVolume lays its files out the way the kubelet projects a Secret:
-// tls.crt -> ..data/tls.crt, ..data -> ..<generation>/, and an update
-// writes a new generation directory, renames a fresh symlink over ..data
-// and removes the old generation, so both files change in one step.
-type secretVolume struct {
-	dir        string
-	generation int
-}
+// secretVolume is a directory laid out as the kubelet projects a Secret,
+// which update replaces in one step (testca.WriteSecretVolume).
+type secretVolume struct{ dir string }
 
 // newSecretVolume projects p into a new temporary directory.
-func newSecretVolume(t testing.TB, p servingPair) *secretVolume {
+func newSecretVolume(t testing.TB, p testca.Pair) *secretVolume {
 	t.Helper()
 	v := &secretVolume{dir: t.TempDir()}
 	v.update(t, p)
-	for _, name := range []string{"tls.crt", "tls.key"} {
-		if err := os.Symlink(filepath.Join("..data", name), filepath.Join(v.dir, name)); err != nil {
-			t.Fatal(err)
-		}
-	}
 	return v
 }
 
 // certFile and keyFile are the paths a server is given, through the
 // symlinks.
-func (v *secretVolume) certFile() string { return filepath.Join(v.dir, "tls.crt") }
-func (v *secretVolume) keyFile() string  { return filepath.Join(v.dir, "tls.key") }
+func (v *secretVolume) certFile() string { return filepath.Join(v.dir, testca.TLSCertKey) }
+func (v *secretVolume) keyFile() string  { return filepath.Join(v.dir, testca.TLSKeyKey) }
 
 // update replaces both files with p as the kubelet does when the Secret
 // changes.
-func (v *secretVolume) update(t testing.TB, p servingPair) {
+func (v *secretVolume) update(t testing.TB, p testca.Pair) {
 	t.Helper()
-	v.generation++
-	gen := fmt.Sprintf("..gen_%d", v.generation)
-	if err := os.Mkdir(filepath.Join(v.dir, gen), 0o700); err != nil {
+	if err := testca.WriteSecretVolume(v.dir, p.SecretData()); err != nil {
 		t.Fatal(err)
-	}
-	for name, data := range map[string][]byte{"tls.crt": p.certPEM, "tls.key": p.keyPEM} {
-		if err := os.WriteFile(filepath.Join(v.dir, gen, name), data, 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
-	tmp := filepath.Join(v.dir, "..data_tmp")
-	if err := os.Symlink(gen, tmp); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Rename(tmp, filepath.Join(v.dir, "..data")); err != nil {
-		t.Fatal(err)
-	}
-	if v.generation > 1 {
-		if err := os.RemoveAll(filepath.Join(v.dir, fmt.Sprintf("..gen_%d", v.generation-1))); err != nil {
-			t.Fatal(err)
-		}
 	}
 }
 
@@ -211,6 +103,9 @@ func servedSerial(t testing.TB, addr string, cfg *tls.Config) int64 {
 	defer conn.Close()
 	return conn.ConnectionState().PeerCertificates[0].SerialNumber.Int64()
 }
+
+// serialOf is the serial a client is served with p.
+func serialOf(p testca.Pair) int64 { return p.Leaf.SerialNumber.Int64() }
 
 // waitForSerial dials new connections until one is served the leaf of
 // serial: a reload is an event of its own, seen by the server through a

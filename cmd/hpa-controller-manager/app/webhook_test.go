@@ -65,11 +65,11 @@ func startWebhook(t *testing.T, limits webhook.Limits, args ...string) string {
 // a new connection with every review in between answered.
 func TestTheWebhookServerServesARenewedCertificateWithoutARestart(t *testing.T) {
 	ca := newTestCA(t)
-	first, renewed := ca.issue(t, 1), ca.issue(t, 2)
+	first, renewed := issueServing(t, ca, 1), issueServing(t, ca, 2)
 	vol := newSecretVolume(t, first)
 	addr := startWebhook(t, webhook.DefaultLimits(), "--webhook-tls-cert-file="+vol.certFile(), "--webhook-tls-private-key-file="+vol.keyFile())
 	url := "https://" + addr + webhook.Path
-	clientTLS := &tls.Config{RootCAs: ca.pool}
+	clientTLS := &tls.Config{RootCAs: ca.Pool()}
 
 	var reviews atomic.Int64
 	var mu sync.Mutex
@@ -118,15 +118,15 @@ func TestTheWebhookServerServesARenewedCertificateWithoutARestart(t *testing.T) 
 	}
 	waitForReviews(10)
 	vol.update(t, renewed)
-	waitForSerial(t, addr, clientTLS, renewed.serial)
+	waitForSerial(t, addr, clientTLS, serialOf(renewed))
 	waitForReviews(reviews.Load() + 10)
 	stopLoad()
 
 	if len(failures) > 0 {
 		t.Errorf("%d of %d reviews failed during the renewal, the first: %v", len(failures), reviews.Load(), failures[0])
 	}
-	if !servedSerials[first.serial] || !servedSerials[renewed.serial] {
-		t.Errorf("reviews were served certificates %v, want both %d and %d", servedSerials, first.serial, renewed.serial)
+	if !servedSerials[serialOf(first)] || !servedSerials[serialOf(renewed)] {
+		t.Errorf("reviews were served certificates %v, want both %d and %d", servedSerials, serialOf(first), serialOf(renewed))
 	}
 }
 
@@ -134,7 +134,7 @@ func TestTheWebhookServerServesARenewedCertificateWithoutARestart(t *testing.T) 
 // them and asks each for its certificate.
 func TestTheWebhookServesItsOwnCertificate(t *testing.T) {
 	ca := newTestCA(t)
-	shared, own := newSecretVolume(t, ca.issue(t, 1)), newSecretVolume(t, ca.issue(t, 2))
+	shared, own := newSecretVolume(t, issueServing(t, ca, 1)), newSecretVolume(t, issueServing(t, ca, 2))
 	sharedFlags := []string{"--tls-cert-file=" + shared.certFile(), "--tls-private-key-file=" + shared.keyFile()}
 	cases := []struct {
 		name                          string
@@ -157,7 +157,7 @@ func TestTheWebhookServesItsOwnCertificate(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			clientTLS := &tls.Config{RootCAs: ca.pool}
+			clientTLS := &tls.Config{RootCAs: ca.Pool()}
 			for what, want := range map[*httpsPort]int64{ports.secure: tc.wantSecureSerial, ports.webhook: tc.wantWebhook} {
 				if got := servedSerial(t, startPort(t, what), clientTLS); got != want {
 					t.Errorf("%s served serial %d, want %d", what.name, got, want)
@@ -174,7 +174,7 @@ func TestTheWebhookServesItsOwnCertificate(t *testing.T) {
 // answered 408 long before the body would be complete.
 func TestTheWebhookCutsOffASlowBodyOverEitherProtocol(t *testing.T) {
 	ca := newTestCA(t)
-	vol := newSecretVolume(t, ca.issue(t, 1))
+	vol := newSecretVolume(t, issueServing(t, ca, 1))
 	limits := webhook.DefaultLimits()
 	limits.ReadTimeout = 200 * time.Millisecond
 	addr := startWebhook(t, limits, "--tls-cert-file="+vol.certFile(), "--tls-private-key-file="+vol.keyFile())
@@ -187,7 +187,7 @@ func TestTheWebhookCutsOffASlowBodyOverEitherProtocol(t *testing.T) {
 		{name: "HTTP/2", protocols: []string{"h2"}, wantMajor: 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			transport := &http.Transport{TLSClientConfig: &tls.Config{RootCAs: ca.pool, NextProtos: tc.protocols}, ForceAttemptHTTP2: tc.wantMajor == 2}
+			transport := &http.Transport{TLSClientConfig: &tls.Config{RootCAs: ca.Pool(), NextProtos: tc.protocols}, ForceAttemptHTTP2: tc.wantMajor == 2}
 			defer transport.CloseIdleConnections()
 			const bodyBytes = 500 // a byte every 10ms: 5s
 			req, err := http.NewRequest(http.MethodPost, "https://"+addr+webhook.Path, &drip{left: bodyBytes, every: 10 * time.Millisecond})
@@ -232,15 +232,15 @@ func TestRunRefusesToStartWithACertificateThatDoesNotLoad(t *testing.T) {
 	dir := t.TempDir()
 	certFile, keyFile := filepath.Join(dir, "tls.crt"), filepath.Join(dir, "tls.key")
 	ca := newTestCA(t)
-	a, b := ca.issue(t, 1), ca.issue(t, 2)
+	a, b := issueServing(t, ca, 1), issueServing(t, ca, 2)
 	cases := []struct {
 		name      string
 		cert, key []byte
 		wantCause string
 	}{
 		{name: "files that do not exist", wantCause: "no such file"},
-		{name: "a key of another certificate", cert: a.certPEM, key: b.keyPEM, wantCause: "private key does not match"},
-		{name: "an empty certificate file", cert: []byte{}, key: a.keyPEM, wantCause: "missing content"},
+		{name: "a key of another certificate", cert: a.CertPEM, key: b.KeyPEM, wantCause: "private key does not match"},
+		{name: "an empty certificate file", cert: []byte{}, key: a.KeyPEM, wantCause: "missing content"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

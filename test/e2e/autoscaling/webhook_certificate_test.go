@@ -29,6 +29,7 @@ import (
 	"github.com/onsi/gomega"
 
 	"github.com/kube-hpa/kube-hpa/test/e2e/framework"
+	"github.com/kube-hpa/kube-hpa/test/testca"
 )
 
 // Waits of the certificate specs.
@@ -51,7 +52,7 @@ const (
 // The serving certificate is renewed under running replicas as a cluster
 // with cert-manager renews it: a new key pair written into the
 // Certificate's Secret, which the kubelet projects into the pods by
-// swapping a symlink (framework.WriteSecretVolume). The specs are Serial
+// swapping a symlink (testca.WriteSecretVolume). The specs are Serial
 // because they change what every spec's HPAs go through, and Disruptive
 // because a failure leaves the webhook refusing every HPA.
 var _ = sigDescribe([]string{featureHPA, serial, disruptive, crdMode}, "hpa-controller-manager webhook certificate", func() {
@@ -91,7 +92,7 @@ var _ = sigDescribe([]string{featureHPA, serial, disruptive, crdMode}, "hpa-cont
 		for _, hook := range saved.Webhooks {
 			gomega.Expect(hook.ClientConfig.CABundle).To(gomega.Equal(oldCA.PEM()), "the caBundle of %s before the rotation", hook.Name)
 		}
-		newCA, err := framework.NewCA("kube-hpa-e2e-webhook-ca-next")
+		newCA, err := testca.New("kube-hpa-e2e-webhook-ca-next")
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())
 		// Back to the environment's CA the same way, so that the specs
 		// after this one find the webhook as it started.
@@ -125,7 +126,7 @@ func requireWebhookCertificates() *framework.WebhookCertificates {
 // to, as cert-manager's CA injector and a CA Issuer do it without an
 // outage: both CAs in the caBundle, then the certificate renewed by to,
 // then from dropped. It returns the certificate of to.
-func rotateCA(ctx context.Context, f *framework.Framework, certs *framework.WebhookCertificates, from, to *framework.CA) *x509.Certificate {
+func rotateCA(ctx context.Context, f *framework.Framework, certs *framework.WebhookCertificates, from, to *testca.CA) *x509.Certificate {
 	ginkgo.GinkgoHelper()
 	ginkgo.By("injecting both CAs into the caBundle, the one in use first")
 	both := append(from.PEM(), to.PEM()...)

@@ -29,6 +29,7 @@ import (
 	"k8s.io/client-go/dynamic"
 
 	"github.com/kube-hpa/kube-hpa/pkg/webhook"
+	"github.com/kube-hpa/kube-hpa/test/testca"
 )
 
 func validatingWebhookResource() schema.GroupVersionResource {
@@ -52,7 +53,7 @@ func (l *Local) registerWebhook(ctx context.Context) error {
 	// injected is the ca.crt of the replicas' Secret volume, as
 	// cert-manager's CA injector takes it from the Certificate's Secret.
 	cfg.SetAnnotations(nil)
-	caBundle, err := os.ReadFile(filepath.Join(l.config.WebhookTLS.SecretDir, caCertKey))
+	caBundle, err := os.ReadFile(filepath.Join(l.config.WebhookTLS.SecretDir, testca.CACertKey))
 	if err != nil {
 		return err
 	}

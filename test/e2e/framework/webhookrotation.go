@@ -40,6 +40,7 @@ import (
 
 	v2 "github.com/kube-hpa/kube-hpa/api/autoscaling/v2"
 	"github.com/kube-hpa/kube-hpa/pkg/webhook"
+	"github.com/kube-hpa/kube-hpa/test/testca"
 )
 
 // WebhookCertificates renews and rotates the webhook's serving certificate
@@ -62,7 +63,7 @@ type WebhookCertificates struct {
 
 // Issuer is the CA that signed the certificate the environment started
 // with.
-func (w *WebhookCertificates) Issuer() (*CA, error) { return LoadCA(w.tls.IssuerDir) }
+func (w *WebhookCertificates) Issuer() (*testca.CA, error) { return testca.Load(w.tls.IssuerDir) }
 
 // Current is the serving certificate in the replicas' Secret volume.
 func (w *WebhookCertificates) Current() (*x509.Certificate, error) {
@@ -70,12 +71,12 @@ func (w *WebhookCertificates) Current() (*x509.Certificate, error) {
 	if err != nil {
 		return nil, err
 	}
-	return parseCertificatePEM(data)
+	return testca.ParseCertificate(data)
 }
 
 // Renew signs a new serving certificate, with a new key, by ca and
 // replaces the replicas' Secret volume with it in one step.
-func (w *WebhookCertificates) Renew(ca *CA) (*x509.Certificate, error) {
+func (w *WebhookCertificates) Renew(ca *testca.CA) (*x509.Certificate, error) {
 	return issueWebhookCert(w.tls, ca)
 }
 

@@ -1,0 +1,22 @@
+/*
+Copyright The kube-hpa Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package testca is a self-signed certificate authority for the project's
+// tests and local clusters: it issues serving and client certificates and
+// projects them into a directory as the kubelet projects a Secret volume.
+// It is not for production: keys are not protected and every certificate
+// lives for a week.
+package testca
