@@ -23,12 +23,25 @@ import (
 	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/behavior"
 )
 
+// normalized is what normalize decided.
+type normalized struct {
+	plan  plan
+	conds []conditionEdit
+	// constraints are what of the rules changed the count, for the
+	// decision trace.
+	constraints []v2.HPAScaleDecisionConstraint
+	// recorded is the recommendation for the behavior history, which the
+	// pass commits with its decision (outcome.history).
+	recorded behavior.Record
+}
+
 // normalize turns the metrics' recommendation into the count to apply:
 // stabilization, rate limits (behavior or the legacy rules) and the
 // min/max clamp, with their AbleToScale and ScalingLimited conditions and
-// what of them changed the count (for the decision trace). now is the
-// stamp (reconcile.go) of the moment the metrics answered.
-func (p *pass) normalize(tgt target, rec plan, now time.Time) (plan, []conditionEdit, []v2.HPAScaleDecisionConstraint) {
+// what of them changed the count. It reads the behavior history, with the
+// target's pending first recommendation, and writes nothing to it. now is
+// the stamp (reconcile.go) of the moment the metrics answered.
+func (p *pass) normalize(tgt target, rec plan, now time.Time) normalized {
 	result := p.c.behavior.Normalize(behavior.Input{
 		Key:             p.key.String(),
 		Behavior:        p.hpa.Spec.Behavior.Native(),
@@ -37,6 +50,7 @@ func (p *pass) normalize(tgt target, rec plan, now time.Time) (plan, []condition
 		MinReplicas:     *p.hpa.Spec.MinReplicas,
 		MaxReplicas:     p.hpa.Spec.MaxReplicas,
 		Now:             now,
+		Initial:         tgt.initial,
 	})
 	conds := make([]conditionEdit, len(result.Conditions))
 	for i, c := range result.Conditions {
@@ -50,5 +64,5 @@ func (p *pass) normalize(tgt target, rec plan, now time.Time) (plan, []condition
 			constraints = append(constraints, v2.ScaleDecisionConstraintMinReplicas)
 		}
 	}
-	return final, conds, constraints
+	return normalized{plan: final, conds: conds, constraints: constraints, recorded: result.Recommendation}
 }

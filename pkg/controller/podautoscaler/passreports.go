@@ -43,17 +43,15 @@ type computation struct {
 }
 
 // reports holds what a pass tells the world besides status (its events and
-// its metric computations) until the pass is over. A decision that is
-// abandoned because the target changed under it (decide) takes its reports
-// back, so that a pass reports the decision it wrote, once, in the order
-// the decision was made.
+// its metric computations) until the pass is over. Each decision gathers
+// its own (pass.attempt), and the pass keeps those of the decision that
+// stands: a decision abandoned because the target changed under it
+// (decide) reports nothing, and a pass reports the decision it wrote, once,
+// in the order the decision was made.
 type reports struct {
 	events       []pendingEvent
 	computations []computation
 }
-
-// reportMark is a point to which discard takes the reports back.
-type reportMark struct{ events, computations int }
 
 func (r *reports) event(eventType, reason, format string, args ...any) {
 	r.events = append(r.events, pendingEvent{eventType: eventType, reason: reason, message: fmt.Sprintf(format, args...)})
@@ -66,12 +64,11 @@ func (r *reports) eventAfterStatus(eventType, reason, format string, args ...any
 
 func (r *reports) computed(c computation) { r.computations = append(r.computations, c) }
 
-func (r *reports) mark() reportMark {
-	return reportMark{events: len(r.events), computations: len(r.computations)}
-}
-
-func (r *reports) discard(m reportMark) {
-	r.events, r.computations = r.events[:m.events], r.computations[:m.computations]
+// keep adds a decision's reports to the pass's, after those gathered
+// before it.
+func (r *reports) keep(decided *reports) {
+	r.events = append(r.events, decided.events...)
+	r.computations = append(r.computations, decided.computations...)
 }
 
 // flushReports records the pass's events about its HPA and its metric

@@ -27,6 +27,7 @@ import (
 	"k8s.io/klog/v2"
 
 	v2 "github.com/kube-hpa/kube-hpa/api/autoscaling/v2"
+	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/behavior"
 	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/fallback"
 	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/metrics"
 	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/monitor"
@@ -38,8 +39,12 @@ import (
 // adds no text: an error says what is wrong with the spec itself.
 var errSpec = errors.New("")
 
-// pass is the immutable context of one reconcile of one HPA. Each step
-// takes it with its own inputs and returns its result; none writes here.
+// pass is the context of one reconcile of one HPA. newPass sets its fields
+// and no step changes them: each step takes it with its own inputs and
+// returns its result, and what the pass decided reaches the world in
+// record, once. Two things it points to do change: reports gathers what
+// the pass will report (each decision gathers its own, decide), and hpa's
+// status follows the status writes (writeStatus).
 type pass struct {
 	c      *Controller
 	source HPASource
@@ -130,11 +135,13 @@ const maxDecisions = 3
 // resourceVersion of the read the decision used, so a target changed
 // since (a person's kubectl scale, a rollout, a recreation, or a read that
 // came from a watch running behind) answers with a conflict. That decision
-// is then abandoned with everything it left (its recommendation in the
-// behavior history, its events and metric reports) and the pass decides
-// again from a fresh read: the result is what a pass that had read the
-// fresh state would have decided, and a person's change is never
-// overwritten by a decision made before it.
+// is then abandoned, and the pass decides again from a fresh read: the
+// result is what a pass that had read the fresh state would have decided,
+// and a person's change is never overwritten by a decision made before it.
+// An abandoned decision leaves nothing behind: it writes the behavior
+// history only through its outcome (outcome.history), which record
+// commits, and it gathers its events and metric reports apart (attempt),
+// kept only for the decision that stands.
 //
 // The decisions share one fetch budget and the answers of their fetches
 // (fetches): a pass that decides again takes the metrics it already has,
@@ -145,15 +152,22 @@ func (p *pass) decide() outcome {
 	fetches, cancel := context.WithTimeout(metrics.WithAnswers(p.ctx), fetchBudget(p.period))
 	defer cancel()
 	for attempt := 1; ; attempt++ {
-		restore, mark := p.c.behavior.Checkpoint(p.key.String()), p.reports.mark()
-		out := p.decideOnce(fetches)
+		a := p.attempt()
+		out := a.decideOnce(fetches)
 		if !out.staleTarget || attempt == maxDecisions {
+			p.reports.keep(a.reports)
 			return p.settleZeroIntent(out)
 		}
 		p.logger.V(2).Info("The target changed since it was read; deciding again from a fresh read", "scaleTarget", p.reference, "attempt", attempt)
-		restore()
-		p.reports.discard(mark)
 	}
+}
+
+// attempt is the pass as one decision sees it: the same context, with
+// reports of its own, which decide keeps only if the decision stands.
+func (p *pass) attempt() *pass {
+	a := *p
+	a.reports = &reports{}
+	return &a
 }
 
 // decideOnce reads the target, chooses where to start, asks the metrics
@@ -181,15 +195,20 @@ func (p *pass) decideOnce(fetches context.Context) outcome {
 	conds = append(conds, rec.conds...)
 	if rec.stop {
 		// No count was decided: the target keeps its replicas.
+		// No count was decided: the target keeps its replicas, and the
+		// history takes only the first recommendation, if this is the
+		// HPA's first pass.
 		return outcome{conds: conds, observed: true, current: tgt.current, metrics: rec.statuses, answeredAt: answered,
-			wakeAt: rec.wakeAt, err: rec.err, stopped: true, decision: p.decision(tgt.current, tgt.current, rec.trace)}
+			wakeAt: rec.wakeAt, err: rec.err, stopped: true, decision: p.decision(tgt.current, tgt.current, rec.trace),
+			history: behavior.Effects{Initial: tgt.initial}}
 	}
-	final, normConds, constraints := p.normalize(tgt, rec.plan, answered)
-	out := p.apply(tgt, final, append(conds, normConds...), rec.statuses, rec.err)
+	norm := p.normalize(tgt, rec.plan, answered)
+	out := p.apply(tgt, norm.plan, append(conds, norm.conds...), rec.statuses, rec.err)
+	out.history.Recommendation = norm.recorded
 	out.answeredAt = answered
 	out.wakeAt = rec.wakeAt
-	out.rateLimited = rateLimited(normConds)
-	out.decision = p.decision(tgt.current, final.desired, rec.trace.with(constraints...))
+	out.rateLimited = rateLimited(norm.conds)
+	out.decision = p.decision(tgt.current, norm.plan.desired, rec.trace.with(norm.constraints...))
 	return out
 }
 
@@ -211,10 +230,11 @@ func (p *pass) stamp(t time.Time) time.Time {
 	return t
 }
 
-// record writes the outcome to status, makes the pass's reports and
-// returns the error of the pass.
+// record commits the outcome: its writes to the behavior history, then
+// status; it makes the pass's reports and returns the error of the pass.
 func (p *pass) record(out outcome) error {
 	defer p.flushReports()
+	p.c.behavior.Commit(p.key.String(), out.history)
 	if out.applied {
 		p.c.opts.Monitor.ObserveDesiredReplicas(p.ref(), out.desired)
 	}

@@ -29,6 +29,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	v2 "github.com/kube-hpa/kube-hpa/api/autoscaling/v2"
+	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/behavior"
 	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/condition"
 	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/monitor"
 )
@@ -38,6 +39,11 @@ type target struct {
 	scale   *autoscalingv1.Scale
 	gr      schema.GroupResource
 	current int32
+	// initial is the HPA's first recommendation (the current count, at the
+	// pass's start) when its behavior history is empty: normalization reads
+	// it, and the pass commits it with its decision, even one that ends
+	// before normalization, as upstream records it when it reads the scale.
+	initial behavior.Record
 }
 
 // readTarget reads the scale subresource of the HPA's target. When it
@@ -56,8 +62,8 @@ func (p *pass) readTarget() (target, *outcome) {
 	if err != nil {
 		return target{}, p.failGetScale(err, fmt.Errorf("failed to query scale subresource for %s: %w", p.reference, err))
 	}
-	p.c.behavior.RecordInitial(p.key.String(), scale.Spec.Replicas, p.now.Time)
-	return target{scale: scale, gr: gr, current: scale.Spec.Replicas}, nil
+	return target{scale: scale, gr: gr, current: scale.Spec.Replicas,
+		initial: p.c.behavior.Initial(p.key.String(), scale.Spec.Replicas, p.now.Time)}, nil
 }
 
 // succeededGetScale is the condition of a pass that read the target's scale.
@@ -112,7 +118,7 @@ func (p *pass) updateScale(tgt target, desired int32) error {
 // metrics are what the earlier steps decided, err the metrics' partial
 // failure, reported after the scale.
 func (p *pass) apply(tgt target, pl plan, conds []conditionEdit, metrics []v2.MetricStatus, err error) outcome {
-	out := outcome{conds: conds, current: tgt.current, metrics: metrics, err: err}
+	out := outcome{conds: conds, current: tgt.current, metrics: metrics, err: err, history: behavior.Effects{Initial: tgt.initial}}
 	if pl.desired == tgt.current {
 		p.logger.V(4).Info("Decided not to scale", "scaleTarget", p.reference, "desiredReplicas", pl.desired,
 			"lastScaleTime", ptr.Deref(p.hpa.Status.LastScaleTime, metav1.Time{}))
@@ -142,7 +148,7 @@ func (p *pass) apply(tgt target, pl plan, conds []conditionEdit, metrics []v2.Me
 		"the HPA controller was able to update the target scale to %d", pl.desired)))
 	p.event(corev1.EventTypeNormal, "SuccessfulRescale", "New size: %d; reason: %s", pl.desired, pl.reason)
 	out.scaledAt = p.stamp(p.c.opts.Clock.Now())
-	p.c.behavior.RecordScale(p.key.String(), p.hpa.Spec.Behavior.Native(), tgt.current, pl.desired, out.scaledAt)
+	out.history.Scale = p.c.behavior.Scale(p.hpa.Spec.Behavior.Native(), tgt.current, pl.desired, out.scaledAt)
 	p.logger.Info("Successfully rescaled", "currentReplicas", tgt.current, "desiredReplicas", pl.desired, "reason", pl.reason)
 	out.conds = append(out.conds, p.recordScaledToZero(tgt.current, pl.desired))
 	out.applied, out.desired, out.rescaled = true, pl.desired, true

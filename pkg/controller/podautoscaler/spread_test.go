@@ -30,6 +30,7 @@ import (
 	"k8s.io/client-go/scale"
 
 	v2 "github.com/kube-hpa/kube-hpa/api/autoscaling/v2"
+	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/behavior"
 	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/metrics/metricstest"
 )
 
@@ -273,7 +274,7 @@ func TestSpreadRequeue(t *testing.T) {
 			h.drainQueue()
 			h.clock.Step(tc.start)
 			if tc.recentScaleUp {
-				h.c.behavior.RecordScale(h.key(testHPAName).String(), hpa.Spec.Behavior.Native(), 2, 3, time.Time{})
+				h.c.behavior.Commit(h.key(testHPAName).String(), behavior.Effects{Scale: h.c.behavior.Scale(hpa.Spec.Behavior.Native(), 2, 3, time.Time{})})
 			}
 			h.c.queue.Add(h.key(testHPAName))
 			q := recordQueue(h)

@@ -28,6 +28,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	v2 "github.com/kube-hpa/kube-hpa/api/autoscaling/v2"
+	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/behavior"
 	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/condition"
 	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/monitor"
 	"github.com/kube-hpa/kube-hpa/pkg/features"
@@ -71,6 +72,10 @@ type outcome struct {
 	// decision is the pass's decision trace (decision.go); nil keeps the
 	// stored one.
 	decision *v2.HorizontalPodAutoscalerScaleDecision
+	// history is what the decision writes to the HPA's behavior history
+	// (its first recommendation, the recommendation it stabilized, its
+	// scale event), with the times they carry; record commits it.
+	history behavior.Effects
 }
 
 // conditionEdit sets cond, or with remove drops the condition of its type,

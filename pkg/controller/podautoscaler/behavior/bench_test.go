@@ -46,12 +46,12 @@ func BenchmarkNormalizeWithBehavior(b *testing.B) {
 		clk.SetTime(clk.Now().Add(time.Second))
 		in.Recommendation = int32(20 + i%60)
 		if i%2 == 0 {
-			s.RecordScale(in.Key, behavior, 50, int32(49+2*(i%4/2)), time.Time{})
+			s.Commit(in.Key, Effects{Scale: s.Scale(behavior, 50, int32(49+2*(i%4/2)), time.Time{})})
 		}
 	}
 	for i := range windowSeconds {
 		tick(i)
-		s.Normalize(in)
+		normalized(s, in)
 	}
 	st := s.state(testKey)
 	b.Logf("history: %d recommendations, %d scale-ups, %d scale-downs", len(st.recommendations), len(st.scaleUps), len(st.scaleDowns))
@@ -60,7 +60,7 @@ func BenchmarkNormalizeWithBehavior(b *testing.B) {
 	for i := 0; b.Loop(); i++ {
 		clk.SetTime(clk.Now().Add(time.Second))
 		in.Recommendation = int32(20 + i%60)
-		s.Normalize(in)
+		normalized(s, in)
 	}
 }
 
@@ -74,12 +74,12 @@ func BenchmarkNormalizeLegacy(b *testing.B) {
 	for i := range 300 {
 		clk.SetTime(clk.Now().Add(time.Second))
 		in.Recommendation = int32(20 + i%60)
-		s.Normalize(in)
+		normalized(s, in)
 	}
 	b.ResetTimer()
 	for i := 0; b.Loop(); i++ {
 		clk.SetTime(clk.Now().Add(time.Second))
 		in.Recommendation = int32(20 + i%60)
-		s.Normalize(in)
+		normalized(s, in)
 	}
 }

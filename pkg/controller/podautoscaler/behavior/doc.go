@@ -39,6 +39,12 @@ limitations under the License.
 //     scale-up and minReplicas a scale-down. Unset rule fields take
 //     upstream's defaults (api/autoscaling/v2.ScaleUpRules, ScaleDownRules).
 //
+// Reading and writing the histories are apart: Normalize, Initial and Scale
+// write nothing, they return the Records of what to write (with the times
+// they would have been written at), and the caller commits them
+// (Store.Commit) once the decision they belong to stands. A decision the
+// caller abandons so leaves no trace.
+//
 // Reasons and messages of the conditions are upstream's, word for word,
 // since users and alerts match on them.
 //

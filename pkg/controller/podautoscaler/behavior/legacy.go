@@ -32,23 +32,22 @@ const (
 // stabilization over the flag's window, then the fixed scale-up limit and
 // the bounds.
 func (s *Store) normalizeLegacy(st *hpaState, in Input) Result {
-	stabilized := s.stabilizeLegacy(st, in.Recommendation, s.timeOf(in.Now))
+	stabilized, recorded := s.stabilizeLegacy(st.recommendationsWith(in.Initial), in.Recommendation, s.timeOf(in.Now))
 	replicas, why := legacyLimits(in.CurrentReplicas, stabilized, in.MinReplicas, in.MaxReplicas)
-	return result(in, stabilized, scaleDownStabilized, replicas, why)
+	return result(in, stabilized, scaleDownStabilized, replicas, why, recorded)
 }
 
 // stabilizeLegacy returns the highest recommendation of the downscale
-// window ending now, this one included, and records this one at now.
-func (s *Store) stabilizeLegacy(st *hpaState, recommendation int32, now time.Time) int32 {
+// window ending now, this one included, and the Record of this one at now.
+func (s *Store) stabilizeLegacy(h recommendationHistory, recommendation int32, now time.Time) (int32, Record) {
 	since := now.Add(-s.downscaleWindow)
 	stabilized := recommendation
 	// A window of zero holds nothing back: upstream's wall clock has always
 	// moved on since an earlier pass, an injected clock may not have.
 	if s.downscaleWindow > 0 {
-		stabilized = st.recommendations.highestFrom(since, recommendation)
+		stabilized = h.highestFrom(since, recommendation)
 	}
-	st.recommendations.add(recommendation, now, since)
-	return stabilized
+	return stabilized, recommendationAt(recommendation, now, since)
 }
 
 // legacyLimits clamps desired to [min, upper], where upper is the lower of

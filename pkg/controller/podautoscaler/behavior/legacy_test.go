@@ -99,7 +99,7 @@ func TestNormalizeLegacy(t *testing.T) {
 			want: 2, wantAble: ready(), wantLimited: within(),
 		},
 		{
-			name: "RecordInitial keeps an existing history", flagWindow: window,
+			name: "Initial keeps an existing history", flagWindow: window,
 			history: []past{recommended(2*time.Minute, 3, 3), initial(time.Minute, 7)},
 			current: 3, recommendation: 2, min: 1,
 			want: 3, stabilized: ptr.To[int32](3), wantAble: downStabilized(), wantLimited: within(),

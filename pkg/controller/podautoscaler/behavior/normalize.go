@@ -44,6 +44,9 @@ type Input struct {
 	// at it, and the recommendation is recorded at it. Zero means the
 	// Store's clock.
 	Now time.Time
+	// Initial is the HPA's first recommendation (Store.Initial) that the
+	// caller has yet to commit: Normalize reads it as if it were recorded.
+	Initial Record
 }
 
 // Result is the outcome of Normalize.
@@ -55,12 +58,16 @@ type Result struct {
 	Stabilized int32
 	// Conditions are AbleToScale and ScalingLimited, in that order.
 	Conditions []condition.Condition
+	// Recommendation records the recommendation (as given, before
+	// stabilization) for later calls, once committed (Store.Commit).
+	Recommendation Record
 }
 
 // Normalize turns in.Recommendation into the replica count to apply: it
 // stabilizes it against the HPA's recent recommendations, limits the rate of
-// change, and clamps it to the HPA's bounds. It records the recommendation
-// (as given, before stabilization) for later calls.
+// change, and clamps it to the HPA's bounds. It writes nothing: the
+// recommendation to record is in the Result, for the caller to commit once
+// its decision stands.
 //
 // The caller still owns two rules of upstream's reconcile: it does not call
 // Normalize when the current replicas are outside [MinReplicas, MaxReplicas]
@@ -77,10 +84,11 @@ func (s *Store) Normalize(in Input) Result {
 }
 
 // result assembles a Result and its conditions.
-func result(in Input, stabilized int32, stabilizedWhy verdict, replicas int32, limitWhy verdict) Result {
+func result(in Input, stabilized int32, stabilizedWhy verdict, replicas int32, limitWhy verdict, recorded Record) Result {
 	return Result{
-		Replicas:   replicas,
-		Stabilized: stabilized,
+		Replicas:       replicas,
+		Stabilized:     stabilized,
+		Recommendation: recorded,
 		Conditions: []condition.Condition{
 			stabilizationCondition(in.Recommendation, stabilized, stabilizedWhy),
 			limitCondition(stabilized, replicas, limitWhy),

@@ -22,26 +22,21 @@ import (
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 )
 
-// RecordScale records that the controller changed the replicas of the HPA
-// with this key from prev to next at the time at (zero: the Store's
-// clock), for the rate policies of later calls to Normalize. Without
-// spec.behavior there are no policies to feed, and nothing is recorded;
-// neither is a change of zero replicas. Each direction keeps its events as
+// Scale is the scale event of the controller changing an HPA's replicas
+// from prev to next at the time at (zero: the Store's clock), for the rate
+// policies of later calls to Normalize once committed. Without
+// spec.behavior there are no policies to feed, and it is the zero Record;
+// so is a change of zero replicas. Each direction keeps its events as
 // upstream does (see eventHistory): by the longest policy period of that
 // direction alone.
-func (s *Store) RecordScale(key string, behavior *autoscalingv2.HorizontalPodAutoscalerBehavior, prev, next int32, at time.Time) {
+func (s *Store) Scale(behavior *autoscalingv2.HorizontalPodAutoscalerBehavior, prev, next int32, at time.Time) Record {
 	if behavior == nil || prev == next {
-		return
+		return Record{}
 	}
 	now := s.timeOf(at)
 	change := int64(next) - int64(prev)
-
-	st := s.state(key)
-	st.mu.Lock()
-	defer st.mu.Unlock()
 	if change > 0 {
-		st.scaleUps.add(change, now, now.Add(-longestPeriod(scaleUpRules(behavior))))
-	} else {
-		st.scaleDowns.add(-change, now, now.Add(-longestPeriod(scaleDownRules(behavior, s.downscaleWindow))))
+		return Record{kind: scaleUpRecord, change: change, at: now, staleAt: now.Add(-longestPeriod(scaleUpRules(behavior)))}
 	}
+	return Record{kind: scaleDownRecord, change: -change, at: now, staleAt: now.Add(-longestPeriod(scaleDownRules(behavior, s.downscaleWindow)))}
 }

@@ -24,28 +24,27 @@ func (s *Store) normalizeWithBehavior(st *hpaState, in Input) Result {
 	up := scaleUpRules(in.Behavior)
 	down := scaleDownRules(in.Behavior, s.downscaleWindow)
 	now := s.timeOf(in.Now)
-	stabilized, why := stabilize(&st.recommendations, in, up.window, down.window, now)
+	stabilized, why, recorded := stabilize(st.recommendationsWith(in.Initial), in, up.window, down.window, now)
 	replicas, limitWhy := rateLimits(st, in, stabilized, up, down, now)
-	return result(in, stabilized, why, replicas, limitWhy)
+	return result(in, stabilized, why, replicas, limitWhy, recorded)
 }
 
 // stabilize moves the current replicas towards the recommendation no
 // further than the recent recommendations allow: up to at most the lowest
 // recommendation of the scale-up window, down to at least the highest one
-// of the scale-down window. It records the recommendation and returns the
-// stabilized count with the AbleToScale reason for a change.
-func stabilize(h *recommendationHistory, in Input, upWindow, downWindow time.Duration, now time.Time) (int32, verdict) {
+// of the scale-down window. It returns the stabilized count with the
+// AbleToScale reason for a change, and the Record of the recommendation.
+func stabilize(h recommendationHistory, in Input, upWindow, downWindow time.Duration, now time.Time) (int32, verdict, Record) {
 	upSince := now.Add(-upWindow)
 	downSince := now.Add(-downWindow)
 	floor := h.lowestSince(upSince, in.Recommendation)
 	ceiling := h.highestSince(downSince, in.Recommendation)
 	stabilized := min(max(in.CurrentReplicas, floor), ceiling)
-	h.add(in.Recommendation, now, earliest(upSince, downSince))
-
+	recorded := recommendationAt(in.Recommendation, now, earliest(upSince, downSince))
 	if in.Recommendation >= in.CurrentReplicas {
-		return stabilized, scaleUpStabilized
+		return stabilized, scaleUpStabilized, recorded
 	}
-	return stabilized, scaleDownStabilized
+	return stabilized, scaleDownStabilized, recorded
 }
 
 func earliest(a, b time.Time) time.Time {

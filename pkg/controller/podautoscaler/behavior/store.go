@@ -76,18 +76,20 @@ func (s *Store) Forget(key string) {
 	delete(s.states, key)
 }
 
-// RecordInitial records the current replica count as the HPA's first
-// recommendation, at the time at (zero: the Store's clock), unless the HPA
-// already has a history. Right after the controller starts, this keeps a
+// Initial is the HPA's first recommendation: the current replica count,
+// at the time at (zero: the Store's clock), when the HPA has no history
+// yet, else the zero Record. Right after the controller starts, it keeps a
 // scale-down waiting for a full stabilization window instead of acting on
-// the first, lone sample.
-func (s *Store) RecordInitial(key string, currentReplicas int32, at time.Time) {
+// the first, lone sample. Normalize counts it (Input.Initial) before it is
+// committed.
+func (s *Store) Initial(key string, currentReplicas int32, at time.Time) Record {
 	st := s.state(key)
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	if st.recommendations.empty() {
-		st.recommendations.add(currentReplicas, s.timeOf(at), time.Time{})
+	if !st.recommendations.empty() {
+		return Record{}
 	}
+	return Record{kind: initialRecord, replicas: currentReplicas, at: s.timeOf(at)}
 }
 
 // timeOf is the time of a record made at at: at, or the Store's clock's

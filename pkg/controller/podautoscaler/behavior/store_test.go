@@ -84,7 +84,7 @@ func TestHistoryRetention(t *testing.T) {
 		},
 		{
 			scenario: scenario{
-				name:     "RecordScale without behavior records nothing",
+				name:     "Scale without behavior records nothing",
 				behavior: nil,
 				history:  []past{scaled(0, 1, 5), scaled(0, 5, 1)},
 			},
@@ -92,7 +92,7 @@ func TestHistoryRetention(t *testing.T) {
 		},
 		{
 			scenario: scenario{
-				name:     "RecordScale of an unchanged count records nothing",
+				name:     "Scale of an unchanged count records nothing",
 				behavior: defaults(),
 				history:  []past{scaled(0, 4, 4)},
 			},
@@ -123,7 +123,7 @@ func TestHistoryRetention(t *testing.T) {
 		},
 		{
 			scenario: scenario{
-				name:    "RecordInitial records once",
+				name:    "Initial records once",
 				history: []past{initial(time.Minute, 3), initial(0, 5)},
 			},
 			want: lengths{1, 0, 0},
@@ -169,9 +169,9 @@ func TestStoreConcurrentUse(t *testing.T) {
 		wg.Go(func() {
 			own := Input{Key: "ns/own-" + string(rune('a'+w)), Behavior: shared, CurrentReplicas: 1, Recommendation: 3, MaxReplicas: 10}
 			for i := range events {
-				s.RecordScale(testKey, shared, int32(i), int32(i+1), time.Time{})
-				s.Normalize(own)
-				s.RecordInitial(own.Key, 1, time.Time{})
+				s.Commit(testKey, Effects{Scale: s.Scale(shared, int32(i), int32(i+1), time.Time{})})
+				normalized(s, own)
+				s.Commit(own.Key, Effects{Initial: s.Initial(own.Key, 1, time.Time{})})
 				if i == events/2 {
 					s.Forget(own.Key)
 				}
@@ -195,7 +195,7 @@ func TestNormalizeDoesNotChangeTheBehavior(t *testing.T) {
 	b := with(rules(nil, "", pods(1, 60)), rules(nil, ""))
 	s := NewStore(Options{Clock: testingclock.NewFakePassiveClock(now()), DownscaleStabilizationWindow: time.Minute})
 	s.Normalize(Input{Key: testKey, Behavior: b, CurrentReplicas: 3, Recommendation: 5, MaxReplicas: 10})
-	s.RecordScale(testKey, b, 3, 4, time.Time{})
+	s.Scale(b, 3, 4, time.Time{})
 	if b.ScaleUp.SelectPolicy != nil || b.ScaleUp.StabilizationWindowSeconds != nil ||
 		b.ScaleDown.SelectPolicy != nil || b.ScaleDown.StabilizationWindowSeconds != nil || b.ScaleDown.Policies != nil {
 		t.Errorf("behavior was changed: up %+v, down %+v", *b.ScaleUp, *b.ScaleDown)
