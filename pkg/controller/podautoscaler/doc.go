@@ -25,7 +25,10 @@ limitations under the License.
 // A pass is a pipeline of values (reconcile.go): checkSpec, then decide
 // (readTarget -> startingPoint -> recommend -> normalize -> apply), each step
 // returning its result and the condition changes it decided; record then
-// writes the outcome to status, in one place (status.go). Everything about
+// commits the outcome, in one place: its writes to the behavior history
+// (the first recommendation, the stabilized one, the scale event, as
+// behavior.Effects) and status (status.go). A decision that decide abandons
+// (its scale write conflicted) so leaves nothing behind. Everything about
 // zero replicas is in zero.go, the evaluation of one metric in evaluate.go.
 //
 // The one status write before the record is a scale to zero's intent:

@@ -194,7 +194,6 @@ func (p *pass) decideOnce(fetches context.Context) outcome {
 	answered := p.stamp(p.c.opts.Clock.Now())
 	conds = append(conds, rec.conds...)
 	if rec.stop {
-		// No count was decided: the target keeps its replicas.
 		// No count was decided: the target keeps its replicas, and the
 		// history takes only the first recommendation, if this is the
 		// HPA's first pass.
