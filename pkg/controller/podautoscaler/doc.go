@@ -23,7 +23,7 @@ limitations under the License.
 // this package keeps the queue and wires them into one pass over one HPA.
 //
 // A pass is a pipeline of values (reconcile.go): checkSpec, then decide
-// (readTarget -> startingPoint -> recommend -> normalize -> apply), each step
+// (readTarget -> startFrom -> recommend -> normalize -> apply), each step
 // returning its result and the condition changes it decided; record then
 // commits the outcome, in one place: its writes to the behavior history
 // (the first recommendation, the stabilized one, the scale event, as
@@ -37,9 +37,24 @@ limitations under the License.
 // write fails or whatever process dies in between (zero_intent.go says why
 // this way and not the target's managedFields).
 //
-// A pass holds its worker for at most a quarter of its period: one that
-// runs longer goes on in the slow lane, off the workers, and while a
-// namespace or a metrics source has a pass there its HPAs hold at most half
-// of the workers (slowlane.go, docs/slow-providers.md). One tenant's hanging
-// provider so never holds another tenant's workers.
+// The nouns of a pass, one type each:
+//   - target: the scale of the HPA's target as the pass read it;
+//   - startingPoint: what the target's count decides before any metric is
+//     asked (a count out of range, a target at zero), or a request for the
+//     metrics;
+//   - proposal: one metric's replica count (or its fallback, or its error);
+//   - recommendation: the proposals combined, the largest valid one;
+//   - plan: the count the pass means to apply and why, once normalized;
+//   - outcome: everything the pass decided, which record commits;
+//   - trace: why, as the decision trace in status explains it.
+//
+// A time of the pass is its now (its start), or its stamp (reconcile.go).
+//
+// A pass holds its worker for at most a quarter of its period, 250 ms when
+// its flow (its namespace's or its metrics source's passes) is hot: one
+// that runs longer goes on in the slow lane, off the workers. A hot flow
+// borrows idle workers but always leaves one free, and stays hot a period
+// after its last pass in the lane; an HPA turned away waits there and is
+// handed back when a worker frees (slowlane.go, docs/slow-providers.md).
+// One tenant's hanging provider so never holds another tenant's workers.
 package podautoscaler

@@ -179,7 +179,7 @@ func (p *pass) decideOnce(fetches context.Context) outcome {
 	if unreadable != nil {
 		return *unreadable
 	}
-	start := p.startingPoint(tgt)
+	start := p.startFrom(tgt)
 	// Room for every condition a pass may set, so that the steps' changes
 	// are gathered without regrowing.
 	conds := make([]conditionEdit, 0, 8)

@@ -27,9 +27,10 @@ type plan struct {
 	reason  string
 }
 
-// start is where a pass starts from: either a plan that needs no metric
-// (with the fallback history such a pass keeps), or a request for metrics.
-type start struct {
+// startingPoint is where a pass starts from: either a plan that needs no
+// metric (with the fallback history such a pass keeps), or a request for
+// metrics.
+type startingPoint struct {
 	plan
 	needsMetrics bool
 	conds        []conditionEdit
@@ -38,11 +39,11 @@ type start struct {
 	trace trace
 }
 
-// startingPoint handles the cases that need no metrics: a target outside
+// startFrom handles the cases that need no metrics: a target outside
 // [minReplicas, maxReplicas] is brought back into range, and a target at
 // zero replicas is paused unless this controller put it there.
-func (p *pass) startingPoint(tgt target) start {
-	s := start{conds: p.forgetOwnZero(tgt.current)}
+func (p *pass) startFrom(tgt target) startingPoint {
+	s := startingPoint{conds: p.forgetOwnZero(tgt.current)}
 	switch {
 	case tgt.current == 0:
 		return p.atZero(s)
@@ -61,7 +62,7 @@ func (p *pass) startingPoint(tgt target) start {
 
 // keepHistory adds to s the fallback history that a pass asking no metric
 // carries over, with the target at current replicas.
-func (p *pass) keepHistory(s start, current int32) start {
+func (p *pass) keepHistory(s startingPoint, current int32) startingPoint {
 	kept, cond := p.keepFallbackHistory(current)
 	s.metrics = kept
 	s.conds = append(s.conds, cond)

@@ -35,7 +35,7 @@ import (
 const reasonBelowMin = "Current number of replicas below Spec.MinReplicas"
 
 // atZero decides the start of a pass whose target is at zero replicas.
-func (p *pass) atZero(s start) start {
+func (p *pass) atZero(s startingPoint) startingPoint {
 	if p.mayScaleFromZero() {
 		s.needsMetrics = true
 		return s
