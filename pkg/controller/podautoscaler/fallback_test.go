@@ -34,6 +34,14 @@ import (
 	"github.com/kube-hpa/kube-hpa/pkg/features"
 )
 
+// The tests of a pass's fallback (fallback.go), by subject: this file has
+// its lifecycle, the failures that count, its combination with other
+// metrics, the gate, zero replicas, events and series; fallback_entries_test
+// the status entries that carry the failure history, fallback_history_test
+// that history across early exits and huge durations, fallback_strategy_test
+// the strategies, fallback_wake_test the deadline and the wake-up a pass asks
+// for. A new test goes in the file of its subject.
+
 // KEP-5679's example: queue_depth falls back to 10 replicas after 3m0s.
 const activatedQueueDepth = "Normal ExternalMetricFallbackActivated Fallback activated for external metric 'queue_depth' after 3m0s of consecutive failures, using fallback replica count: 10"
 

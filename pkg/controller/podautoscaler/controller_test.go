@@ -22,7 +22,6 @@ import (
 	"fmt"
 	"math"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -32,96 +31,9 @@ import (
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/tools/cache"
-	"k8s.io/client-go/util/workqueue"
 
 	v2 "github.com/kube-hpa/kube-hpa/api/autoscaling/v2"
 )
-
-// The loop tests drive the queue, the informer handlers and Run. Time in
-// the queue is the fake clock's: a test steps it and waits (in real time,
-// briefly) for the queue's goroutine to move due items to the ready list.
-
-// recordingQueue wraps the controller's queue and records the calls that
-// schedule or forget a key, so that a test can tell which path ran.
-type recordingQueue struct {
-	workqueue.TypedRateLimitingInterface[hpaKey]
-	mu    sync.Mutex
-	calls []string
-}
-
-func (q *recordingQueue) record(format string, args ...any) {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	q.calls = append(q.calls, fmt.Sprintf(format, args...))
-}
-
-func (q *recordingQueue) Add(key hpaKey) {
-	q.record("Add %s", key)
-	q.TypedRateLimitingInterface.Add(key)
-}
-
-func (q *recordingQueue) AddRateLimited(key hpaKey) {
-	q.record("AddRateLimited %s", key)
-	q.TypedRateLimitingInterface.AddRateLimited(key)
-}
-
-func (q *recordingQueue) AddAfter(key hpaKey, d time.Duration) {
-	q.record("AddAfter %s %v", key, d)
-	q.TypedRateLimitingInterface.AddAfter(key, d)
-}
-
-func (q *recordingQueue) Forget(key hpaKey) {
-	q.record("Forget %s", key)
-	q.TypedRateLimitingInterface.Forget(key)
-}
-
-func (q *recordingQueue) recorded() []string {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	return append([]string(nil), q.calls...)
-}
-
-// recordQueue installs a recordingQueue in h's controller.
-func recordQueue(h *harness) *recordingQueue {
-	q := &recordingQueue{TypedRateLimitingInterface: h.c.queue}
-	h.c.queue = q
-	return q
-}
-
-// waitReady steps the fake clock by step until the queue holds want ready
-// items, giving the queue's goroutine time to react after each step, and
-// fails after a few seconds of real time.
-func waitReady(t *testing.T, h *harness, want int, step time.Duration) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		react := time.Now().Add(100 * time.Millisecond)
-		for h.c.queue.Len() < want && time.Now().Before(react) {
-			time.Sleep(time.Millisecond)
-		}
-		if h.c.queue.Len() >= want {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("queue length = %d after the clock moved %v, want %d", h.c.queue.Len(), h.clock.Since(testStart), want)
-		}
-		h.clock.Step(step)
-	}
-}
-
-// checkReadyAfter checks that the fake clock moved about d (from testStart)
-// before a key became ready: never less, and at most one step more, since
-// the queue may set its timer a step late when the clock moves while it
-// computes the timer.
-func checkReadyAfter(t *testing.T, h *harness, d, step time.Duration) {
-	t.Helper()
-	if moved := h.clock.Since(testStart); moved < d || moved > d+step {
-		t.Errorf("key became ready %v after the start, want %v", moved, d)
-	}
-}
-
-// settle gives the queue's goroutine time to act on what is due.
-func settle() { time.Sleep(20 * time.Millisecond) }
 
 func TestLoopOnAdd(t *testing.T) {
 	t.Run("a new HPA is registered and queued at once, as v1.37", func(t *testing.T) {
