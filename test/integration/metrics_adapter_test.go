@@ -28,7 +28,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -305,27 +304,6 @@ func startMetricsAdapter(ctx context.Context, t *testing.T, cluster *localcluste
 		t.Fatalf("waiting for the metrics adapter to be ready: %v\n%s", err, log)
 	}
 	return a
-}
-
-// startWithParentDeathSignal starts cmd from a thread that lives until the
-// returned stop is called, with SIGKILL as its parent-death signal: Linux
-// sends it when the forking thread ends, so the adapter dies with a test
-// binary that panics or times out, and never before stop.
-func startWithParentDeathSignal(t *testing.T, cmd *exec.Cmd) (stop func()) {
-	t.Helper()
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
-	started := make(chan error)
-	done := make(chan struct{})
-	go func() {
-		// Never unlocked: the thread ends with this goroutine.
-		runtime.LockOSThread()
-		started <- cmd.Start()
-		<-done
-	}()
-	if err := <-started; err != nil {
-		t.Fatalf("starting %s: %v", cmd.Path, err)
-	}
-	return func() { close(done) }
 }
 
 // buildMetricsAdapter runs hack/build-upstream.sh metrics-adapter, so that

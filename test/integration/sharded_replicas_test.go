@@ -98,6 +98,9 @@ type replicaProcess struct {
 	name string
 	cmd  *exec.Cmd
 	log  string
+	// stop ends the thread that started it (startWithParentDeathSignal),
+	// once it has been waited for.
+	stop func()
 }
 
 func runShardedReplicas(t *testing.T, cluster *localcluster.Cluster, binary string, gate bool) {
@@ -134,14 +137,13 @@ func runShardedReplicas(t *testing.T, cluster *localcluster.Cluster, binary stri
 			"--leader-elect-retry-period="+replicaRetry.String(), "--horizontal-pod-autoscaler-sync-period="+replicaSync.String(),
 			"--secure-port=0", "-v=4")
 		p.cmd.Stdout, p.cmd.Stderr = out, out
-		if err := p.cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
+		p.stop = startWithParentDeathSignal(t, p.cmd)
 		return p
 	}
 	replicas := []*replicaProcess{start("a"), start("b"), start("c")}
 	t.Cleanup(func() {
 		for _, p := range replicas {
+			defer p.stop()
 			if p.cmd.ProcessState != nil {
 				continue // the killed one
 			}
