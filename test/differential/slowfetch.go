@@ -34,7 +34,7 @@ import (
 // that waited moves its next one by the wait, where kube-hpa's spread
 // slots stay put and steps would no longer land between the same passes
 // in both worlds. Without spreading kube-hpa's period counts from the
-// pass's end too (schedule.go's requeue), so both keep one pace, drifting
+// pass's end too (cadence.Rules.AfterPass), so both keep one pace, drifting
 // by the delay at every pass.
 //
 // One metric only, the HPA's last, whose fetch no other metric of the HPA

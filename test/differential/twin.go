@@ -28,7 +28,7 @@ import (
 // the first HPA: the same names and selector, so that kube-hpa's shared
 // fetch (metrics.NewSharedExternal) serves both from one fetch; its first
 // External metric is the first HPA's, so that both have one slot
-// (spread.go). The faults of a sequence stay on the first HPA.
+// (package cadence). The faults of a sequence stay on the first HPA.
 type twin struct {
 	// Min is spec.minReplicas; -1 leaves it unset.
 	Min, Max int32

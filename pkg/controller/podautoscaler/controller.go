@@ -40,6 +40,7 @@ import (
 
 	v2 "github.com/kube-hpa/kube-hpa/api/autoscaling/v2"
 	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/behavior"
+	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/cadence"
 	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/calculator"
 	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/fallback"
 	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/metrics"
@@ -108,7 +109,7 @@ type Options struct {
 	// SpreadReconciles (--horizontal-pod-autoscaler-spread-reconciles)
 	// reconciles a new HPA at once and then each HPA at a stable offset
 	// within its period, instead of all HPAs listed together one period
-	// after their last pass (spread.go). Off is upstream's timing.
+	// after their last pass (package cadence). Off is upstream's timing.
 	SpreadReconciles bool
 	// InScope, when set, limits the controller to the HPAs of the
 	// namespaces it accepts: a sharded replica's namespaces. The HPAs of
@@ -177,8 +178,9 @@ type Controller struct {
 	selectors  *selectorIndex
 	calculator *calculator.Calculator
 	behavior   *behavior.Store
-	// panicBackoff spaces the passes of an HPA whose passes panic (panic.go).
-	panicBackoff workqueue.TypedRateLimiter[hpaKey]
+	// rules say when each HPA is due (package cadence); schedule writes
+	// their answers to the queue.
+	rules cadence.Rules
 	// passes remembers each HPA's last pass (pacing.go).
 	passes *passLog
 	// lane moves slow passes off the workers and bounds the workers
@@ -206,20 +208,25 @@ func New(opts Options) (*Controller, error) {
 			fixedIntervalLimiter{interval: opts.SyncPeriod},
 			workqueue.TypedRateLimitingQueueConfig[hpaKey]{Name: "horizontalpodautoscaler", Clock: opts.Clock, MetricsProvider: opts.QueueMetrics},
 		),
-		podLister:    podrecord.NewLister(opts.PodInformer.Informer().GetIndexer()),
-		synced:       []cache.InformerSynced{opts.PodInformer.Informer().HasSynced},
-		selectors:    newSelectorIndex(),
-		panicBackoff: newPanicBackoff(opts.SyncPeriod),
-		passes:       newPassLog(),
-		consistency:  newWrittenVersions(),
+		podLister:   podrecord.NewLister(opts.PodInformer.Informer().GetIndexer()),
+		synced:      []cache.InformerSynced{opts.PodInformer.Informer().HasSynced},
+		selectors:   newSelectorIndex(),
+		passes:      newPassLog(),
+		consistency: newWrittenVersions(),
 		behavior: behavior.NewStore(behavior.Options{
 			Clock:                        opts.Clock,
 			DownscaleStabilizationWindow: opts.DownscaleStabilizationWindow,
 		}),
 	}
+	c.rules = cadence.Rules{
+		Period:             opts.SyncPeriod,
+		Spread:             opts.SpreadReconciles,
+		ConfigurablePeriod: opts.Gates.Enabled(features.HPAConfigurableSyncPeriod),
+		Generation:         opts.Gates.Enabled(features.HPAGeneration),
+	}
 	// An HPA the slow lane turned away comes back as soon as a worker
 	// frees (slowlane.go).
-	c.lane = newSlowLane(1, opts.Clock, func(key hpaKey) { c.queue.Add(key) })
+	c.lane = newSlowLane(1, opts.Clock, func(key hpaKey) { c.schedule(key, c.rules.Woken(c.opts.Clock.Now())) })
 	c.calculator = calculator.New(calculator.Options{
 		// Errors are marked where they come from: the fallback counts the
 		// external provider's failures, the decision trace tells failed
@@ -302,14 +309,14 @@ func (c *Controller) HasSynced() bool {
 	return true
 }
 
-// onAdd registers and queues an HPA the informer delivered (schedule.go
+// onAdd registers and queues an HPA the informer delivered (package cadence
 // says when it is due).
 func (c *Controller) onAdd(source int, obj any) {
 	key, ok := c.keyInScope(source, obj)
 	if !ok {
 		return
 	}
-	c.enqueueNew(key)
+	c.schedule(key, c.rules.OnAdd(c.opts.Clock.Now()))
 	c.register(key)
 }
 
@@ -319,7 +326,7 @@ func (c *Controller) onUpdate(source int, old, cur any) {
 	if !ok {
 		return
 	}
-	c.enqueueUpdate(key, old, cur)
+	c.schedule(key, c.rules.OnUpdate(c.cadenceOf(key, cur), updateOf(old, cur), c.opts.Clock.Now()))
 	c.register(key)
 }
 
@@ -350,7 +357,7 @@ func (c *Controller) onDelete(source int, obj any) {
 		return
 	}
 	c.queue.Forget(key)
-	c.enqueueDeleted(key)
+	c.schedule(key, c.rules.OnDelete(c.opts.Clock.Now()))
 	if c.selectors.remove(key) {
 		c.opts.Monitor.SetHPACount(c.selectors.len())
 	}
@@ -453,7 +460,7 @@ func (c *Controller) runPass(ctx context.Context, key hpaKey, found hpaLookup, h
 	// pkg/goroutine, which counts it.
 	defer func() {
 		if r := recover(); r != nil {
-			c.requeueAfterPanic(key)
+			c.schedule(key, c.rules.AfterPass(cadence.Pass{Ending: cadence.Panicked, Panics: c.passes.panicked(key)}, c.opts.Clock.Now()))
 			panic(r)
 		}
 	}()
@@ -472,37 +479,29 @@ func (c *Controller) runPass(ctx context.Context, key hpaKey, found hpaLookup, h
 	if err != nil {
 		utilruntime.HandleErrorWithContext(ctx, err, "Reconciling HPA failed", "key", key)
 	}
+	pass := cadence.Pass{HPA: next.hpa, Start: next.last.start, End: end, Paced: next.last.paced, WakeAt: next.last.wakeAt}
 	var panicked errPanic
 	var stale errStaleCache
 	switch {
 	case errors.As(err, &stale):
-		// No pass was made: as upstream, the HPA comes back a period
-		// later, by when the watch has delivered the write.
+		pass.Ending = cadence.StaleCache
 		c.opts.Monitor.ObserveStaleSyncSkip(stale.resource.Group, stale.resource.Resource)
-		c.queue.AddAfter(key, next.period)
 	case deleted:
-		c.panicBackoff.Forget(key)
+		pass.Ending = cadence.Deleted
 		c.passes.forget(key)
 	case errors.As(err, &panicked):
-		c.requeueAfterPanic(key)
+		pass.Ending, pass.Panics = cadence.Panicked, c.passes.panicked(key)
 	default:
 		// Every HPA comes back after its sync period, whether this pass
 		// failed or not.
-		c.panicBackoff.Forget(key)
 		c.passes.ended(key, end, passSpeedOf(hold, next, end))
-		c.requeue(key, next)
 	}
-}
-
-// requeueAt asks for a reconcile of key no later than at, for a deadline
-// (a fallback becoming due) that falls before the next period.
-func (c *Controller) requeueAt(key hpaKey, at time.Time) {
-	c.queue.AddAfter(key, max(at.Sub(c.opts.Clock.Now()), 0))
+	c.schedule(key, c.rules.AfterPass(pass, c.opts.Clock.Now()))
 }
 
 // reconcileKey reconciles the HPA of key, or forgets it when it is gone.
 // next says when it is due again.
-func (c *Controller) reconcileKey(ctx context.Context, key hpaKey) (next cadence, deleted bool, err error) {
+func (c *Controller) reconcileKey(ctx context.Context, key hpaKey) (next turn, deleted bool, err error) {
 	return c.reconcileFound(ctx, key, c.lookUp(key))
 }
 
@@ -521,20 +520,20 @@ func (c *Controller) lookUp(key hpaKey) hpaLookup {
 }
 
 // reconcileFound is reconcileKey with the HPA looked up already.
-func (c *Controller) reconcileFound(ctx context.Context, key hpaKey, found hpaLookup) (next cadence, deleted bool, err error) {
+func (c *Controller) reconcileFound(ctx context.Context, key hpaKey, found hpaLookup) (next turn, deleted bool, err error) {
 	source := c.opts.Sources[key.source]
 	hpa, exists, err := found.hpa, found.exists, found.err
 	if err != nil {
-		return c.cadenceOf(key, nil), false, err
+		return turn{hpa: c.cadenceOf(key, nil)}, false, err
 	}
 	if !exists {
 		klog.FromContext(ctx).Info("HPA has been deleted", "hpa", klog.KRef(key.namespace, key.name), "kind", source.Name())
 		c.consistency.forget(key)
 		c.behavior.Forget(key.String())
 		c.opts.Monitor.DeleteHPA(monitor.HPARef{APIVersion: source.Name(), Namespace: key.namespace, Name: key.name})
-		return cadence{}, true, nil
+		return turn{}, true, nil
 	}
-	next = c.cadenceOf(key, hpa)
+	next = turn{hpa: c.cadenceOf(key, hpa)}
 	if c.opts.Gates.Enabled(features.StaleControllerConsistencyHPA) {
 		if err := c.consistency.ensureSeen(key, source.SeenVersion(), resourceOf(source)); err != nil {
 			return next, false, err

@@ -19,7 +19,6 @@ package podautoscaler
 import (
 	"context"
 	"errors"
-	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -33,6 +32,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	v2 "github.com/kube-hpa/kube-hpa/api/autoscaling/v2"
+	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/cadence"
 )
 
 func TestLoopOnAdd(t *testing.T) {
@@ -361,52 +361,45 @@ func sameInt32s(a, b []int32) bool {
 	return true
 }
 
-func TestLoopEarlyReconcile(t *testing.T) {
-	t.Run("requeueAt makes the key ready at the deadline", func(t *testing.T) {
+// TestLoopSchedule: the cadence's answer reaches the queue as a key ready
+// at its time, at once when that time has passed.
+func TestLoopSchedule(t *testing.T) {
+	t.Run("a time ahead makes the key ready then", func(t *testing.T) {
 		h := newHarness(t, nil, harnessOptions{})
-		h.c.requeueAt(h.key(testHPAName), testStart.Add(5*time.Second))
+		h.c.schedule(h.key(testHPAName), cadence.Due{At: testStart.Add(5 * time.Second)})
 		settle()
 		if n := h.c.queue.Len(); n != 0 {
-			t.Fatalf("queue length before the deadline = %d, want 0", n)
+			t.Fatalf("queue length before the time = %d, want 0", n)
 		}
 		h.clock.Step(4 * time.Second)
 		settle()
 		if n := h.c.queue.Len(); n != 0 {
-			t.Fatalf("queue length 4s before the deadline = %d, want 0", n)
+			t.Fatalf("queue length 4s before the time = %d, want 0", n)
 		}
 		waitReady(t, h, 1, time.Second)
 		checkReadyAfter(t, h, 5*time.Second, time.Second)
 	})
-	t.Run("requeueAt with a past deadline makes the key ready now", func(t *testing.T) {
+	t.Run("a time past makes the key ready now", func(t *testing.T) {
 		h := newHarness(t, nil, harnessOptions{})
-		h.c.requeueAt(h.key(testHPAName), testStart.Add(-time.Minute))
+		h.c.schedule(h.key(testHPAName), cadence.Due{At: testStart.Add(-time.Minute)})
 		if n := h.c.queue.Len(); n != 1 {
 			t.Errorf("queue length = %d, want 1", n)
 		}
 	})
-	// With spreading, the next pass is the HPA's next slot.
-	slot := nextSlot(testStart.Add(1), 15*time.Second, SpreadOffset(0, newHPA(1, 10), 15*time.Second))
 	for _, tc := range []struct {
-		name   string
-		spread bool
-		wakeAt time.Time
-		want   []string
+		name string
+		due  cadence.Due
+		want []string
 	}{
-		{name: "a pass with a deadline before the next period asks for an early reconcile", wakeAt: testStart.Add(4 * time.Second), want: []string{"AddAfter default/web 4s"}},
-		{name: "a pass with a deadline after the next period relies on the period", wakeAt: testStart.Add(20 * time.Second)},
-		{name: "a pass without a deadline asks for nothing", wakeAt: time.Time{}},
-		{name: "a deadline within a second before the next period is left to it (a stored first failure lost its fraction of a second)", wakeAt: testStart.Add(14*time.Second + 200*time.Millisecond)},
-		{name: "a deadline just over a second before the next period wakes the HPA", wakeAt: testStart.Add(13*time.Second + 900*time.Millisecond), want: []string{"AddAfter default/web 13.9s"}},
-		{name: "spread: a deadline within a second before the HPA's slot is left to the slot", spread: true, wakeAt: slot.Add(-800 * time.Millisecond)},
-		{name: "spread: a deadline over a second before the HPA's slot wakes it", spread: true, wakeAt: slot.Add(-1100 * time.Millisecond), want: []string{fmt.Sprintf("AddAfter default/web %s", slot.Add(-1100*time.Millisecond).Sub(testStart))}},
-		{name: "spread: a deadline after the HPA's slot is left to the slot", spread: true, wakeAt: slot.Add(time.Second)},
+		{name: "nothing asked writes nothing", due: cadence.Due{None: true}},
+		{name: "a retry is the queue's rate-limited add", due: cadence.Due{At: testStart.Add(15 * time.Second), Retry: true}, want: []string{"AddRateLimited default/web"}},
+		{name: "a time is an add after the wait", due: cadence.Due{At: testStart.Add(4 * time.Second)}, want: []string{"AddAfter default/web 4s"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			h := newHarness(t, newHPA(1, 10), harnessOptions{spread: tc.spread})
+			h := newHarness(t, newHPA(1, 10), harnessOptions{})
 			q := recordQueue(h)
 			q.calls = nil
-			p := h.c.newPass(h.ctx, h.source, h.hpa(testHPAName), h.key(testHPAName))
-			p.scheduleWake(tc.wakeAt)
+			h.c.schedule(h.key(testHPAName), tc.due)
 			if got := q.recorded(); !sameStrings(got, tc.want) {
 				t.Errorf("queue calls = %v, want %v", got, tc.want)
 			}

@@ -19,8 +19,9 @@ limitations under the License.
 // by responsibility, plus the fallback of KEP-5679 and the scale-to-zero of
 // KEP-2021. The replica math lives in the calculator subpackage, the
 // stabilization and rate limits in behavior, the fallback rules in fallback,
-// the metrics API clients in metrics and the Prometheus series in monitor;
-// this package keeps the queue and wires them into one pass over one HPA.
+// the metrics API clients in metrics, the Prometheus series in monitor and
+// when each HPA is due in cadence; this package keeps the queue (schedule
+// is its one writer) and wires them into one pass over one HPA.
 //
 // A pass is a pipeline of values (reconcile.go): checkSpec, then decide
 // (readTarget -> startFrom -> recommend -> normalize -> apply), each step

@@ -118,8 +118,13 @@ func TestFallbackWakesAtDeadline(t *testing.T) {
 	}
 	h.drainQueue()
 
-	// 5 s before the deadline, within a sync period of it.
-	h.reconcileFails()
+	// 5 s before the deadline, within a sync period of it: a pass through
+	// the worker, which queues the HPA's next pass.
+	h.c.queue.Add(h.key(testHPAName))
+	if !h.c.processNextWorkItem(h.ctx) {
+		t.Fatal("processNextWorkItem = false")
+	}
+	h.c.inFlight.Wait()
 	if n := h.c.queue.Len(); n != 0 {
 		t.Fatalf("queue holds %d ready keys before the deadline, want 0", n)
 	}

@@ -26,21 +26,18 @@ import (
 	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/behavior"
 )
 
-// Pacing: the passes of an HPA whose scale is climbing (or falling) in
-// steps follow each other by one period, as upstream's do, instead of
-// waiting for their slots. A behavior policy allows its next step one
-// policy period after the last rescale; upstream's next pass comes one
-// sync period after the pass that rescaled, so a 15 s policy steps every
-// pass. A pass on the HPA's next slot would come less than a policy period
-// after that rescale and be held back again, and every step of a ramp
-// would cost a whole extra period. The period counts from the pass's
-// start, the time its rescale is recorded at (pass.now), so that a pass
-// that waited for a slow provider costs the ramp no step.
+// Pacing (package cadence): the passes of an HPA whose scale is climbing
+// (or falling) in steps follow each other by one period, as upstream's
+// do, instead of waiting for their slots: a behavior policy allows its
+// next step one policy period after the last rescale, and a pass on the
+// next slot would come sooner and be held back again.
 
-// passTiming is when a pass started and whether it paces the next one.
+// passTiming is when a pass started, whether it paces the next one, and
+// the deadline (a fallback coming due) it asks to be woken at, if any.
 type passTiming struct {
-	start time.Time
-	paced bool
+	start  time.Time
+	paced  bool
+	wakeAt time.Time
 }
 
 // paced reports whether the pass of out makes the next one due one period
@@ -64,17 +61,19 @@ func rateLimited(conds []conditionEdit) bool {
 }
 
 // passLog remembers each HPA's last pass: when it ended (for the age of
-// the shared answers it may take next) and whether its HPA is in the slow
-// lane (slowlane.go), with the fast passes it has made in a row since.
+// the shared answers it may take next), whether its HPA is in the slow
+// lane (slowlane.go), with the fast passes it has made in a row since, and
+// the passes that panicked in a row (the cadence's backoff).
 type passLog struct {
 	mu     sync.Mutex
 	passes map[hpaKey]lastPass
 }
 
 type lastPass struct {
-	end  time.Time
-	slow bool
-	fast int
+	end    time.Time
+	slow   bool
+	fast   int
+	panics int
 }
 
 func newPassLog() *passLog { return &passLog{passes: map[hpaKey]lastPass{}} }
@@ -84,7 +83,7 @@ func (l *passLog) ended(key hpaKey, end time.Time, speed passSpeed) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	last := l.passes[key]
-	last.end = end
+	last.end, last.panics = end, 0
 	switch speed {
 	case passedSlow:
 		last.slow, last.fast = true, 0
@@ -104,6 +103,17 @@ func (l *passLog) overran(key hpaKey) {
 	last := l.passes[key]
 	last.slow, last.fast = true, 0
 	l.passes[key] = last
+}
+
+// panicked records a pass of key that panicked and returns how many did
+// in a row.
+func (l *passLog) panicked(key hpaKey) int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	last := l.passes[key]
+	last.panics++
+	l.passes[key] = last
+	return last.panics
 }
 
 func (l *passLog) forget(key hpaKey) {

@@ -20,10 +20,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/client-go/util/workqueue"
 	"k8s.io/klog/v2"
 
 	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/monitor"
@@ -35,10 +33,6 @@ import (
 // Upstream lets it end kube-controller-manager, and with it every
 // controller of the cluster.
 
-// panicBackoffMax bounds the backoff of an HPA whose passes keep panicking,
-// in sync periods.
-const panicBackoffMax = 16
-
 // errPanic is the error of a pass that panicked, on the worker's stack or
 // in a goroutine of the pass (a metric's evaluation, a fetch).
 type errPanic struct{ cause *goroutine.PanicError }
@@ -47,17 +41,11 @@ func (e errPanic) Error() string { return fmt.Sprintf("reconcile panicked: %v", 
 
 func (e errPanic) Unwrap() error { return e.cause }
 
-// newPanicBackoff is the per-HPA backoff of passes that panic: one period,
-// doubling with each panic in a row, up to panicBackoffMax periods.
-func newPanicBackoff(period time.Duration) workqueue.TypedRateLimiter[hpaKey] {
-	return workqueue.NewTypedItemExponentialFailureRateLimiter[hpaKey](period, panicBackoffMax*period)
-}
-
 // reconcileKeyRecovering is reconcileFound with a panic turned into the
 // pass's error: logged with its stack and counted by pkg/goroutine, counted
 // as an internal error of a reconciliation, reported as a Warning event on
 // the HPA.
-func (c *Controller) reconcileKeyRecovering(ctx context.Context, key hpaKey, found hpaLookup) (next cadence, deleted bool, err error) {
+func (c *Controller) reconcileKeyRecovering(ctx context.Context, key hpaKey, found hpaLookup) (next turn, deleted bool, err error) {
 	start := c.opts.Clock.Now()
 	recovered := goroutine.Recover(klog.NewContext(ctx, klog.LoggerWithValues(klog.FromContext(ctx), "key", key)), "HPA pass", func() {
 		next, deleted, err = c.reconcileFound(ctx, key, found)
@@ -72,12 +60,5 @@ func (c *Controller) reconcileKeyRecovering(ctx context.Context, key hpaKey, fou
 	if hpa, ok, gerr := source.Get(key.namespace, key.name); gerr == nil && ok {
 		c.opts.EventRecorder.Eventf(source.EventObject(hpa), corev1.EventTypeWarning, "FailedReconcile", "%s", err.Error())
 	}
-	return cadence{}, false, err
-}
-
-// requeueAfterPanic puts back a key whose pass panicked, later with each
-// panic in a row; requeue is not called for it, so the backoff is not cut
-// short by the HPA's period.
-func (c *Controller) requeueAfterPanic(key hpaKey) {
-	c.queue.AddAfter(key, c.panicBackoff.When(key))
+	return turn{}, false, err
 }

@@ -56,7 +56,7 @@ type pass struct {
 	// stored one until writeStatus records the outcome in it, last.
 	hpa       *v2.HorizontalPodAutoscaler
 	reference string
-	// period is the HPA's sync period (schedule.go).
+	// period is the HPA's sync period (syncPeriodOf).
 	period time.Duration
 	// reports are made when the pass is over (passreports.go).
 	reports *reports
@@ -76,7 +76,7 @@ func (c *Controller) newPass(ctx context.Context, source HPASource, shared *v2.H
 	period := c.syncPeriodOf(hpa)
 	switch {
 	case c.opts.SpreadReconciles:
-		// The HPAs that share a metric share its slot (spread.go): half a
+		// The HPAs that share a metric share its slot (slotKey): half a
 		// period takes in the whole group's pass and never its answer of
 		// the period before, and nothing fetched before this HPA's last
 		// pass ended is new to it.
@@ -109,7 +109,8 @@ func (p *pass) ref() monitor.HPARef {
 
 // reconcile runs one pass over one HPA: check the spec, decide and apply
 // the scale, then record the outcome in status, once. It returns when
-// the pass started and whether the pass paces the next one (paced).
+// the pass started, whether the pass paces the next one (paced) and the
+// deadline it asks to be woken at.
 func (c *Controller) reconcile(ctx context.Context, source HPASource, shared *v2.HorizontalPodAutoscaler, key hpaKey) (passTiming, error) {
 	p := c.newPass(ctx, source, shared, key)
 	out, valid := p.checkSpec()
@@ -120,9 +121,8 @@ func (c *Controller) reconcile(ctx context.Context, source HPASource, shared *v2
 		out = p.decide()
 	}
 	err := p.record(out)
-	p.scheduleWake(out.wakeAt)
 	p.observe(out.action, err)
-	return passTiming{start: p.now.Time, paced: paced(out)}, err
+	return passTiming{start: p.now.Time, paced: paced(out), wakeAt: out.wakeAt}, err
 }
 
 // maxDecisions bounds how many times one pass decides: a target that
@@ -276,30 +276,4 @@ func (p *pass) observe(action monitor.ActionLabel, err error) {
 // event records an event about the HPA when the pass is over.
 func (p *pass) event(eventType, reason, format string, args ...any) {
 	p.reports.event(eventType, reason, format, args...)
-}
-
-// wakeSlack is how long before the HPA's next pass a deadline may fall and
-// still be left to that pass. The API server keeps times to the second, so
-// a deadline counted from a stored first failure falls up to a second
-// before the pass that would have met it exactly (a failure duration that
-// is a whole number of periods); waking for it would cost a whole extra
-// pass to act less than a second earlier.
-const wakeSlack = time.Second
-
-// scheduleWake asks the queue for an early reconcile when a deadline (a
-// fallback coming due) falls more than wakeSlack before the HPA's next
-// pass.
-func (p *pass) scheduleWake(wakeAt time.Time) {
-	if !wakeAt.IsZero() && p.nextPassAt().Sub(wakeAt) > wakeSlack {
-		p.c.requeueAt(p.key, wakeAt)
-	}
-}
-
-// nextPassAt is when the queue brings the HPA back after this pass, on its
-// own: its next slot when reconciles are spread, a period later otherwise.
-func (p *pass) nextPassAt() time.Time {
-	if !p.c.opts.SpreadReconciles {
-		return p.now.Add(p.period)
-	}
-	return nextSlot(p.now.Add(1), p.period, spreadOffset(slotKey(p.key, p.hpa), p.period))
 }

@@ -358,10 +358,10 @@ func (h *laneHold) speed(took, period time.Duration) passSpeed {
 }
 
 // passSpeedOf is the speed of the pass of hold that ended at end, whose
-// cadence is next.
-func passSpeedOf(hold *laneHold, next cadence, end time.Time) passSpeed {
+// turn is next.
+func passSpeedOf(hold *laneHold, next turn, end time.Time) passSpeed {
 	if next.last.start.IsZero() {
 		return notPassed
 	}
-	return hold.speed(end.Sub(next.last.start), next.period)
+	return hold.speed(end.Sub(next.last.start), next.hpa.Period)
 }

@@ -33,6 +33,7 @@ import (
 	testingclock "k8s.io/utils/clock/testing"
 
 	v2 "github.com/kube-hpa/kube-hpa/api/autoscaling/v2"
+	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/cadence"
 )
 
 // TestSlowLaneAdmission pins who gets a worker: a slow HPA always starts
@@ -248,7 +249,7 @@ func TestPassSpeed(t *testing.T) {
 			if tc.moved {
 				hold.toLane()
 			}
-			next := cadence{period: period}
+			next := turn{hpa: cadence.HPA{Period: period}}
 			if !tc.noStart {
 				next.last.start = testStart
 			}

@@ -31,83 +31,9 @@ import (
 
 	v2 "github.com/kube-hpa/kube-hpa/api/autoscaling/v2"
 	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/behavior"
+	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/cadence"
 	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/metrics/metricstest"
 )
-
-func TestNextSlot(t *testing.T) {
-	// 1500 s after the epoch is a whole multiple of 15 s.
-	base := time.Unix(1500, 0)
-	cases := []struct {
-		name     string
-		earliest time.Time
-		period   time.Duration
-		offset   time.Duration
-		want     time.Time
-	}{
-		{name: "an instant on a slot is its own slot", earliest: base.Add(4 * time.Second), period: 15 * time.Second, offset: 4 * time.Second, want: base.Add(4 * time.Second)},
-		{name: "an instant before the slot waits for it", earliest: base, period: 15 * time.Second, offset: 4 * time.Second, want: base.Add(4 * time.Second)},
-		{name: "an instant just past the slot waits a whole period", earliest: base.Add(4*time.Second + 1), period: 15 * time.Second, offset: 4 * time.Second, want: base.Add(19 * time.Second)},
-		{name: "offset zero is the whole multiples of the period", earliest: base.Add(time.Second), period: 15 * time.Second, want: base.Add(15 * time.Second)},
-		{name: "a one hour period counts from the epoch too", earliest: time.Unix(3600*10+1, 0), period: time.Hour, offset: 30 * time.Minute, want: time.Unix(3600*10+1800, 0)},
-		{name: "an instant before the epoch", earliest: time.Unix(-7, 0), period: 15 * time.Second, offset: 4 * time.Second, want: time.Unix(4, 0)},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			if got := nextSlot(tc.earliest, tc.period, tc.offset); !got.Equal(tc.want) {
-				t.Errorf("nextSlot = %v, want %v", got.Sub(tc.earliest), tc.want.Sub(tc.earliest))
-			}
-		})
-	}
-}
-
-func TestSpreadOffset(t *testing.T) {
-	t.Run("a slot key keeps its offset", func(t *testing.T) {
-		if a, b := spreadOffset("shop/web", 15*time.Second), spreadOffset("shop/web", 15*time.Second); a != b {
-			t.Errorf("offsets %v and %v of one key", a, b)
-		}
-	})
-	t.Run("offsets fall within the period", func(t *testing.T) {
-		for _, period := range []time.Duration{time.Second, 15 * time.Second, time.Hour} {
-			for i := range 200 {
-				if off := spreadOffset(fmt.Sprintf("ns/%d", i), period); off < 0 || off >= period {
-					t.Fatalf("offset %v outside a period of %v", off, period)
-				}
-			}
-		}
-	})
-	t.Run("offsets are whole slot widths, so that the HPAs of one second pass together", func(t *testing.T) {
-		seen := map[time.Duration]bool{}
-		for i := range 200 {
-			off := spreadOffset(fmt.Sprintf("ns/%d", i), 15*time.Second)
-			if off%slotWidth != 0 {
-				t.Fatalf("offset %v is not a whole number of %v", off, slotWidth)
-			}
-			seen[off] = true
-		}
-		if len(seen) != 15 {
-			t.Errorf("200 HPAs landed on %d distinct slots of a 15s period, want all 15", len(seen))
-		}
-	})
-	t.Run("a period shorter than a slot width has one slot", func(t *testing.T) {
-		for i := range 50 {
-			if off := spreadOffset(fmt.Sprintf("ns/%d", i), 250*time.Millisecond); off != 0 {
-				t.Fatalf("offset %v in a 250ms period, want 0", off)
-			}
-		}
-	})
-	t.Run("HPAs spread evenly over the period", func(t *testing.T) {
-		// 1,500 HPAs over 15 one-second buckets: 100 each on average.
-		var buckets [15]int
-		for i := range 1500 {
-			buckets[spreadOffset(hpaKey{namespace: "ns", name: fmt.Sprintf("hpa-%d", i)}.String(), 15*time.Second)/time.Second]++
-		}
-		for second, n := range buckets {
-			if n < 60 || n > 140 {
-				t.Errorf("%d HPAs due in second %d of the period, want about 100: %v", n, second, buckets)
-			}
-		}
-	})
-}
 
 func TestSlotKey(t *testing.T) {
 	web := hpaKey{namespace: "shop", name: "web"}
@@ -168,7 +94,7 @@ func TestSlotKey(t *testing.T) {
 // slotDelay is how long after testStart (a whole multiple of every period
 // here) plus elapsed the HPA named web waits for its first slot after that.
 func slotDelay(period, elapsed time.Duration) time.Duration {
-	off := spreadOffset(hpaKey{namespace: testNamespace, name: testHPAName}.String(), period)
+	off := cadence.Offset(hpaKey{namespace: testNamespace, name: testHPAName}.String(), period)
 	for off <= elapsed {
 		off += period
 	}
@@ -211,9 +137,9 @@ func TestSpreadQueueing(t *testing.T) {
 // TestSpreadRequeue pins when a reconciled HPA is due again with
 // SpreadReconciles on: on its first slot after the start of its pass, so
 // that no slot goes without a pass, or one period after a pass that paces
-// the next (pacing.go), as upstream's.
+// the next (package cadence), as upstream's.
 func TestSpreadRequeue(t *testing.T) {
-	onSlot := spreadOffset(hpaKey{namespace: testNamespace, name: testHPAName}.String(), 15*time.Second)
+	onSlot := cadence.Offset(hpaKey{namespace: testNamespace, name: testHPAName}.String(), 15*time.Second)
 	cases := []struct {
 		name  string
 		opts  harnessOptions
@@ -238,7 +164,7 @@ func TestSpreadRequeue(t *testing.T) {
 		{name: "a pass that starts periods late lands on the first slot after its start", opts: spreadOn,
 			start: onSlot, took: 40 * time.Second, want: addAfterWeb(5 * time.Second)},
 		{name: "a pass that lasts past its next slot is followed at once, by one pass", opts: spreadOn,
-			start: onSlot, lasts: 40 * time.Second, want: addAfterWeb(0)},
+			start: onSlot, lasts: 40 * time.Second, want: "Add default/web"},
 		{name: "gate on: a 3s HPA lands on its slot of a 3s grid", opts: spreadSyncPeriod,
 			hpa:  withSyncPeriod(newHPA(1, 10, cpuUtilization(50)), 3),
 			want: addAfterWeb(slotDelay(3*time.Second, 0))},

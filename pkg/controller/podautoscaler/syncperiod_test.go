@@ -330,31 +330,6 @@ func TestSyncPeriodMetric(t *testing.T) {
 	})
 }
 
-// TestSyncPeriodFallbackWake: a fallback deadline before the HPA's own
-// next period wakes it early; one after is left to the period.
-func TestSyncPeriodFallbackWake(t *testing.T) {
-	cases := []struct {
-		name   string
-		period int32
-		wakeAt time.Duration
-		want   []string
-	}{
-		{name: "a deadline 30s away wakes an HPA of 60s", period: 60, wakeAt: 30 * time.Second, want: []string{"AddAfter default/web 30s"}},
-		{name: "a deadline 10s away is left to the period of an HPA of 3s", period: 3, wakeAt: 10 * time.Second},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			h := newHarness(t, withSyncPeriod(newHPA(1, 10), tc.period), syncPeriodOn)
-			q := recordQueue(h)
-			p := h.c.newPass(h.ctx, h.source, h.hpa(testHPAName), h.key(testHPAName))
-			p.scheduleWake(testStart.Add(tc.wakeAt))
-			if got := q.recorded(); !sameStrings(got, tc.want) {
-				t.Errorf("queue calls = %v, want %v", got, tc.want)
-			}
-		})
-	}
-}
-
 // TestSyncPeriodSharedFetches: HPAs asking for one external metric share
 // its fetches across periods: the 3s HPA never takes an answer older than
 // 3s, and the 15s HPA takes the 3s HPA's fresher one. With the gate off
