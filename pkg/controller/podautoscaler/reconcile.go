@@ -131,23 +131,12 @@ func (c *Controller) reconcile(ctx context.Context, source HPASource, shared *v2
 const maxDecisions = 3
 
 // decide decides and applies the scale until a decision is written on the
-// state of the target it was made from. The scale update carries the
-// resourceVersion of the read the decision used, so a target changed
-// since (a person's kubectl scale, a rollout, a recreation, or a read that
-// came from a watch running behind) answers with a conflict. That decision
-// is then abandoned, and the pass decides again from a fresh read: the
-// result is what a pass that had read the fresh state would have decided,
-// and a person's change is never overwritten by a decision made before it.
-// An abandoned decision leaves nothing behind: it writes the behavior
-// history only through its outcome (outcome.history), which record
-// commits, and it gathers its events and metric reports apart (attempt),
-// kept only for the decision that stands.
-//
-// The decisions share one fetch budget and the answers of their fetches
-// (fetches): a pass that decides again takes the metrics it already has,
-// as a pass that had read the fresh state would have fetched them once,
-// so that a provider that hung until the budget ended it does not hold the
-// pass for a second budget.
+// state of the target it was made from: the scale update carries the
+// resourceVersion of the read it used, so a target changed since (a
+// person's scale, a rollout, a watch running behind) conflicts, and the
+// pass decides again from a fresh read; the abandoned decision leaves
+// nothing (its history and reports are its own). The decisions share one
+// fetch budget and its answers, so a hung provider costs one budget.
 func (p *pass) decide() outcome {
 	fetches, cancel := context.WithTimeout(metrics.WithAnswers(p.ctx), fetchBudget(p.period))
 	defer cancel()
