@@ -22,6 +22,7 @@ import (
 	"net/http"
 
 	"k8s.io/apiserver/pkg/server"
+	"k8s.io/klog/v2"
 	netutils "k8s.io/utils/net"
 
 	"github.com/kube-hpa/kube-hpa/cmd/hpa-controller-manager/app/config"
@@ -36,7 +37,7 @@ import (
 // client CAs to the serving info. A replica that cannot read the
 // cluster's authentication configuration, or has no certificate to serve,
 // fails now rather than answer every scrape with an error.
-func newSecureServer(cfg config.SecureServing, handler http.Handler) (*httpsPort, error) {
+func newSecureServer(logger klog.Logger, cfg config.SecureServing, handler http.Handler) (*httpsPort, error) {
 	// A copy: applying the options fills in the certificate and the
 	// listener.
 	opts := *cfg.Serving
@@ -49,6 +50,7 @@ func newSecureServer(cfg config.SecureServing, handler http.Handler) (*httpsPort
 	if err := opts.ApplyTo(&serving); err != nil {
 		return nil, fmt.Errorf("serving the secure port: %w", err)
 	}
+	logReloads(logger, "secure", serving.Cert)
 	port := &httpsPort{name: "the secure port", serving: serving}
 	var authn server.AuthenticationInfo
 	if err := cfg.Authentication.ApplyTo(&authn, serving, nil); err != nil {

@@ -31,6 +31,7 @@ import (
 	"github.com/spf13/pflag"
 	componentbaseconfig "k8s.io/component-base/config"
 	"k8s.io/component-base/metrics"
+	"k8s.io/klog/v2"
 	"k8s.io/klog/v2/ktesting"
 	"k8s.io/utils/ptr"
 
@@ -97,7 +98,7 @@ func startSecureServer(t *testing.T, cfg config.SecureServing) string {
 	counter := metrics.NewCounter(&metrics.CounterOpts{Name: testMetric, Help: "A series for the test."})
 	registry.MustRegister(counter)
 	counter.Inc()
-	port, err := newSecureServer(cfg, healthMux(newHealthState(), registry, componentbaseconfig.DebuggingConfiguration{EnableProfiling: true}))
+	port, err := newSecureServer(klog.Background(), cfg, healthMux(newHealthState(), registry, componentbaseconfig.DebuggingConfiguration{EnableProfiling: true}))
 	if err != nil {
 		t.Fatal(err)
 	}

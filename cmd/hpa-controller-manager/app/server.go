@@ -161,7 +161,7 @@ func newHTTPSPorts(ctx context.Context, cfg *config.Config, c *clients, healthHa
 		}
 	}
 	if cfg.SecureServing.Serving != nil {
-		if ports.secure, err = newSecureServer(cfg.SecureServing, healthHandler); err != nil {
+		if ports.secure, err = newSecureServer(klog.FromContext(ctx), cfg.SecureServing, healthHandler); err != nil {
 			ports.close()
 			return httpsPorts{}, err
 		}

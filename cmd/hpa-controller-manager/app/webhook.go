@@ -24,6 +24,7 @@ import (
 
 	"k8s.io/apiserver/pkg/server"
 	"k8s.io/apiserver/pkg/server/dynamiccertificates"
+	"k8s.io/klog/v2"
 
 	"github.com/kube-hpa/kube-hpa/cmd/hpa-controller-manager/app/config"
 	"github.com/kube-hpa/kube-hpa/pkg/webhook"
@@ -62,6 +63,7 @@ func newWebhookServer(ctx context.Context, cfg config.Webhook, handler http.Hand
 		return nil, errors.New("serving the admission webhook: no --webhook-port")
 	}
 	serving.Cert = cert
+	logReloads(klog.FromContext(ctx), "webhook", cert)
 	return &httpsPort{
 		name:    "the admission webhook",
 		serving: serving,
