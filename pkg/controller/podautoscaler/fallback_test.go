@@ -36,7 +36,9 @@ import (
 
 // The tests of a pass's fallback (fallback.go), by subject: this file has
 // its lifecycle, the failures that count, its combination with other
-// metrics, the gate, zero replicas, events and series; fallback_entries_test
+// metrics, zero replicas; fallback_gate_test the gate off and metrics
+// without a fallback; fallback_reports_test its events and series;
+// fallback_entries_test
 // the status entries that carry the failure history, fallback_history_test
 // that history across early exits and huge durations, fallback_strategy_test
 // the strategies, fallback_wake_test the deadline and the wake-up a pass asks
@@ -517,81 +519,6 @@ func TestFallbackConditionAcrossMetrics(t *testing.T) {
 	}
 }
 
-// TestFallbackGateOff: with HPAExternalMetricFallback off the controller
-// behaves as upstream: the fallback is ignored, a failing metric is
-// invalid, and no fallback status or condition is written (stale ones from
-// an earlier run with the gate on are dropped).
-func TestFallbackGateOff(t *testing.T) {
-	cases := []struct {
-		name string
-		hpa  *v2.HorizontalPodAutoscaler
-	}{
-		{name: "a fresh HPA", hpa: newHPA(1, 20, queueDepth())},
-		{
-			name: "an HPA whose status says the metric was in fallback",
-			hpa: withConditions(
-				withStatusMetrics(newHPA(1, 20, queueDepth()), persistedFailure("queue_depth", nil, v2.FallbackStatusFallback, testStart.Add(-time.Hour))),
-				autoscalingv2.HorizontalPodAutoscalerCondition{Type: v2.ExternalMetricFallbackActive, Status: corev1.ConditionTrue, Reason: "FallbackActive"}),
-		},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			h := newHarness(t, tc.hpa, fallbackOff)
-			h.scales.setScale(5, 5, testSelector)
-			h.metrics.SetExternal("queue_depth", metricstest.ExternalAnswer{Err: errBoom})
-			for _, at := range []time.Duration{0, 200 * time.Second} {
-				h.clock.SetTime(testStart.Add(at))
-				h.reconcileFails()
-				h.assertUpdates()
-				hpa := h.hpa(testHPAName)
-				assertConditions(t, hpa, gotScale, failedExternal)
-				for _, m := range hpa.Status.CurrentMetrics {
-					if m.External != nil && (m.External.FallbackStatus != "" || m.External.FirstFailureTime != nil) {
-						t.Errorf("at +%v: status entry %+v carries fallback fields", at, m.External)
-					}
-				}
-				if got := h.eventsWithReason("ExternalMetricFallbackActivated"); len(got) != 0 {
-					t.Errorf("activation events = %q", got)
-				}
-			}
-
-			// A success writes the upstream status entry, without fallbackStatus.
-			h.metrics.SetExternal("queue_depth", extOK(50000))
-			h.clock.SetTime(testStart.Add(215 * time.Second))
-			h.mustReconcile()
-			s := externalStatusOf(t, h.hpa(testHPAName), "queue_depth")
-			if s.FallbackStatus != "" || s.FirstFailureTime != nil {
-				t.Errorf("status entry %+v carries fallback fields", s)
-			}
-			if hasCondition(h.hpa(testHPAName), v2.ExternalMetricFallbackActive) {
-				t.Error("ExternalMetricFallbackActive present with the gate off")
-			}
-			if got := h.eventsWithReason("ExternalMetricFallbackDeactivated"); len(got) != 0 {
-				t.Errorf("deactivation events = %q", got)
-			}
-		})
-	}
-}
-
-// TestFallbackNotConfigured: an External metric without a fallback, with
-// the gate on, fails as upstream and gets no fallback state.
-func TestFallbackNotConfigured(t *testing.T) {
-	h := newHarness(t, newHPA(1, 20, externalAverage("queue_depth", "10")), fallbackOn)
-	h.scales.setScale(5, 5, testSelector)
-	h.metrics.SetExternal("queue_depth", metricstest.ExternalAnswer{Err: errBoom})
-	h.reconcileFails()
-	h.clock.Step(time.Hour)
-	h.reconcileFails()
-	h.assertUpdates()
-	hpa := h.hpa(testHPAName)
-	assertConditions(t, hpa, gotScale, failedExternal)
-	for _, m := range hpa.Status.CurrentMetrics {
-		if m.External != nil && (m.External.FallbackStatus != "" || m.External.FirstFailureTime != nil) {
-			t.Errorf("status entry %+v carries fallback fields", m.External)
-		}
-	}
-}
-
 // TestFallbackAtZero: a fallback may bring back a workload this controller
 // scaled to zero, never one a person set to zero.
 func TestFallbackAtZero(t *testing.T) {
@@ -647,64 +574,4 @@ func TestFallbackAtZero(t *testing.T) {
 			t.Errorf("activation events = %q", got)
 		}
 	})
-}
-
-// TestFallbackEventsInUpstreamOrder: in a pass that computes no count, the
-// fallback's transition (from the status written) comes before the
-// failure to compute, as upstream records them: status first, then
-// FailedComputeMetricsReplicas.
-func TestFallbackEventsInUpstreamOrder(t *testing.T) {
-	h := newHarness(t, newHPA(1, 20, queueDepth(), cpuUtilization(50)), fallbackOn)
-	for _, step := range threeReplicas(cpuUsage(50, 50, 50)) {
-		step(h)
-	}
-	h.metrics.SetExternal("queue_depth", metricstest.ExternalAnswer{Err: errBoom})
-	for _, at := range []time.Duration{0, 180 * time.Second} {
-		h.clock.SetTime(testStart.Add(at))
-		_ = h.reconcile(testHPAName)
-	}
-	if c := fallbackCondition(t, h.hpa(testHPAName)); c.Status != corev1.ConditionTrue {
-		t.Fatalf("ExternalMetricFallbackActive = %+v, want True", c)
-	}
-	h.events()
-
-	// The External metric recovers, low, while CPU fails: an invalid
-	// metric keeps the pass from scaling down, so it computes no count,
-	// writes the recovered metric and ends the fallback.
-	h.clock.SetTime(testStart.Add(195 * time.Second))
-	h.metrics.SetExternal("queue_depth", extOK(1))
-	cpuFails(errBoom)(h)
-	if err := h.reconcile(testHPAName); err == nil {
-		t.Fatal("reconcile succeeded, want the failure to compute a count")
-	}
-	h.assertEvents(
-		"Warning FailedGetResourceMetric ~adapter unavailable",
-		"Normal ExternalMetricFallbackDeactivated External metric 'queue_depth' recovered, fallback deactivated",
-		"Warning FailedComputeMetricsReplicas ~invalid metrics (1 invalid out of 2)",
-	)
-}
-
-// The series of External metrics in fallback exists only for an HPA that
-// has a fallback: any other one can only ever read 0, and at 10,000 HPAs
-// those series cost megabytes.
-func TestFallbackSeriesOnlyForHPAsWithAFallback(t *testing.T) {
-	cases := []struct {
-		name       string
-		metric     v2.MetricSpec
-		wantSeries bool
-	}{
-		{"an External metric with a fallback has the series", queueDepth(), true},
-		{"an External metric without a fallback has none", externalAverage("queue_depth", "10"), false},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			h := newHarness(t, newHPA(1, 20, tc.metric), fallbackOn)
-			h.scales.setScale(5, 5, testSelector)
-			h.metrics.SetExternal("queue_depth", metricstest.ExternalAnswer{Err: errBoom})
-			h.reconcileFails()
-			if n, ok := h.monitor.fallbackGauge(testHPAName); ok != tc.wantSeries || n != 0 {
-				t.Errorf("series present %v at %d, want present %v at 0", ok, n, tc.wantSeries)
-			}
-		})
-	}
 }
