@@ -479,24 +479,24 @@ func (c *Controller) runPass(ctx context.Context, key hpaKey, found hpaLookup, h
 	if err != nil {
 		utilruntime.HandleErrorWithContext(ctx, err, "Reconciling HPA failed", "key", key)
 	}
-	pass := cadence.Pass{HPA: next.hpa, Start: next.last.start, End: end, Paced: next.last.paced, WakeAt: next.last.wakeAt}
+	ended := cadence.Pass{HPA: next.hpa, Start: next.last.start, End: end, Paced: next.last.paced, WakeAt: next.last.wakeAt}
 	var panicked errPanic
 	var stale errStaleCache
 	switch {
 	case errors.As(err, &stale):
-		pass.Ending = cadence.StaleCache
+		ended.Ending = cadence.StaleCache
 		c.opts.Monitor.ObserveStaleSyncSkip(stale.resource.Group, stale.resource.Resource)
 	case deleted:
-		pass.Ending = cadence.Deleted
+		ended.Ending = cadence.Deleted
 		c.passes.forget(key)
 	case errors.As(err, &panicked):
-		pass.Ending, pass.Panics = cadence.Panicked, c.passes.panicked(key)
+		ended.Ending, ended.Panics = cadence.Panicked, c.passes.panicked(key)
 	default:
 		// Every HPA comes back after its sync period, whether this pass
 		// failed or not.
 		c.passes.ended(key, end, passSpeedOf(hold, next, end))
 	}
-	c.schedule(key, c.rules.AfterPass(pass, c.opts.Clock.Now()))
+	c.schedule(key, c.rules.AfterPass(ended, c.opts.Clock.Now()))
 }
 
 // reconcileKey reconciles the HPA of key, or forgets it when it is gone.
