@@ -285,7 +285,7 @@ func (s seqScenario) run(kind controllerKind) ([]observation, faultLog, error) {
 // workers is how many workers each controller runs: both controllers'
 // default (--concurrent-horizontal-pod-autoscaler-syncs), so that the
 // twin's pass never waits for the first HPA's, whose fetch may hang until
-// kube-hpa's budget, and kube-hpa's slow lane (slowlane.go) moves both
+// kube-hpa's budget, and kube-hpa's slow lane (package cadence) moves both
 // HPAs off the workers when both wait for a hanging resource metric.
 const workers = 5
 

@@ -184,8 +184,8 @@ type Controller struct {
 	// passes remembers each HPA's last pass (pacing.go).
 	passes *passLog
 	// lane moves slow passes off the workers and bounds the workers
-	// that hot flows hold (slowlane.go).
-	lane *slowLane
+	// that hot flows hold (package cadence).
+	lane *cadence.Lane[hpaKey]
 	// inFlight are the passes under way, on a worker or in the slow lane.
 	inFlight sync.WaitGroup
 	// progress tells a liveness probe whether the workers move (progress.go).
@@ -224,9 +224,8 @@ func New(opts Options) (*Controller, error) {
 		ConfigurablePeriod: opts.Gates.Enabled(features.HPAConfigurableSyncPeriod),
 		Generation:         opts.Gates.Enabled(features.HPAGeneration),
 	}
-	// An HPA the slow lane turned away comes back as soon as a worker
-	// frees (slowlane.go).
-	c.lane = newSlowLane(1, opts.Clock, func(key hpaKey) { c.schedule(key, c.rules.Woken(c.opts.Clock.Now())) })
+	// Sized when the workers start (Run).
+	c.lane = cadence.NewLane[hpaKey](1)
 	c.calculator = calculator.New(calculator.Options{
 		// Errors are marked where they come from: the fallback counts the
 		// external provider's failures, the decision trace tells failed
@@ -285,7 +284,7 @@ func (c *Controller) Run(ctx context.Context, workers int) {
 	if !cache.WaitForNamedCacheSyncWithContext(ctx, c.synced...) {
 		return
 	}
-	c.lane.resize(workers)
+	c.lane.Resize(workers)
 	c.progress.mark(c.opts.Clock.Now())
 	for range workers {
 		// A panic outside a pass (those are recovered per HPA) restarts
@@ -326,7 +325,11 @@ func (c *Controller) onUpdate(source int, old, cur any) {
 	if !ok {
 		return
 	}
-	c.schedule(key, c.rules.OnUpdate(c.cadenceOf(key, cur), updateOf(old, cur), c.opts.Clock.Now()))
+	c.schedule(key, c.rules.OnUpdate(cadence.Update{
+		GenerationChanged: generationChanged(old, cur),
+		SpecChanged:       func() bool { return specChanged(old, cur) },
+		HPA:               func() cadence.HPA { return c.cadenceOf(key, cur) },
+	}, c.opts.Clock.Now()))
 	c.register(key)
 }
 
@@ -370,7 +373,7 @@ func (c *Controller) worker(ctx context.Context) {
 
 // processNextWorkItem takes the next HPA and runs its pass, holding the
 // worker until the pass ends or has run its share of the worker
-// (slowlane.go): then the pass goes on in the slow lane and the worker
+// (holdWorker): then the pass goes on in the slow lane and the worker
 // takes the next HPA.
 func (c *Controller) processNextWorkItem(ctx context.Context) bool {
 	key, quit := c.queue.Get()
@@ -393,7 +396,7 @@ func (c *Controller) processNextWorkItem(ctx context.Context) bool {
 		period = c.syncPeriodOf(found.hpa)
 	}
 	slow := c.passes.slow(key)
-	hold, admitted := c.lane.admit(key, flowsOf(key.namespace, found.hpa), slow, period)
+	hold, admitted := c.lane.Admit(key, flowsOf(key.namespace, found.hpa), slow, period, c.opts.Clock.Now())
 	if !admitted {
 		c.queue.Done(key)
 		return true
@@ -406,35 +409,8 @@ func (c *Controller) processNextWorkItem(ctx context.Context) bool {
 	if slow {
 		return true
 	}
-	c.holdWorker(ctx, key, hold, period, done)
+	c.holdWorker(ctx, key, hold, done)
 	return true
-}
-
-// holdWorker keeps the worker until the pass of hold ends or overruns its
-// share (slowlane.go): a quarter of period, or hotShare once one of its
-// flows is hot, which it checks at that interval, as a flow can heat while
-// the pass runs.
-func (c *Controller) holdWorker(ctx context.Context, key hpaKey, hold *laneHold, period time.Duration, done <-chan struct{}) {
-	start := c.opts.Clock.Now()
-	timer := c.opts.Clock.NewTimer(hotShare(period))
-	defer timer.Stop()
-	for {
-		select {
-		case <-done:
-			return
-		case <-timer.C():
-		}
-		held := c.opts.Clock.Since(start)
-		if held < slowPass(period) && !hold.hot() {
-			timer.Reset(min(hotShare(period), slowPass(period)-held))
-			continue
-		}
-		if hold.toLane() {
-			c.passes.overran(key)
-			klog.FromContext(ctx).V(2).Info("HPA pass moved to the slow lane", "hpa", key.String(), "after", held)
-		}
-		return
-	}
 }
 
 // startPass runs a pass off the worker's goroutine, so that the worker can
@@ -466,8 +442,8 @@ func (c *Controller) runPass(ctx context.Context, key hpaKey, found hpaLookup, h
 	}()
 	start := c.opts.Clock.Now()
 	next, deleted, err := c.reconcileKeyRecovering(ctx, key, found)
-	hold.release()
 	end := c.opts.Clock.Now()
+	c.wakeFreed(hold.Release(end))
 	c.progress.mark(end)
 	// A record of every pass, whatever its outcome: with sharded replicas,
 	// it is how one tells from their logs that no HPA was passed by two.
@@ -513,7 +489,7 @@ type hpaLookup struct {
 }
 
 // lookUp reads key's HPA from its source's cache, once per pass: the
-// slow lane needs it before the pass starts (slowlane.go).
+// slow lane needs it before the pass starts (flowsOf).
 func (c *Controller) lookUp(key hpaKey) hpaLookup {
 	hpa, exists, err := c.opts.Sources[key.source].Get(key.namespace, key.name)
 	return hpaLookup{hpa: hpa, exists: exists, err: err}

@@ -56,6 +56,6 @@ limitations under the License.
 // that runs longer goes on in the slow lane, off the workers. A hot flow
 // borrows idle workers but always leaves one free, and stays hot a period
 // after its last pass in the lane; an HPA turned away waits there and is
-// handed back when a worker frees (slowlane.go, docs/slow-providers.md).
+// handed back when a worker frees (cadence/lane.go, docs/slow-providers.md).
 // One tenant's hanging provider so never holds another tenant's workers.
 package podautoscaler

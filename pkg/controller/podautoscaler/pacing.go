@@ -24,6 +24,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/behavior"
+	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/cadence"
 )
 
 // Pacing (package cadence): the passes of an HPA whose scale is climbing
@@ -61,9 +62,9 @@ func rateLimited(conds []conditionEdit) bool {
 }
 
 // passLog remembers each HPA's last pass: when it ended (for the age of
-// the shared answers it may take next), whether its HPA is in the slow
-// lane (slowlane.go), with the fast passes it has made in a row since, and
-// the passes that panicked in a row (the cadence's backoff).
+// the shared answers it may take next), its HPA's standing in the slow
+// lane (package cadence), and the passes that panicked in a row (the
+// cadence's backoff).
 type passLog struct {
 	mu     sync.Mutex
 	passes map[hpaKey]lastPass
@@ -71,27 +72,18 @@ type passLog struct {
 
 type lastPass struct {
 	end    time.Time
-	slow   bool
-	fast   int
+	lane   cadence.Standing
 	panics int
 }
 
 func newPassLog() *passLog { return &passLog{passes: map[hpaKey]lastPass{}} }
 
 // ended records a pass of key that ended at end, and how fast it was.
-func (l *passLog) ended(key hpaKey, end time.Time, speed passSpeed) {
+func (l *passLog) ended(key hpaKey, end time.Time, speed cadence.Speed) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	last := l.passes[key]
-	last.end, last.panics = end, 0
-	switch speed {
-	case passedSlow:
-		last.slow, last.fast = true, 0
-	case passedFast:
-		if last.fast++; last.fast >= fastPassesToLeave {
-			last.slow = false
-		}
-	}
+	last.end, last.panics, last.lane = end, 0, last.lane.After(speed)
 	l.passes[key] = last
 }
 
@@ -101,7 +93,7 @@ func (l *passLog) overran(key hpaKey) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	last := l.passes[key]
-	last.slow, last.fast = true, 0
+	last.lane = last.lane.After(cadence.PassedSlow)
 	l.passes[key] = last
 }
 
@@ -126,7 +118,7 @@ func (l *passLog) forget(key hpaKey) {
 func (l *passLog) slow(key hpaKey) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.passes[key].slow
+	return l.passes[key].lane.Slow
 }
 
 // maxAge is the age a shared answer may have for a pass of key starting

@@ -78,11 +78,6 @@ func (c *Controller) syncPeriodOfObject(obj any) time.Duration {
 	return c.opts.SyncPeriod
 }
 
-// updateOf says what an update of an informer's object changed.
-func updateOf(old, cur any) cadence.Update {
-	return cadence.Update{GenerationChanged: generationChanged(old, cur), SpecChanged: specChanged(old, cur)}
-}
-
 // specChanged reports whether an update of an informer's object changed
 // the HPA's spec. An extended HPA (a custom resource) has its generation
 // bumped by the API server on every spec change and only then; a native

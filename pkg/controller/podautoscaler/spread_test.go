@@ -354,7 +354,7 @@ func TestPassLogMaxAge(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			l := newPassLog()
 			if tc.ended >= 0 {
-				l.ended(key, testStart.Add(-tc.ended), passedFast)
+				l.ended(key, testStart.Add(-tc.ended), cadence.PassedFast)
 			}
 			if tc.forget {
 				l.forget(key)

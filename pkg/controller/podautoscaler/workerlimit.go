@@ -27,7 +27,7 @@ import "context"
 //
 // A worker takes a slot once it has an HPA to pass and gives it back when
 // it is free again: when the pass ended, or when it went on in the slow
-// lane (slowlane.go), which holds no worker and so no slot.
+// lane (cadence/lane.go), which holds no worker and so no slot.
 type WorkerLimit struct {
 	slots chan struct{}
 }

@@ -22,6 +22,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/cadence"
 )
 
 // limitedHarness is a controller whose scale reads wait at a gate, sharing
@@ -88,7 +90,7 @@ func TestAWorkerLimitBoundsPassesAcrossControllers(t *testing.T) {
 
 	// The first pass overruns and moves to the slow lane: its worker, and
 	// with it the slot, is free, and the second pass starts.
-	first.clock.Step(slowPass(15 * time.Second))
+	first.clock.Step(cadence.SlowPass(15 * time.Second))
 	if went := <-firstFree; !went {
 		t.Error("the first worker stopped")
 	}

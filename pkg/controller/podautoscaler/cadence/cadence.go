@@ -61,42 +61,49 @@ func (r Rules) retry(now time.Time) Due { return Due{At: now.Add(r.Period), Retr
 // none asks for nothing.
 var none = Due{None: true}
 
-// Update is what an informer's update changed.
+// Update is what an informer's update changed. What costs to find (a native
+// HPA's spec compared, the HPA's slot key) is asked only by the rules that
+// need it: a controller receives an update per status write.
 type Update struct {
 	// GenerationChanged: metadata.generation moved (the API server's count
 	// of spec changes).
 	GenerationChanged bool
-	// SpecChanged: the spec differs (an extended HPA's generation, or a
-	// native HPA's spec compared, as v1.36 counts no generation for it).
-	SpecChanged bool
+	// SpecChanged reports whether the spec differs (an extended HPA's
+	// generation, or a native HPA's spec compared, as v1.36 counts no
+	// generation for it).
+	SpecChanged func() bool
+	// HPA is the cadence of the updated HPA.
+	HPA func() HPA
 }
 
 // OnAdd is when an HPA the informer just delivered is due: at once, as
 // v1.37 has it (v1.36 waited a period).
 func (r Rules) OnAdd(now time.Time) Due { return at(now) }
 
-// OnUpdate is when an HPA is due after an update of its object h. A new
-// spec is reconciled at once; any other update (the controller's own
-// status write, a label) asks for nothing earlier than the HPA's period,
-// and spread it asks for nothing: the HPA is queued already, since every
-// pass queues its next one, and a status write must not bring forward a
-// pass that the last one paced.
-func (r Rules) OnUpdate(h HPA, u Update, now time.Time) Due {
-	switch {
-	case r.Generation && u.GenerationChanged:
+// OnUpdate is when an HPA is due after an update u. A new spec is
+// reconciled at once; any other update (the controller's own status write,
+// a label) asks for nothing earlier than the HPA's period, and spread it
+// asks for nothing: the HPA is queued already, since every pass queues its
+// next one, and a status write must not bring forward a pass that the last
+// one paced.
+func (r Rules) OnUpdate(u Update, now time.Time) Due {
+	if r.Generation && u.GenerationChanged {
 		return at(now)
-	case r.ConfigurablePeriod && u.SpecChanged:
-		return at(now)
-	case r.Spread:
-		if u.SpecChanged {
-			// The spec may have moved its slot.
-			return at(h.slotAfter(now))
-		}
-		return none
-	case !r.ConfigurablePeriod:
+	}
+	if !r.Spread && !r.ConfigurablePeriod {
 		return r.retry(now)
 	}
-	return at(now.Add(h.Period))
+	spec := u.SpecChanged()
+	switch {
+	case r.ConfigurablePeriod && spec:
+		return at(now)
+	case r.Spread && spec:
+		// The spec may have moved its slot.
+		return at(u.HPA().slotAfter(now))
+	case r.Spread:
+		return none
+	}
+	return at(now.Add(u.HPA().Period))
 }
 
 // Woken is when an HPA that the slow lane turned away, for want of a free

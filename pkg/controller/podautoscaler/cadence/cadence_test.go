@@ -41,9 +41,11 @@ func slotKeyAt(t *testing.T, off, period time.Duration) string {
 }
 
 // TestAfterPass is the matrix of the rules after a pass: the gate
-// (configurable periods) x spreading x a paced pass x its ending (passed,
-// panicked, its cache stale, its HPA gone) x a fallback deadline, each
-// row with the time the HPA is due again.
+// (configurable periods) x spreading x a paced pass x a slow pass (one in
+// the lane, that the fetch budget ended) x its ending (passed, panicked,
+// its cache stale, its HPA gone) x a fallback deadline, each row with the
+// time the HPA is due again. Who of the due HPAs gets a worker is
+// TestAdmit's.
 func TestAfterPass(t *testing.T) {
 	slot4 := slotKeyAt(t, 4*time.Second, period)
 	hpa := func(p time.Duration) HPA { return HPA{Period: p, SlotKey: slot4} }
@@ -75,6 +77,17 @@ func TestAfterPass(t *testing.T) {
 			want: Due{At: t0.Add(19 * time.Second)}},
 		{name: "spread: a pass that ran past its next slot is due at once",
 			rules: Rules{Period: period, Spread: true}, pass: Pass{HPA: hpa(period), Start: t0.Add(4 * time.Second)}, now: 44 * time.Second,
+			want: Due{At: t0.Add(19 * time.Second)}},
+		// Slow: a pass in the lane costs its HPA neither its period nor,
+		// spread, its slot or its ramp.
+		{name: "slow, gate off, unspread: a pass the fetch budget ended is followed a global period after it ended",
+			rules: Rules{Period: period}, pass: Pass{HPA: hpa(period), Start: t0}, now: 40 * time.Second,
+			want: Due{At: t0.Add(55 * time.Second), Retry: true}},
+		{name: "slow, gate on, unspread: an HPA of 60s is followed 60s after its slow pass ended",
+			rules: Rules{Period: period, ConfigurablePeriod: true}, pass: Pass{HPA: hpa(time.Minute), Start: t0}, now: 30 * time.Second,
+			want: Due{At: t0.Add(90 * time.Second)}},
+		{name: "slow, spread: a paced pass that ran past a period is due at once, its ramp kept",
+			rules: Rules{Period: period, Spread: true}, pass: Pass{HPA: hpa(period), Start: t0.Add(4 * time.Second), Paced: true}, now: 40 * time.Second,
 			want: Due{At: t0.Add(19 * time.Second)}},
 		{name: "spread: a paced pass is followed a period after its start, off the slot",
 			rules: Rules{Period: period, Spread: true}, pass: Pass{HPA: hpa(period), Start: t0.Add(8 * time.Second), Paced: true}, now: 14 * time.Second,
@@ -142,6 +155,40 @@ func TestAfterPass(t *testing.T) {
 	}
 }
 
+// update is an Update of h, with a new generation and a new spec as said.
+func update(h HPA, generation, spec bool) Update {
+	return Update{GenerationChanged: generation, SpecChanged: func() bool { return spec }, HPA: func() HPA { return h }}
+}
+
+// TestOnUpdateAsksOnlyWhatItNeeds: an update comes with every status
+// write, so what costs to find (a native HPA's spec compared, its slot
+// key) is asked only by the rules that read it.
+func TestOnUpdateAsksOnlyWhatItNeeds(t *testing.T) {
+	cases := []struct {
+		name              string
+		rules             Rules
+		generation        bool
+		wantSpec, wantHPA bool
+	}{
+		{name: "gate off, unspread: a retry, whatever changed", rules: Rules{Period: period}},
+		{name: "HPAGeneration: a new generation is enough", rules: Rules{Period: period, Generation: true, Spread: true}, generation: true},
+		{name: "spread: a status update reads the spec only", rules: Rules{Period: period, Spread: true}, wantSpec: true},
+		{name: "gate on: a status update reads the spec and the period", rules: Rules{Period: period, ConfigurablePeriod: true}, wantSpec: true, wantHPA: true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var askedSpec, askedHPA bool
+			u := Update{GenerationChanged: tc.generation,
+				SpecChanged: func() bool { askedSpec = true; return false },
+				HPA:         func() HPA { askedHPA = true; return HPA{Period: period} }}
+			tc.rules.OnUpdate(u, t0)
+			if askedSpec != tc.wantSpec || askedHPA != tc.wantHPA {
+				t.Errorf("asked spec %v, HPA %v; want %v, %v", askedSpec, askedHPA, tc.wantSpec, tc.wantHPA)
+			}
+		})
+	}
+}
+
 // TestOnEvents: an informer's add, update or delete, across the gates and
 // spreading, and an HPA the slow lane turned away.
 func TestOnEvents(t *testing.T) {
@@ -155,14 +202,14 @@ func TestOnEvents(t *testing.T) {
 	}{
 		{"a new HPA is due at once", Rules{Period: period}.OnAdd(now), Due{At: now}},
 		{"a new HPA is due at once, spread", Rules{Period: period, Spread: true}.OnAdd(now), Due{At: now}},
-		{"gate off: a status update waits a global period, as a retry", Rules{Period: period}.OnUpdate(own, Update{}, now), Due{At: now.Add(period), Retry: true}},
-		{"gate off: a spec change waits too, as upstream v1.36", Rules{Period: period}.OnUpdate(own, Update{SpecChanged: true}, now), Due{At: now.Add(period), Retry: true}},
-		{"HPAGeneration: a new generation is due at once", Rules{Period: period, Generation: true}.OnUpdate(own, Update{GenerationChanged: true, SpecChanged: true}, now), Due{At: now}},
-		{"gate on: a spec change is due at once", Rules{Period: period, ConfigurablePeriod: true}.OnUpdate(own, Update{SpecChanged: true}, now), Due{At: now}},
-		{"gate on: a status update waits the HPA's own period", Rules{Period: period, ConfigurablePeriod: true}.OnUpdate(own, Update{}, now), Due{At: now.Add(time.Minute)}},
-		{"spread: a status update asks for nothing, the HPA is queued already", Rules{Period: period, Spread: true}.OnUpdate(slot4, Update{}, now), Due{None: true}},
-		{"spread: a spec change moves the HPA to its slot", Rules{Period: period, Spread: true}.OnUpdate(slot4, Update{SpecChanged: true}, now), Due{At: t0.Add(19 * time.Second)}},
-		{"spread, gate on: a spec change is due at once", Rules{Period: period, Spread: true, ConfigurablePeriod: true}.OnUpdate(slot4, Update{SpecChanged: true}, now), Due{At: now}},
+		{"gate off: a status update waits a global period, as a retry", Rules{Period: period}.OnUpdate(update(own, false, false), now), Due{At: now.Add(period), Retry: true}},
+		{"gate off: a spec change waits too, as upstream v1.36", Rules{Period: period}.OnUpdate(update(own, false, true), now), Due{At: now.Add(period), Retry: true}},
+		{"HPAGeneration: a new generation is due at once", Rules{Period: period, Generation: true}.OnUpdate(update(own, true, true), now), Due{At: now}},
+		{"gate on: a spec change is due at once", Rules{Period: period, ConfigurablePeriod: true}.OnUpdate(update(own, false, true), now), Due{At: now}},
+		{"gate on: a status update waits the HPA's own period", Rules{Period: period, ConfigurablePeriod: true}.OnUpdate(update(own, false, false), now), Due{At: now.Add(time.Minute)}},
+		{"spread: a status update asks for nothing, the HPA is queued already", Rules{Period: period, Spread: true}.OnUpdate(update(slot4, false, false), now), Due{None: true}},
+		{"spread: a spec change moves the HPA to its slot", Rules{Period: period, Spread: true}.OnUpdate(update(slot4, false, true), now), Due{At: t0.Add(19 * time.Second)}},
+		{"spread, gate on: a spec change is due at once", Rules{Period: period, Spread: true, ConfigurablePeriod: true}.OnUpdate(update(slot4, false, true), now), Due{At: now}},
 		{"gate off: a deleted HPA waits for its turn", Rules{Period: period}.OnDelete(now), Due{None: true}},
 		{"gate on: a deleted HPA is due at once, its state and series go", Rules{Period: period, ConfigurablePeriod: true}.OnDelete(now), Due{At: now}},
 		{"an HPA the slow lane turned away is due at once when a worker frees", Rules{Period: period, Spread: true}.Woken(now), Due{At: now}},

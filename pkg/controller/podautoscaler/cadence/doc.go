@@ -37,5 +37,11 @@ limitations under the License.
 //   - a pass that panicked: a backoff, one global period doubling with each
 //     panic in a row up to PanicBackoffMax periods;
 //   - a deleted HPA: at once with HPAConfigurableSyncPeriod (its state and
-//     series go with its pass), else at its next turn.
+//     series go with its pass), else at its next turn;
+//   - the slow lane (kube-hpa's, lane.go): which due HPA gets a worker now
+//     and which waits for one to free (Lane.Admit, then Rules.Woken), how
+//     long a worker holds a pass before the pass goes on off the workers
+//     (Hold.Keep), and when an HPA's passes start in the lane (Standing).
+//     Lane is the package's one piece of state, the passes under way per
+//     flow, as admission depends on them.
 package cadence
