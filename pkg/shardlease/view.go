@@ -103,10 +103,21 @@ const maxHPAs = 1 << 24
 
 // hpas returns the HPAs the shard's last holder counted in it, or false
 // when it did not say or wrote something else than a count.
-func (s sighting) hpas() (int, bool) {
-	n, err := strconv.Atoi(s.lease.Annotations[hpasAnnotation])
+func (s sighting) hpas() (int, bool) { return CountedHPAs(s.lease) }
+
+// CountedHPAs returns the HPAs that a shard's Lease says its last holder
+// counted in the shard, and whether it says. Replicas weigh shards by these
+// counts once every shard has one, so the shares can move when the last
+// count arrives.
+func CountedHPAs(lease *coordinationv1.Lease) (int, bool) {
+	n, err := strconv.Atoi(lease.Annotations[hpasAnnotation])
 	if err != nil || n < 0 {
 		return 0, false
 	}
 	return min(n, maxHPAs), true
+}
+
+// ShardLeasesSelector is the label selector of the shard Leases of group.
+func ShardLeasesSelector(group string) string {
+	return groupLabel + "=" + group + "," + roleLabel + "=" + roleShard
 }

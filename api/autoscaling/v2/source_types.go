@@ -56,7 +56,10 @@ type MetricSourceReference struct {
 	// apiGroup is the API group whose APIService serves the metric, a DNS
 	// subdomain such as metrics.example.com. It may not be one of the
 	// default metrics API groups (custom.metrics.k8s.io,
-	// external.metrics.k8s.io, metrics.k8s.io).
+	// external.metrics.k8s.io, metrics.k8s.io), nor one of Kubernetes' own
+	// (a single label such as apps, or a group under k8s.io or
+	// kubernetes.io): the controller reads the source with its own
+	// credentials.
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=253
 	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`
@@ -76,6 +79,7 @@ func (id *MetricIdentifier) SourceGroup() string {
 // averaged over them before it is compared with the target value.
 type PodsMetricSource struct {
 	// metric identifies the target metric by name, selector and source.
+	// +kubebuilder:validation:XValidation:rule=`!has(self.source) || self.source.apiGroup in ['custom.metrics.k8s.io', 'external.metrics.k8s.io', 'metrics.k8s.io'] || (self.source.apiGroup.contains('.') && !(self.source.apiGroup in ['k8s.io', 'kubernetes.io'] || self.source.apiGroup.endsWith('.k8s.io') || self.source.apiGroup.endsWith('.kubernetes.io')))`,message=`must be the API group of a metrics provider, not one of Kubernetes' own (a single label such as apps, or a group under k8s.io or kubernetes.io)`,fieldPath=`.source.apiGroup`
 	Metric MetricIdentifier `json:"metric"`
 
 	// target specifies the target value for the given metric.
@@ -91,6 +95,7 @@ type ObjectMetricSource struct {
 	Target autoscalingv2.MetricTarget `json:"target"`
 
 	// metric identifies the target metric by name, selector and source.
+	// +kubebuilder:validation:XValidation:rule=`!has(self.source) || self.source.apiGroup in ['custom.metrics.k8s.io', 'external.metrics.k8s.io', 'metrics.k8s.io'] || (self.source.apiGroup.contains('.') && !(self.source.apiGroup in ['k8s.io', 'kubernetes.io'] || self.source.apiGroup.endsWith('.k8s.io') || self.source.apiGroup.endsWith('.kubernetes.io')))`,message=`must be the API group of a metrics provider, not one of Kubernetes' own (a single label such as apps, or a group under k8s.io or kubernetes.io)`,fieldPath=`.source.apiGroup`
 	Metric MetricIdentifier `json:"metric"`
 }
 

@@ -252,6 +252,7 @@ type MetricSpec struct {
 // +kubebuilder:validation:XValidation:rule=`!has(self.target.value) || !has(self.target.averageValue)`,message=`may not set both a target value for metric and a per-pod target`,reason=FieldValueForbidden,fieldPath=`.target.value`
 type ExternalMetricSource struct {
 	// metric identifies the target metric by name and selector.
+	// +kubebuilder:validation:XValidation:rule=`!has(self.source) || self.source.apiGroup in ['custom.metrics.k8s.io', 'external.metrics.k8s.io', 'metrics.k8s.io'] || (self.source.apiGroup.contains('.') && !(self.source.apiGroup in ['k8s.io', 'kubernetes.io'] || self.source.apiGroup.endsWith('.k8s.io') || self.source.apiGroup.endsWith('.kubernetes.io')))`,message=`must be the API group of a metrics provider, not one of Kubernetes' own (a single label such as apps, or a group under k8s.io or kubernetes.io)`,fieldPath=`.source.apiGroup`
 	Metric MetricIdentifier `json:"metric"`
 
 	// target specifies the target value for the given metric.

@@ -28,8 +28,10 @@ import (
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/gomega"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kube-hpa/kube-hpa/pkg/shard"
+	"github.com/kube-hpa/kube-hpa/pkg/shardlease"
 	"github.com/kube-hpa/kube-hpa/test/e2e/framework"
 )
 
@@ -133,8 +135,9 @@ var _ = sigDescribe([]string{featureSharded, featureHPA, serial, disruptive, crd
 			p.passesFrom = p.offset
 			replicas = append(replicas, p)
 		}
-		// Shared, and settled, so that no handover comes after the HPAs
-		// exist. The shares weigh the HPAs already in the cluster (other
+		// Shared, and settled (with every shard's HPA count known, which
+		// may move shards once more), so that no handover comes after the
+		// HPAs exist. The shares weigh the HPAs already in the cluster (other
 		// specs'), so only their sum and stability are known in advance.
 		var last string
 		var stableSince time.Time
@@ -148,10 +151,16 @@ var _ = sigDescribe([]string{featureSharded, featureHPA, serial, disruptive, crd
 			if now := fmt.Sprint(counts); now != last {
 				last, stableSince = now, time.Now()
 			}
+			if known, err := countedShards(ctx, group); err != nil || known < 16 {
+				// The replicas weigh the shards by their HPAs once every
+				// count is known, and may move shards then.
+				stableSince = time.Now()
+				return fmt.Errorf("%d of 16 shard Leases carry their HPA count (%v)", known, err)
+			}
 			switch {
 			case total != 16 || slices.Contains(counts, 0):
 				return fmt.Errorf("the replicas work %v shards, want all 16 shared by the three", counts)
-			case time.Since(stableSince) < 3*time.Second:
+			case time.Since(stableSince) < 5*time.Second:
 				return fmt.Errorf("the replicas' shares %v changed %v ago", counts, time.Since(stableSince).Round(time.Second))
 			}
 			return nil
@@ -201,3 +210,20 @@ var _ = sigDescribe([]string{featureSharded, featureHPA, serial, disruptive, crd
 		}
 	})
 })
+
+// countedShards returns how many shard Leases of group carry the HPA count
+// of their last holder.
+func countedShards(ctx context.Context, group string) (int, error) {
+	leases, err := suite.Kube.CoordinationV1().Leases(suite.Config.ControllerNamespace).List(ctx,
+		metav1.ListOptions{LabelSelector: shardlease.ShardLeasesSelector(group)})
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for i := range leases.Items {
+		if _, ok := shardlease.CountedHPAs(&leases.Items[i]); ok {
+			n++
+		}
+	}
+	return n, nil
+}

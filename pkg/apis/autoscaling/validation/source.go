@@ -18,6 +18,7 @@ package validation
 
 import (
 	"slices"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -47,10 +48,32 @@ func validateMetricSource(src *v2.MetricSourceReference, fldPath *field.Path, op
 	for _, msg := range validation.IsDNS1123Subdomain(src.APIGroup) {
 		allErrs = append(allErrs, field.Invalid(groupPath, src.APIGroup, msg))
 	}
-	if slices.Contains(defaultMetricsGroups, src.APIGroup) {
+	switch {
+	case slices.Contains(defaultMetricsGroups, src.APIGroup):
 		allErrs = append(allErrs, field.Invalid(groupPath, src.APIGroup, "must not be a default metrics API group: omit source to use it"))
+	case kubernetesGroup(src.APIGroup):
+		allErrs = append(allErrs, field.Invalid(groupPath, src.APIGroup, kubernetesGroupMessage))
 	}
 	return allErrs
+}
+
+const kubernetesGroupMessage = "must be the API group of a metrics provider, not one of Kubernetes' own (a single label such as apps, or a group under k8s.io or kubernetes.io)"
+
+// kubernetesGroup reports whether group is one that Kubernetes serves
+// itself: a single label (apps, batch, policy) or a group under the suffixes
+// reserved for its APIs. None of them serves metrics but the default groups,
+// and the controller reads a source with its own credentials: a user who may
+// write an HPA must not make it read the cluster's own APIs.
+func kubernetesGroup(group string) bool {
+	if !strings.Contains(group, ".") {
+		return true
+	}
+	for _, reserved := range []string{"k8s.io", "kubernetes.io"} {
+		if group == reserved || strings.HasSuffix(group, "."+reserved) {
+			return true
+		}
+	}
+	return false
 }
 
 // usesMetricSource reports whether some metric of hpa names a source, which

@@ -33,7 +33,8 @@ func withSource(m v2.MetricSpec, group string) v2.MetricSpec {
 }
 
 // TestValidateMetricSource pins KEP-6382's rules for metric.source: a DNS
-// subdomain that is not a default metrics group, behind HPAMetricSource,
+// subdomain that is neither a default metrics group nor one of Kubernetes'
+// own groups, behind HPAMetricSource,
 // ratcheted like the other gated fields.
 func TestValidateMetricSource(t *testing.T) {
 	on := gateSetting{features.HPAMetricSource: true}
@@ -47,7 +48,19 @@ func TestValidateMetricSource(t *testing.T) {
 			hpa: hpa(metrics(withSource(ingressObjectMetric(), "monitoring.example.com")))},
 		{name: "an External metric may name a source", gates: on,
 			hpa: hpa(metrics(withSource(queueMetric(), "keda.example.com")))},
-		{name: "a single-label group is a DNS subdomain too", gates: on, hpa: hpa(metrics(pods("adapter")))},
+		{name: "a provider's group under x-k8s.io is accepted", gates: on, hpa: hpa(metrics(pods("metrics.x-k8s.io")))},
+		{name: "a single-label group is Kubernetes' own and refused", gates: on, hpa: hpa(metrics(pods("apps"))),
+			want: []wantErr{invalid("spec.metrics[0].pods.metric.source.apiGroup")}},
+		{name: "a built-in group under k8s.io is refused", gates: on,
+			hpa:  hpa(metrics(withSource(queueMetric(), "rbac.authorization.k8s.io"))),
+			want: []wantErr{invalid("spec.metrics[0].external.metric.source.apiGroup")}},
+		{name: "a group under kubernetes.io is refused", gates: on, hpa: hpa(metrics(pods("metrics.kubernetes.io"))),
+			want: []wantErr{invalid("spec.metrics[0].pods.metric.source.apiGroup")}},
+		{name: "k8s.io itself is refused", gates: on, hpa: hpa(metrics(pods("k8s.io"))),
+			want: []wantErr{invalid("spec.metrics[0].pods.metric.source.apiGroup")}},
+		{name: "a Kubernetes group stored without the webhook is refused, so the controller never reads it", gates: on, op: stored,
+			hpa:  hpa(metrics(pods("batch"))),
+			want: []wantErr{invalid("spec.metrics[0].pods.metric.source.apiGroup")}},
 		{name: "metrics of one HPA may name different sources or none", gates: on,
 			hpa: hpa(metrics(pods("a.example.com"), withSource(queueMetric(), "b.example.com"), cpuUtilization(50)))},
 		{name: "an empty group is required", gates: on, hpa: hpa(metrics(pods(""))),
