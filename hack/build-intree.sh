@@ -38,8 +38,10 @@
 # program: when it is missing the script installs Debian's protobuf-compiler
 # with apt-get and says so.
 #
-# Usage: hack/build-intree.sh [--release R] [--verify | --test | --test-fast | --update-generated | --export]
+# Usage: hack/build-intree.sh [--release R] [--tree | --verify | --test | --test-fast | --update-generated | --export]
 #   --release R  the series to use (default v1.37.2; INTREE_RELEASE too).
+#   --tree       only assemble the release and apply the series in
+#                _output/intree/<release>/src, to edit it (then --export).
 #   --verify     apply the series, run upstream's generators again (and
 #                take the static OpenAPI documents from a kube-apiserver built
 #                from the tree, with etcd of make upstream-binaries) and fail
@@ -66,7 +68,7 @@ MODE=build
 while [[ $# -gt 0 ]]; do
   case $1 in
     --release) RELEASE=$2; shift 2 ;;
-    --verify | --test | --test-fast | --update-generated | --export) MODE=${1#--}; shift ;;
+    --tree | --verify | --test | --test-fast | --update-generated | --export) MODE=${1#--}; shift ;;
     *) echo "unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -643,6 +645,7 @@ run_upstream_tests() {
 
 main() {
   case ${MODE} in
+    tree) ensure_tree "$(inputs_digest)"; echo "${SRC}"; return ;;
     verify) verify; return ;;
     update-generated) update_generated; return ;;
     export) export_series; return ;;
