@@ -17,10 +17,8 @@ limitations under the License.
 package app
 
 import (
-	"crypto/x509"
-	"encoding/pem"
-
 	"k8s.io/apiserver/pkg/server/dynamiccertificates"
+	certutil "k8s.io/client-go/util/cert"
 	"k8s.io/klog/v2"
 )
 
@@ -46,16 +44,13 @@ type reloadLog struct {
 
 func (r reloadLog) Enqueue() {
 	certPEM, _ := r.provider.CurrentCertKeyContent()
-	block, _ := pem.Decode(certPEM)
-	if block == nil {
-		r.logger.Info("Reloaded the serving certificate, which holds no PEM block", "port", r.port)
-		return
-	}
-	cert, err := x509.ParseCertificate(block.Bytes)
+	certs, err := certutil.ParseCertsPEM(certPEM)
 	if err != nil {
 		r.logger.Error(err, "Reloaded the serving certificate, which does not parse", "port", r.port)
 		return
 	}
+	// The first certificate is the server's; the others are its chain.
+	cert := certs[0]
 	r.logger.Info("Reloaded the serving certificate", "port", r.port, "serial", cert.SerialNumber.String(),
 		"notAfter", cert.NotAfter, "dnsNames", cert.DNSNames)
 }

@@ -22,7 +22,6 @@ import (
 
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	"k8s.io/klog/v2"
-	"k8s.io/utils/clock"
 
 	v2 "github.com/kube-hpa/kube-hpa/api/autoscaling/v2"
 	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler/cadence"
@@ -95,27 +94,21 @@ type laneHold = cadence.Hold[hpaKey]
 // counts as slow from that moment, and the worker takes the next HPA.
 func (c *Controller) holdWorker(ctx context.Context, key hpaKey, hold *laneHold, done <-chan struct{}) {
 	start := c.opts.Clock.Now()
-	var timer clock.Timer
-	defer func() {
-		if timer != nil {
-			timer.Stop()
-		}
-	}()
+	// A pass that just started always keeps its worker for a first check.
+	first, _ := hold.Keep(0, start)
+	timer := c.opts.Clock.NewTimer(first)
+	defer timer.Stop()
 	for {
-		more, keep := hold.Keep(c.opts.Clock.Since(start), c.opts.Clock.Now())
-		if !keep {
-			break
-		}
-		if timer == nil {
-			timer = c.opts.Clock.NewTimer(more)
-		} else {
-			timer.Reset(more)
-		}
 		select {
 		case <-done:
 			return
 		case <-timer.C():
 		}
+		more, keep := hold.Keep(c.opts.Clock.Since(start), c.opts.Clock.Now())
+		if !keep {
+			break
+		}
+		timer.Reset(more)
 	}
 	moved, freed := hold.ToLane()
 	c.wakeFreed(freed)
