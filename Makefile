@@ -211,17 +211,19 @@ run: upstream-binaries $(if $(filter 1,$(INTREE)),intree,e2e-controller)
 upstream-binaries:
 	hack/build-upstream.sh
 
-## intree: KEP-5679 as a patch series to Kubernetes itself (hack/intree/patches/<release>, git am to the
-## release's tag assembled from the Go module proxy): kube-apiserver serving the fallback in native
-## autoscaling/v2 and kube-controller-manager whose own HPA controller applies it, both behind
-## HPAExternalMetricFallback, with kube-scheduler and kubectl of the same tree, into _output/bin/intree
-## (INTREE_RELEASE, default v1.37.2; another release goes to _output/bin/intree-<release>); seconds when
-## up to date. intree-verify: the series applies and upstream's generators reproduce its generated code.
-## intree-test: upstream's tests of the touched packages in the patched tree, gate off and on
+## intree: the in-tree mode, three KEPs as patch series to Kubernetes itself (hack/intree/patches/<release>:
+## one series per pull request, stacked in the order of its `series` file, git am to the release's tag
+## assembled from the Go module proxy): kube-apiserver serving the new fields in native autoscaling/v2 and
+## kube-controller-manager whose own HPA controller applies them, each behind its gate, with kube-scheduler
+## and kubectl of the same tree, into _output/bin/intree (INTREE_RELEASE, default v1.37.2; another release
+## goes to _output/bin/intree-<release>); seconds when up to date. intree-verify: the stack applies, each
+## series' alone form has its commits, and upstream's generators reproduce the generated code at the tip.
+## intree-test: upstream's tests of the touched packages in the patched tree, gates off and on
 ## (intree-test-fast, in `make test`: without the round-trip suites of every API group). intree-series:
-## every release's series applied, verified, built and tested, and each older release's
-## kube-controller-manager against the default release's kube-apiserver (the upgrade skew).
-## intree-smoke: the patched kube-apiserver with kubectl, gate on and off.
+## for every release, each series alone and the stack: applied, generated code verified at each of its
+## generated-code commits, tested, every commit built and tested on its own (--each); then each older
+## release's kube-controller-manager against the default release's kube-apiserver (the upgrade skew).
+## intree-smoke: the patched kube-apiserver with kubectl, gates on and off.
 INTREE_RELEASE ?= v1.37.2
 INTREE_RELEASES = $(notdir $(wildcard hack/intree/patches/v*))
 .PHONY: intree intree-verify intree-test intree-test-fast intree-series intree-smoke
@@ -230,7 +232,7 @@ intree:
 
 # etcd of upstream-binaries serves the patched kube-apiserver whose OpenAPI documents the series holds.
 intree-verify: upstream-binaries
-	hack/build-intree.sh --release $(INTREE_RELEASE) --verify
+	hack/build-intree.sh --release $(INTREE_RELEASE) --verify-tip
 
 intree-test:
 	hack/build-intree.sh --release $(INTREE_RELEASE) --test
@@ -240,7 +242,12 @@ intree-test-fast:
 
 intree-series: upstream-binaries
 	for r in $(INTREE_RELEASES); do \
-		hack/build-intree.sh --release $$r --verify && hack/build-intree.sh --release $$r --test || exit 1; \
+		for s in $$(hack/build-intree.sh --release $$r --series alone); do \
+			for m in --verify --test --each; do \
+				hack/build-intree.sh --release $$r --series $$s $$m || exit 1; \
+			done; \
+		done; \
+		for m in --verify --test --each; do hack/build-intree.sh --release $$r $$m || exit 1; done; \
 	done
 	for r in $(filter-out $(INTREE_RELEASE),$(INTREE_RELEASES)); do \
 		KUBE_HPA_INTEGRATION=1 KUBE_HPA_INTREE_SKEW_BIN_DIR=$(CURDIR)/_output/bin/intree-$$r \

@@ -13,22 +13,28 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-# Builds the in-tree mode of one Kubernetes release: KEP-5679 written as a
+# Builds the in-tree mode of one Kubernetes release: three KEPs written as
 # patch series to that release's own code (hack/intree/patches/<release>),
-# the way the KEP's pull request would be. kube-apiserver serves the fallback
-# of External metrics in native autoscaling/v2 and kube-controller-manager's
-# own HPA controller (pkg/controller/podautoscaler) applies it, both behind
-# the HPAExternalMetricFallback feature gate; with the gate off both run
-# upstream's code. Nothing of this repository is linked into them.
+# the way their pull requests would be. kube-apiserver serves the new fields
+# in native autoscaling/v2 and kube-controller-manager's own HPA controller
+# (pkg/controller/podautoscaler) applies them, each behind its feature gate;
+# with the gates off both run upstream's code. Nothing of this repository is
+# linked into them.
+#
+# hack/intree/patches/<release>/series lists the series in the order they
+# stack: one directory of `git format-patch` files per pull request (each
+# KEP, then the kubectl changes that follow them). A series that does not
+# apply to the release without the ones above it also has the form it is
+# sent in, which does, under alone/<series>: the same commits, rebased.
 #
 # 1. assembles a checkout of the release's tag from the Go module proxy:
 #    k8s.io/kubernetes at the tag, with the staging modules the series
-#    touches (k8s.io/api, client-go, kubectl at the matching v0 version)
+#    touch (k8s.io/api, client-go, kubectl at the matching v0 version)
 #    under staging/src/k8s.io, committed as the base of a git repository in
 #    _output/intree/<release>/src;
-# 2. applies the series there with `git am` (each patch in `git format-patch`
-#    form: subject, a body that says why, one logical change; the last one
-#    holds the generated code, as upstream's `make update` writes it);
+# 2. applies the stack there with `git am` (each patch: subject, a body that
+#    says why, one logical change; each series' generated code in a commit
+#    of its own right after the API types it follows from);
 # 3. builds kube-apiserver, kube-controller-manager, kube-scheduler and
 #    kubectl from the patched tree (hack/intree/<release>, a module whose
 #    replace directives point into the tree) into _output/bin/intree for the
@@ -38,37 +44,51 @@
 # program: when it is missing the script installs Debian's protobuf-compiler
 # with apt-get and says so.
 #
-# Usage: hack/build-intree.sh [--release R] [--tree | --verify | --test | --test-fast | --update-generated | --export]
-#   --release R  the series to use (default v1.37.2; INTREE_RELEASE too).
-#   --tree       only assemble the release and apply the series in
-#                _output/intree/<release>/src, to edit it (then --export).
-#   --verify     apply the series, run upstream's generators again (and
-#                take the static OpenAPI documents from a kube-apiserver built
-#                from the tree, with etcd of make upstream-binaries) and fail
-#                when they change anything the series committed (a patch
-#                that no longer applies fails too).
-#   --test       after the build, run upstream's tests of every package the
-#                series touches, in the patched tree, with the gate off and on
-#                (INTREE_TEST_FLAGS adds go test flags).
+# Usage: hack/build-intree.sh [--release R] [--series S] [--tree | --verify | --test | --test-fast | --each | --update-generated | --export]
+#   --release R  the release to use (default v1.37.2; INTREE_RELEASE too).
+#   --series S   one series alone on the release (its alone/ form when it
+#                has one) instead of the stack, in _output/intree/<release>-S;
+#                with --tree, --verify, --test, --test-fast, --each and
+#                --export. --series list prints the series in stack order,
+#                --series alone those that apply to the release alone.
+#   --tree       only assemble the release and apply the patches, to edit
+#                them (then --export).
+#   --verify     apply the patches, run upstream's generators again at each
+#                generated-code commit (and take the static OpenAPI
+#                documents from a kube-apiserver built from the tree, with
+#                etcd of make upstream-binaries) and fail when they change
+#                anything the commit holds (a patch that no longer applies
+#                fails too). The stack also checks that each alone/ form has
+#                the commits of its stacked form.
+#   --test       run upstream's tests of every package the patches touch, in
+#                the patched tree, with the gates off and on
+#                (INTREE_TEST_FLAGS adds go test flags); the stack builds the
+#                binaries first.
 #   --test-fast  the same without the round-trip suites of every API group
 #                (k8s.io/api and pkg/api/testing), whose build takes minutes:
 #                what `make test` runs.
-#   --update-generated  apply the series, run the generators (and refresh
-#                the round-trip fixtures of autoscaling) and fold the result
-#                into the series' last patch, which the script rewrites.
-#   --export     write the commits of _output/intree/<release>/src on top of
-#                the base back into hack/intree/patches/<release> (after
-#                editing the tree: `git commit`, `git rebase -i`).
+#   --each       check out each commit in turn, as `git rebase --exec` would,
+#                and build and test the packages it touches (gates off, and
+#                on where the tree has them then).
+#   --update-generated  regenerate the code of every generated-code commit
+#                (and the round-trip fixtures of autoscaling), each where it
+#                stands, and write the patches again.
+#   --export     write the commits of the tree on top of the base back into
+#                the series' directories (after editing the tree: `git
+#                commit`, `git rebase -i`); each commit goes to the series
+#                whose patch has its subject, a new one to the last series.
 
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 DEFAULT_RELEASE=v1.37.2
 RELEASE=${INTREE_RELEASE:-${DEFAULT_RELEASE}}
 MODE=build
+SERIES=
 while [[ $# -gt 0 ]]; do
   case $1 in
     --release) RELEASE=$2; shift 2 ;;
-    --tree | --verify | --test | --test-fast | --update-generated | --export) MODE=${1#--}; shift ;;
+    --series) SERIES=$2; shift 2 ;;
+    --tree | --verify | --verify-tip | --test | --test-fast | --each | --update-generated | --export | --generated-commit) MODE=${1#--}; shift ;;
     *) echo "unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -84,20 +104,65 @@ STAGING_VERSION=v0.${BASH_REMATCH[1]}.${BASH_REMATCH[2]}
 STAGING=(api client-go kubectl)
 
 INTREE_DIR="${REPO_ROOT}/hack/intree/${RELEASE}"
-PATCH_DIR="${REPO_ROOT}/hack/intree/patches/${RELEASE}"
-OUT_DIR="${REPO_ROOT}/_output/intree/${RELEASE}"
-SRC="${OUT_DIR}/src"
+PATCH_ROOT="${REPO_ROOT}/hack/intree/patches/${RELEASE}"
+SERIES_FILE="${PATCH_ROOT}/series"
 if [[ ${RELEASE} == "${DEFAULT_RELEASE}" ]]; then
   INTREE_BIN="${BIN_DIR}/intree"
 else
   INTREE_BIN="${BIN_DIR}/intree-${RELEASE}"
 fi
-for d in "${INTREE_DIR}" "${PATCH_DIR}"; do
-  if [[ ! -d ${d} ]]; then
-    echo "no series for ${RELEASE}: ${d#"${REPO_ROOT}/"} is missing" >&2
+for f in "${INTREE_DIR}" "${SERIES_FILE}"; do
+  if [[ ! -e ${f} ]]; then
+    echo "no series for ${RELEASE}: ${f#"${REPO_ROOT}/"} is missing" >&2
     exit 2
   fi
 done
+
+# list_series prints the series of the release in the order they stack.
+list_series() {
+  grep -v -e '^[[:space:]]*#' -e '^[[:space:]]*$' "${SERIES_FILE}" | awk '{print $1}'
+}
+
+# series_dirs prints the directories whose patches make the selection, in
+# the order they apply: every series for the stack, or one series' form
+# that applies to the release alone.
+series_dirs() {
+  local s first
+  if [[ -z ${SERIES} ]]; then
+    for s in $(list_series); do echo "${PATCH_ROOT}/${s}"; done
+    return
+  fi
+  first=$(list_series | head -1)
+  if [[ -d ${PATCH_ROOT}/alone/${SERIES} ]]; then
+    echo "${PATCH_ROOT}/alone/${SERIES}"
+  elif [[ ${SERIES} == "${first}" ]]; then
+    echo "${PATCH_ROOT}/${SERIES}"
+  elif list_series | grep -qx "${SERIES}"; then
+    echo "series ${SERIES} of ${RELEASE} has no form that applies alone (no alone/${SERIES}): it needs the series above it in ${SERIES_FILE#"${REPO_ROOT}/"}, so the stack is its test" >&2
+    return 1
+  else
+    echo "${RELEASE} has no series ${SERIES}; it has: $(list_series | paste -sd' ')" >&2
+    return 1
+  fi
+}
+
+case ${SERIES} in
+  list) list_series; exit 0 ;;
+  alone)
+    # The series that apply to the release without the others.
+    for s in $(list_series); do
+      if [[ -d ${PATCH_ROOT}/alone/${s} || ${s} == "$(list_series | head -1)" ]]; then echo "${s}"; fi
+    done
+    exit 0
+    ;;
+esac
+if [[ -n ${SERIES} ]]; then
+  series_dirs >/dev/null
+  OUT_DIR="${REPO_ROOT}/_output/intree/${RELEASE}-${SERIES}"
+else
+  OUT_DIR="${REPO_ROOT}/_output/intree/${RELEASE}"
+fi
+SRC="${OUT_DIR}/src"
 
 mkdir -p "${OUT_DIR}" "${INTREE_BIN}"
 exec 8>"${OUT_DIR}/.lock"
@@ -120,14 +185,30 @@ module_cache_dir() {
   sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p' <<<"${json}"
 }
 
-patches() {
-  find "${PATCH_DIR}" -maxdepth 1 -name '*.patch' -print0 | LC_ALL=C sort -z | xargs -0 -r printf '%s\n'
+# dir_patches DIR prints the patches of one series directory in order.
+dir_patches() {
+  find "$1" -maxdepth 1 -name '*.patch' -print0 | LC_ALL=C sort -z | xargs -0 -r printf '%s\n'
 }
+
+patches() {
+  local d
+  for d in $(series_dirs); do dir_patches "${d}"; done
+}
+
+# patch_subject FILE prints the subject of a format-patch file, unfolded.
+patch_subject() {
+  awk '/^Subject: /{s=$0; f=1; next} f && /^ /{s=s $0; next} f{print s; exit}' "$1" |
+    sed -e 's/^Subject: \[PATCH[^]]*\] //' -e 's/  */ /g'
+}
+
+# GENERATED matches the subject of a commit that holds generated code only.
+GENERATED='update generated code'
 
 # inputs_digest hashes everything the patched tree depends on.
 inputs_digest() {
   {
-    echo "${KUBE_VERSION} ${STAGING_VERSION} ${STAGING[*]}"
+    echo "${KUBE_VERSION} ${STAGING_VERSION} ${STAGING[*]} ${SERIES}"
+    cat "${SERIES_FILE}"
     go env GOVERSION
     cat "${BASH_SOURCE[0]}" "${INTREE_DIR}/go.mod" "${INTREE_DIR}/go.sum" "${INTREE_DIR}/tools.go"
     patches | xargs -r cat
@@ -355,7 +436,7 @@ openapi_spec() {
   # from the committed series that build_binary's cached binary is. It is
   # built as build_binary builds, so that verify can keep it as the mode's
   # kube-apiserver when regenerating changed nothing (keep_verified_binary).
-  (cd "${INTREE_DIR}" && go build -trimpath -ldflags="$(kube_ldflags)" -o "${dir}/kube-apiserver" k8s.io/kubernetes/cmd/kube-apiserver)
+  (cd "$(test_module)" && go build -trimpath -ldflags="$(kube_ldflags)" -o "${dir}/kube-apiserver" k8s.io/kubernetes/cmd/kube-apiserver)
   local client peer port
   client=$(free_port) peer=$(free_port) port=$(free_port)
   "${etcd}" --data-dir="${dir}/etcd" --listen-client-urls="http://127.0.0.1:${client}" \
@@ -402,8 +483,19 @@ openapi_spec() {
   return ${status}
 }
 
-# regenerate runs the generators over the patched tree in SRC, then writes
-# the static OpenAPI documents from a kube-apiserver built from it.
+# test_module prints the module directory that builds the patched tree: the
+# release's module (relative replace directives, so that the build cache is
+# shared between clones) for the stack, a copy pointing at SRC otherwise.
+test_module() {
+  if [[ -z ${SERIES} ]]; then
+    echo "${INTREE_DIR}"
+  else
+    (use_tree && echo "${MODULE_DIR}")
+  fi
+}
+
+# regenerate runs the generators over the patched tree in SRC as it stands,
+# then writes the static OpenAPI documents from a kube-apiserver built from it.
 regenerate() {
   ensure_protoc
   (
@@ -414,15 +506,16 @@ regenerate() {
   openapi_spec
 }
 
-# ensure_tree brings SRC up to date with the inputs: the base, with the series
-# applied. A tree stamped with the current inputs is reused.
+# ensure_tree brings SRC up to date with the inputs: the base, with the
+# patches applied. A tree stamped with the current inputs is reused.
 ensure_tree() {
   local stamp="${OUT_DIR}/.src.pins"
-  if [[ -f ${stamp} && "$(cat "${stamp}")" == "$1" ]] && git_src diff --quiet HEAD 2>/dev/null; then
+  if [[ -f ${stamp} && "$(cat "${stamp}")" == "$1" ]] && git_src diff --quiet HEAD 2>/dev/null &&
+    [[ $(git_src rev-parse -q --abbrev-ref HEAD 2>/dev/null) == series ]]; then
     return
   fi
   rm -f "${stamp}"
-  echo "assembling ${KUBE_VERSION} and applying hack/intree/patches/${RELEASE} with git am" >&2
+  echo "assembling ${KUBE_VERSION} and applying $(series_dirs | sed "s|^${REPO_ROOT}/||" | paste -sd' ') with git am" >&2
   if ! git_src rev-parse -q --verify base >/dev/null 2>&1 || [[ ! -f ${OUT_DIR}/.base.pins || "$(cat "${OUT_DIR}/.base.pins")" != "${KUBE_VERSION} ${STAGING_VERSION} ${STAGING[*]}" ]]; then
     assemble_base
     echo "${KUBE_VERSION} ${STAGING_VERSION} ${STAGING[*]}" >"${OUT_DIR}/.base.pins"
@@ -431,32 +524,89 @@ ensure_tree() {
   echo "$1" >"${stamp}"
 }
 
-# verify fails when regenerating changes what the series committed, as
-# upstream's verify-codegen does for a pull request. A tree verified for the
-# current inputs is not generated again.
+# generated_commits prints, oldest first, the commits of the tree that hold
+# generated code.
+generated_commits() {
+  git_src log --reverse --format='%H %s' base..series | awk -v g="${GENERATED}" 'index($0, g) {print $1}'
+}
+
+# tree_is_clean fails, listing the changes and discarding them, when
+# regenerating changed the tree.
+tree_is_clean() {
+  if git_src diff --quiet HEAD && [[ -z $(git_src status --porcelain) ]]; then
+    return 0
+  fi
+  git_src status --short >&2
+  git_src reset -q --hard HEAD
+  git_src clean -q -fd
+  return 1
+}
+
+# verify fails when regenerating changes what the patches committed, as
+# upstream's verify-codegen does for a pull request: at each commit that
+# holds generated code (the code that follows from the commits before it)
+# and at the tip, or at the tip alone with --verify-tip. A tree verified for
+# the current inputs is not generated again.
 verify() {
-  local digest stamp="${OUT_DIR}/.verified.pins"
+  local digest stamp="${OUT_DIR}/.verified.pins" what
   digest=$(inputs_digest)
+  what=$(series_dirs | sed "s|^${REPO_ROOT}/||" | paste -sd' ')
   ensure_tree "${digest}"
   if ! (cd "${INTREE_DIR}" && go mod tidy -diff); then
     echo "go.mod/go.sum in hack/intree/${RELEASE} are not tidy: run 'go mod tidy' there" >&2
     return 1
   fi
-  if [[ -f ${stamp} && "$(cat "${stamp}")" == "${digest}" ]]; then
-    echo "hack/intree/patches/${RELEASE} was verified for these inputs" >&2
+  if [[ -z ${SERIES} ]]; then
+    alone_forms_match || return 1
+  fi
+  if [[ -f ${stamp} && "$(cat "${stamp}")" == "${digest} ${MODE}" || -f ${stamp} && "$(cat "${stamp}")" == "${digest} verify" ]]; then
+    echo "${what} was verified for these inputs" >&2
     return
   fi
+  local c
+  if [[ ${MODE} == verify ]]; then
+    for c in $(generated_commits); do
+      [[ ${c} == "$(git_src rev-parse series)" ]] && continue
+      echo "regenerating at $(git_src log -1 --format='%h %s' "${c}")" >&2
+      git_src checkout -q "${c}"
+      regenerate || { git_src checkout -q -f series; return 1; }
+      if ! tree_is_clean; then
+        git_src checkout -q series
+        echo "the generated code of '$(git_src log -1 --format=%s "${c}")' is stale: run hack/build-intree.sh --release ${RELEASE}${SERIES:+ --series ${SERIES}} --update-generated" >&2
+        return 1
+      fi
+    done
+    git_src checkout -q series
+  fi
+  echo "regenerating at the tip" >&2
   regenerate
-  if ! git_src diff --quiet HEAD || [[ -n $(git_src status --porcelain) ]]; then
-    git_src status --short >&2
-    git_src reset -q --hard HEAD
-    git_src clean -q -fd
-    echo "the generated code of hack/intree/patches/${RELEASE} is stale: run hack/build-intree.sh --release ${RELEASE} --update-generated" >&2
+  if ! tree_is_clean; then
+    echo "the generated code of ${what} is stale at its tip: run hack/build-intree.sh --release ${RELEASE}${SERIES:+ --series ${SERIES}} --update-generated" >&2
     return 1
   fi
-  echo "${digest}" >"${stamp}"
-  keep_verified_binary "${digest}"
-  echo "hack/intree/patches/${RELEASE} applies with git am and its generated code is current" >&2
+  echo "${digest} ${MODE}" >"${stamp}"
+  if [[ -z ${SERIES} ]]; then
+    keep_verified_binary "${digest}"
+  fi
+  echo "${what} applies with git am and its generated code is current" >&2
+}
+
+# alone_forms_match fails when a series' alone/ form and its stacked form
+# are not the same commits (subjects, in order): the alone form is the
+# stacked one rebased onto the release, and must not drift from it.
+alone_forms_match() {
+  local s d status=0
+  for s in $(list_series); do
+    d="${PATCH_ROOT}/alone/${s}"
+    [[ -d ${d} ]] || continue
+    if ! diff -u --label "${s}" --label "alone/${s}" \
+      <(dir_patches "${PATCH_ROOT}/${s}" | while read -r p; do patch_subject "${p}"; done) \
+      <(dir_patches "${d}" | while read -r p; do patch_subject "${p}"; done) >&2; then
+      echo "alone/${s} of ${RELEASE} does not have the commits of ${s} (above)" >&2
+      status=1
+    fi
+  done
+  return ${status}
 }
 
 # keep_verified_binary DIGEST installs the kube-apiserver that openapi_spec
@@ -471,40 +621,91 @@ keep_verified_binary() {
   echo "$1" >"${INTREE_BIN}/.kube-apiserver.pins"
 }
 
-# export_series writes the commits after the base into PATCH_DIR.
-export_series() {
-  rm -f "${PATCH_DIR}"/*.patch
-  git_src format-patch -q --zero-commit --no-signature --full-index --binary --no-stat \
-    -o "${PATCH_DIR}" base..HEAD
-  (cd "${PATCH_DIR}" && ls *.patch) >&2
+# series_of_subject SUBJECT prints the series directory (relative to
+# PATCH_ROOT) whose patch has SUBJECT, if any.
+series_of_subject() {
+  local d p
+  for d in $(series_dirs); do
+    for p in $(dir_patches "${d}"); do
+      if [[ "$(patch_subject "${p}")" == "$1" ]]; then
+        echo "${d#"${PATCH_ROOT}/"}"
+        return
+      fi
+    done
+  done
 }
 
-# update_generated regenerates and folds the result into the last patch of
-# the series, whose subject must say it holds generated code.
-update_generated() {
-  ensure_tree "$(inputs_digest)"
+# export_series writes the commits after the base back into the series'
+# directories: each to the series that had its subject, a new commit to the
+# series of the commit before it (the first series for the first commit).
+export_series() {
+  local dirs=() commits=() c subject dir prev
+  prev=$(series_dirs | head -1)
+  prev=${prev#"${PATCH_ROOT}/"}
+  while read -r c subject; do
+    dir=$(series_of_subject "${subject}")
+    dir=${dir:-${prev}}
+    commits+=("${c}")
+    dirs+=("${dir}")
+    prev=${dir}
+  done < <(git_src log --reverse --format='%H %s' base..HEAD)
+  local d i start=0 n=${#commits[@]}
+  for d in $(series_dirs); do
+    d=${d#"${PATCH_ROOT}/"}
+    rm -f "${PATCH_ROOT}/${d}"/*.patch
+    mkdir -p "${PATCH_ROOT}/${d}"
+    i=${start}
+    while ((i < n)) && [[ ${dirs[i]} == "${d}" ]]; do ((i += 1)); done
+    if ((i > start)); then
+      git_src format-patch -q --zero-commit --no-signature --full-index --binary --no-stat \
+        -o "${PATCH_ROOT}/${d}" "${commits[start]}^..${commits[i - 1]}"
+      echo "${d}: $(cd "${PATCH_ROOT}/${d}" && ls *.patch | wc -l) patches" >&2
+    fi
+    start=${i}
+  done
+  if ((start < n)); then
+    echo "commit $(git_src log -1 --format='%h %s' "${commits[start]}") belongs to ${dirs[start]}, which comes earlier in the stack: reorder the commits" >&2
+    return 1
+  fi
+}
+
+# generated_commit regenerates in SRC as it stands and commits the result
+# with the message of the commit given as GENERATED_FROM (or amends HEAD when
+# it holds generated code): the step `git rebase --exec` runs at each
+# generated-code commit for --update-generated.
+generated_commit() {
   regenerate
   (use_tree && update_fixtures)
-  if git_src diff --quiet HEAD && [[ -z $(git_src status --porcelain) ]]; then
-    echo "the generated code is current" >&2
-    return
-  fi
   git_src add -A
-  if git_src log -1 --format=%s | grep -q 'generated'; then
-    git_src commit -q --amend --no-edit
+  if [[ -n ${GENERATED_FROM:-} ]]; then
+    GIT_AUTHOR_DATE="${GIT_COMMITTER_DATE}" git_src commit -q --allow-empty -C "${GENERATED_FROM}"
+  elif git_src log -1 --format=%s | grep -q "${GENERATED}"; then
+    git_src commit -q --amend --no-edit --allow-empty
   else
-    GIT_AUTHOR_DATE="${GIT_COMMITTER_DATE}" git_src commit -q -F - <<'EOF'
-autoscaling: update generated code
-
-Run the generators of hack/update-codegen.sh for the packages the series
-changes (deepcopy, conversion, defaults, protobuf, swagger docs, OpenAPI,
-client-go's apply configurations), hack/update-openapi-spec.sh for the
-static OpenAPI documents of autoscaling, and refresh the round-trip
-fixtures of autoscaling in k8s.io/api: the HEAD data, which the new fields
-change, and the after_roundtrip files of the older releases, whose
-protobuf gains the new status field.
-EOF
+    echo "HEAD does not hold generated code and GENERATED_FROM is not set" >&2
+    return 1
   fi
+}
+
+# update_generated regenerates the code of every generated-code commit where
+# it stands: a rebase that replaces each such commit by a new one made by
+# generated_commit (so the old generated code never has to merge), then
+# writes the patches again.
+update_generated() {
+  ensure_tree "$(inputs_digest)"
+  local c self="${BASH_SOURCE[0]}" args="--release ${RELEASE}${SERIES:+ --series ${SERIES}}"
+  local script="${OUT_DIR}/rebase-todo.sed"
+  : >"${script}"
+  for c in $(generated_commits); do
+    echo "s|^pick ${c:0:7}[0-9a-f]* .*|exec GENERATED_FROM=${c} ${self} ${args} --generated-commit|" >>"${script}"
+  done
+  if [[ ! -s ${script} ]]; then
+    echo "no commit holds generated code (subject '... ${GENERATED} ...')" >&2
+    return 1
+  fi
+  flock -u 8
+  GIT_SEQUENCE_EDITOR="sed -i -f ${script}" git_src -c core.abbrev=40 rebase -q -i base
+  flock 8
   export_series
   rm -f "${OUT_DIR}/.src.pins"
 }
@@ -615,49 +816,102 @@ gate_on_overlay() {
       echo '}'
     } >"${file}"
     entries+=("\"${pkgdir}/zz_generated_gate_on_test.go\": \"${file}\"")
-  done < <(cd "${INTREE_DIR}" && go list -f '{{.Dir}} {{.Name}} {{.ImportPath}}' "$@")
+  done < <(cd "${TEST_MODULE}" && go list -f '{{.Dir}} {{.Name}} {{.ImportPath}}' "$@")
   local IFS=,
   echo "{\"Replace\": {${entries[*]}}}" >"${dir}/overlay.json"
   echo "${dir}/overlay.json"
 }
 
-# run_upstream_tests runs the packages with the release's default gates
-# (HPAExternalMetricFallback off, so every changed path is upstream's), then
-# those of k8s.io/kubernetes again with the gate on.
+# run_upstream_tests runs the packages in TEST_MODULE with the release's
+# default gates (the series' gates off, so every changed path is upstream's),
+# then those of k8s.io/kubernetes again with the gates the tree has on.
 run_upstream_tests() {
   # shellcheck disable=SC2086 # flags are words
-  (cd "${INTREE_DIR}" && go test -trimpath -count=1 ${INTREE_TEST_FLAGS:-} "$@")
-  local overlay kube=()
+  (cd "${TEST_MODULE}" && go test -trimpath -count=1 ${INTREE_TEST_FLAGS:-} "$@")
+  local overlay kube=() gates
   for p in "$@"; do
     [[ ${p} == k8s.io/kubernetes/* ]] && kube+=("${p}")
   done
+  gates=$(series_gates)
+  if [[ ${#kube[@]} -eq 0 || -z ${gates} ]]; then
+    return
+  fi
   overlay=$(gate_on_overlay "${kube[@]}")
-  # Tests that emulate a release without the gate cannot run with it on
+  # Tests that emulate a release without the gates cannot run with them on
   # (hack/intree/<release>/gate-on-skip says which and why).
   local skip=()
   if [[ -f ${INTREE_DIR}/gate-on-skip ]]; then
     skip=(-skip "^($(grep -v -e '^#' -e '^$' "${INTREE_DIR}/gate-on-skip" | paste -sd'|'))\$")
   fi
-  echo "again with HPAExternalMetricFallback on: ${kube[*]}" >&2
+  echo "again with ${gates}: ${kube[*]}" >&2
   # shellcheck disable=SC2086 # flags are words
-  (cd "${INTREE_DIR}" && go test -trimpath -count=1 -overlay "${overlay}" "${skip[@]}" ${INTREE_TEST_FLAGS:-} "${kube[@]}")
+  (cd "${TEST_MODULE}" && go test -trimpath -count=1 -overlay "${overlay}" "${skip[@]}" ${INTREE_TEST_FLAGS:-} "${kube[@]}")
+}
+
+# touched_packages COMMIT prints the import paths of the packages COMMIT
+# changes; a file that is not Go counts for the nearest directory above it
+# that is a package (the round-trip fixtures of k8s.io/api for its tests).
+touched_packages() {
+  local f dir
+  git_src diff-tree --no-commit-id --name-only -r "$1" | while read -r f; do
+    dir=$(dirname "${f}")
+    while [[ ${dir} != . ]] && ! compgen -G "${SRC}/${dir}/*.go" >/dev/null; do
+      dir=$(dirname "${dir}")
+    done
+    [[ ${dir} == . || ! -d ${SRC}/${dir} ]] && continue
+    case ${dir} in
+      staging/src/*) echo "${dir#staging/src/}" ;;
+      *) echo "k8s.io/kubernetes/${dir}" ;;
+    esac
+  done | LC_ALL=C sort -u
+}
+
+# each checks out every commit in turn, as `git rebase --exec` would run a
+# check, and builds and tests the packages that commit touches: each commit
+# must stand on its own, not only the tip.
+each() {
+  ensure_tree "$(inputs_digest)"
+  local c pkgs status=0
+  for c in $(git_src rev-list --reverse base..series); do
+    git_src checkout -q "${c}"
+    mapfile -t pkgs < <(touched_packages "${c}")
+    echo "== $(git_src log -1 --format='%h %s' "${c}"): ${pkgs[*]:-no Go package}" >&2
+    if [[ ${#pkgs[@]} -gt 0 ]] && ! (cd "${TEST_MODULE}" && go build -trimpath "${pkgs[@]}" && run_upstream_tests "${pkgs[@]}"); then
+      echo "$(git_src log -1 --format='%h %s' "${c}") does not build or pass its packages' tests on its own" >&2
+      status=1
+      break
+    fi
+  done
+  git_src checkout -q series
+  return ${status}
 }
 
 main() {
   case ${MODE} in
     tree) ensure_tree "$(inputs_digest)"; echo "${SRC}"; return ;;
-    verify) verify; return ;;
+    verify | verify-tip) verify; return ;;
     update-generated) update_generated; return ;;
+    generated-commit) generated_commit; return ;;
     export) export_series; return ;;
   esac
   local digest
   digest=$(inputs_digest)
   ensure_tree "${digest}"
-  local name
-  for name in kube-apiserver kube-controller-manager kube-scheduler kubectl; do
-    build_binary "${name}" "${digest}"
-  done
-  echo "${INTREE_BIN}/kube-apiserver ${INTREE_BIN}/kube-controller-manager ${INTREE_BIN}/kube-scheduler ${INTREE_BIN}/kubectl"
+  TEST_MODULE=$(test_module)
+  if [[ ${MODE} == each ]]; then
+    each
+    return
+  fi
+  if [[ -z ${SERIES} ]]; then
+    local name
+    for name in kube-apiserver kube-controller-manager kube-scheduler kubectl; do
+      build_binary "${name}" "${digest}"
+    done
+    echo "${INTREE_BIN}/kube-apiserver ${INTREE_BIN}/kube-controller-manager ${INTREE_BIN}/kube-scheduler ${INTREE_BIN}/kubectl"
+  elif [[ ${MODE} == build ]]; then
+    echo "a series alone builds no binaries (the stack is the in-tree mode): use --verify, --test or --each" >&2
+    return 2
+  fi
   case ${MODE} in
     test) run_upstream_tests "${TEST_PACKAGES[@]}" ;;
     test-fast) run_upstream_tests "${FAST_TEST_PACKAGES[@]}" ;;
