@@ -559,7 +559,10 @@ verify() {
   if [[ -z ${SERIES} ]]; then
     alone_forms_match || return 1
   fi
-  if [[ -f ${stamp} && "$(cat "${stamp}")" == "${digest} ${MODE}" || -f ${stamp} && "$(cat "${stamp}")" == "${digest} verify" ]]; then
+  # A full verify also stands for --verify-tip.
+  local verified=
+  [[ -f ${stamp} ]] && verified=$(cat "${stamp}")
+  if [[ ${verified} == "${digest} ${MODE}" || ${verified} == "${digest} verify" ]]; then
     echo "${what} was verified for these inputs" >&2
     return
   fi
