@@ -21,6 +21,7 @@ import (
 	"time"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
+	"k8s.io/apimachinery/pkg/labels"
 )
 
 // The labels find a group's Leases with one list; the annotations carry the
@@ -119,5 +120,5 @@ func CountedHPAs(lease *coordinationv1.Lease) (int, bool) {
 
 // ShardLeasesSelector is the label selector of the shard Leases of group.
 func ShardLeasesSelector(group string) string {
-	return groupLabel + "=" + group + "," + roleLabel + "=" + roleShard
+	return labels.SelectorFromSet(labels.Set{groupLabel: group, roleLabel: roleShard}).String()
 }
