@@ -207,6 +207,39 @@ var _ = sigDescribe([]string{featureHPA, featureFallback}, "Horizontal pod autos
 		f.WaitForEvent(ctx, name, "SuccessfulRescale", "New size: 3", reaction())
 	})
 
+	// A provider that hangs instead of answering with an error: each fetch
+	// is bounded (kube-hpa's --horizontal-pod-autoscaler-metric-fetch-
+	// timeout; in the in-tree mode, half the sync period for a metric with
+	// a fallback), so the failure counts as one from an adapter that
+	// errors would, and the worker is soon free for the other HPAs.
+	ginkgo.It("should fall back within a sync period of its deadline when the metrics adapter hangs, while other HPAs keep scaling", afterShortSpecs, func(ctx context.Context) {
+		f.TolerateDisruptions(ctx)
+		const hanging, healthy = "hung-worker", "busy-worker"
+		hangingMetric, healthyMetric := f.UniqueName("queue_depth_hung"), f.UniqueName("queue_depth_ok")
+		f.CreateDeployment(ctx, hanging, 1)
+		f.CreateDeployment(ctx, healthy, 1)
+		f.SetExternalMetricFault(ctx, hangingMetric, framework.FaultHang)
+		f.SetExternalMetric(ctx, healthyMetric, "10")
+		f.CreateHPA(ctx, hpaKind(), fallbackHPA(hanging, 1, 5, fallbackMetric(hangingMetric, 3)))
+		f.CreateHPA(ctx, hpaKind(), fallbackHPA(healthy, 1, 5, fallbackMetric(healthyMetric, 0)))
+
+		firstFailure := waitForFirstFailure(ctx, f, hanging, hangingMetric, tolerantReaction())
+		deadline := firstFailure.Add(failureDuration)
+
+		ginkgo.By("raising the other HPA's metric while the adapter hangs for the first: it scales as usual")
+		f.SetExternalMetric(ctx, healthyMetric, "30")
+		f.WaitForReplicas(ctx, healthy, 3, tolerantReaction())
+		consistentlyUntil(ctx, deadline, stillFailing(f, hanging, hangingMetric, firstFailure, 1))
+
+		ginkgo.By("waiting for the fallback of the hanging metric")
+		cond := waitForFallbackActive(ctx, f, hanging, deadline, tolerantReaction())
+		gomega.Expect(cond.LastTransitionTime.Time).To(gomega.BeTemporally("<=", deadline.Add(suite.Config.SyncPeriod.Duration)),
+			"the fallback of a hanging metric activated %v after firstFailureTime + failureDurationSeconds; its fetches are bounded within a sync period",
+			cond.LastTransitionTime.Sub(deadline))
+		f.WaitForReplicas(ctx, hanging, 3, tolerantReaction())
+		f.WaitForEvent(ctx, hanging, "ExternalMetricFallbackActivated", activatedMessage(hangingMetric, 3), reaction())
+	})
+
 	ginkgo.It("should set the ExternalMetricFallbackActive condition to True when fallback activates", afterShortSpecs, func(ctx context.Context) {
 		f.TolerateDisruptions(ctx)
 		const name = "worker"
@@ -329,7 +362,7 @@ var _ = sigDescribe([]string{featureHPA, featureFallback}, "Horizontal pod autos
 		// out; a metric the adapter has never heard of ("not found") is one
 		// too. No activationSlack below: at the deadline a pass may be
 		// waiting for a hanging fetch.
-		f.SetExternalMetricFault(ctx, aboveMetric, hangFault())
+		f.SetExternalMetricFault(ctx, aboveMetric, framework.FaultHang)
 		f.CreateHPA(ctx, hpaKind(), fallbackHPA(above, 1, 3, fallbackMetric(aboveMetric, 6)))
 		f.CreateHPA(ctx, hpaKind(), fallbackHPA(below, 3, 10, fallbackMetric(belowMetric, 1)))
 

@@ -132,19 +132,6 @@ func reaction() time.Duration {
 // uses it.
 func staleness() time.Duration { return suite.Config.MetricSharingWindow.Duration }
 
-// hangFault is the fault that makes the adapter fail by not answering.
-// kube-hpa bounds every fetch, so a hang is a failure within its fetch
-// budget. Upstream's controller, which the in-tree mode runs, waits for
-// kube-apiserver's request time-out (a minute) on each such pass, which puts
-// a fallback minutes late (docs/in-tree.md): there the adapter
-// answers with an error instead.
-func hangFault() framework.Fault {
-	if suite.Config.Mode == framework.ModeInTree {
-		return framework.FaultError
-	}
-	return framework.FaultHang
-}
-
 // requireLocal skips a spec that must act on the processes of the
 // environment, which only the local environment can do.
 func requireLocal() {
