@@ -34,6 +34,13 @@ binary-size:
 	CGO_ENABLED=0 $(GO) build -trimpath -o _output/binsize/hpa-controller-manager ./cmd/hpa-controller-manager
 	$(GO) run ./hack/binsize _output/binsize/hpa-controller-manager
 
+## memory-floor: the resident memory of a program that links only the libraries the controller cannot
+## do without and runs nothing (hack/memfloor), built as the release is; docs/performance.md.
+.PHONY: memory-floor
+memory-floor:
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags='-s -w' -o _output/memfloor/memfloor ./hack/memfloor
+	_output/memfloor/memfloor
+
 ## test-release: the image builder's output unpacked and checked (user, entrypoint, platforms), and the
 ## amd64 binary taken out of it answers --version (hack/tools/release, a module of its own).
 .PHONY: test-release
