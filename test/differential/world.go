@@ -38,7 +38,6 @@ import (
 	"k8s.io/client-go/tools/record"
 	"k8s.io/component-base/featuregate"
 	kubemetrics "k8s.io/component-base/metrics"
-	upstream "k8s.io/kubernetes/pkg/controller/podautoscaler"
 	"k8s.io/utils/clock"
 
 	"github.com/kube-hpa/kube-hpa/pkg/controller/podautoscaler"
@@ -295,8 +294,7 @@ func (s seqScenario) controller(ctx context.Context, kind controllerKind, client
 	hpaInformer := factory.Autoscaling().V2().HorizontalPodAutoscalers()
 	podInformer := factory.Core().V1().Pods()
 	if kind == upstreamController {
-		c := upstream.NewHorizontalController(ctx, client.CoreV1(), scales, client.AutoscalingV2(), restMapper(), upstreamClient{f},
-			hpaInformer, podInformer, syncPeriod, downscaleWindow+s.windowNudge, tolerance, cpuInitializationPeriod, initialReadinessDelay)
+		c := newUpstreamController(ctx, client, scales, upstreamClient{f}, factory, downscaleWindow+s.windowNudge)
 		return func() { c.Run(ctx, workers) }, nil
 	}
 	// As shipped: the scale read from a watch of the Deployment (the
