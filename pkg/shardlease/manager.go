@@ -27,7 +27,6 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/klog/v2"
 
 	"github.com/kube-hpa/kube-hpa/pkg/shard"
@@ -152,8 +151,7 @@ func (m *Manager) round(ctx context.Context) {
 func (m *Manager) list(ctx context.Context) bool {
 	ctx, cancel := context.WithTimeout(ctx, m.o.RetryPeriod)
 	defer cancel()
-	selector := labels.SelectorFromSet(labels.Set{groupLabel: m.o.Group}).String()
-	list, err := m.o.Client.Leases(m.o.Namespace).List(ctx, metav1.ListOptions{LabelSelector: selector})
+	list, err := m.o.Client.Leases(m.o.Namespace).List(ctx, metav1.ListOptions{LabelSelector: GroupLeasesSelector(m.o.Group)})
 	if err != nil {
 		klog.FromContext(ctx).Error(err, "Listing the shard leases")
 		return false

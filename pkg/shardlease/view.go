@@ -21,7 +21,6 @@ import (
 	"time"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
-	"k8s.io/apimachinery/pkg/labels"
 )
 
 // The labels find a group's Leases with one list; the annotations carry the
@@ -116,9 +115,4 @@ func CountedHPAs(lease *coordinationv1.Lease) (int, bool) {
 		return 0, false
 	}
 	return min(n, maxHPAs), true
-}
-
-// ShardLeasesSelector is the label selector of the shard Leases of group.
-func ShardLeasesSelector(group string) string {
-	return labels.SelectorFromSet(labels.Set{groupLabel: group, roleLabel: roleShard}).String()
 }

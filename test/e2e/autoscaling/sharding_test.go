@@ -135,12 +135,11 @@ var _ = sigDescribe([]string{featureSharded, featureHPA, serial, disruptive, crd
 			p.passesFrom = p.offset
 			replicas = append(replicas, p)
 		}
-		// Shared, and settled (with every shard's HPA count known, which
+		// Shared, and settled: every shard held and counted, and no move
+		// left in the plan the replicas make from the Leases (the last count
 		// may move shards once more), so that no handover comes after the
 		// HPAs exist. The shares weigh the HPAs already in the cluster (other
-		// specs'), so only their sum and stability are known in advance.
-		var last string
-		var stableSince time.Time
+		// specs'), so only their sum is known in advance.
 		gomega.Eventually(ctx, func() error {
 			var counts []int
 			total := 0
@@ -148,20 +147,16 @@ var _ = sigDescribe([]string{featureSharded, featureHPA, serial, disruptive, crd
 				counts = append(counts, len(p.working()))
 				total += len(p.working())
 			}
-			if now := fmt.Sprint(counts); now != last {
-				last, stableSince = now, time.Now()
-			}
-			if known, err := countedShards(ctx, group); err != nil || known < 16 {
-				// The replicas weigh the shards by their HPAs once every
-				// count is known, and may move shards then.
-				stableSince = time.Now()
-				return fmt.Errorf("%d of 16 shard Leases carry their HPA count (%v)", known, err)
-			}
-			switch {
-			case total != 16 || slices.Contains(counts, 0):
+			if total != 16 || slices.Contains(counts, 0) {
 				return fmt.Errorf("the replicas work %v shards, want all 16 shared by the three", counts)
-			case time.Since(stableSince) < 5*time.Second:
-				return fmt.Errorf("the replicas' shares %v changed %v ago", counts, time.Since(stableSince).Round(time.Second))
+			}
+			leases, err := suite.Kube.CoordinationV1().Leases(suite.Config.ControllerNamespace).List(ctx,
+				metav1.ListOptions{LabelSelector: shardlease.GroupLeasesSelector(group)})
+			if err != nil {
+				return err
+			}
+			if moves, err := shardlease.PendingMoves(leases.Items, group, 16); err != nil || len(moves) > 0 {
+				return fmt.Errorf("the replicas work %v shards; shards still to move: %v (%v)", counts, moves, err)
 			}
 			return nil
 		}).WithTimeout(45*time.Second).WithPolling(500*time.Millisecond).Should(gomega.Succeed(), "the three replicas to share the 16 shards")
@@ -210,20 +205,3 @@ var _ = sigDescribe([]string{featureSharded, featureHPA, serial, disruptive, crd
 		}
 	})
 })
-
-// countedShards returns how many shard Leases of group carry the HPA count
-// of their last holder.
-func countedShards(ctx context.Context, group string) (int, error) {
-	leases, err := suite.Kube.CoordinationV1().Leases(suite.Config.ControllerNamespace).List(ctx,
-		metav1.ListOptions{LabelSelector: shardlease.ShardLeasesSelector(group)})
-	if err != nil {
-		return 0, err
-	}
-	n := 0
-	for i := range leases.Items {
-		if _, ok := shardlease.CountedHPAs(&leases.Items[i]); ok {
-			n++
-		}
-	}
-	return n, nil
-}
