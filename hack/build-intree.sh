@@ -696,7 +696,7 @@ generated_commit() {
 # writes the patches again.
 update_generated() {
   ensure_tree "$(inputs_digest)"
-  local c self="${BASH_SOURCE[0]}" args="--release ${RELEASE}${SERIES:+ --series ${SERIES}}"
+  local c self="${REPO_ROOT}/hack/build-intree.sh" args="--release ${RELEASE}${SERIES:+ --series ${SERIES}}"
   local script="${OUT_DIR}/rebase-todo.sed"
   : >"${script}"
   for c in $(generated_commits); do
@@ -828,9 +828,32 @@ gate_on_overlay() {
 # run_upstream_tests runs the packages in TEST_MODULE with the release's
 # default gates (the series' gates off, so every changed path is upstream's),
 # then those of k8s.io/kubernetes again with the gates the tree has on.
+# Integration packages (test/integration) are vetted, which compiles their
+# tests, and not run: they start a kube-apiserver test server that finds its
+# files by source path, which -trimpath removes (upstream runs them in
+# make test-integration, apart from the unit tests).
 run_upstream_tests() {
+  local p units=() integration=()
+  for p in "$@"; do
+    if [[ ${p} == k8s.io/kubernetes/test/integration/* ]]; then
+      integration+=("${p}")
+    else
+      units+=("${p}")
+    fi
+  done
+  if [[ ${#integration[@]} -gt 0 ]]; then
+    echo "vetting (integration, not run): ${integration[*]}" >&2
+    (cd "${TEST_MODULE}" && go vet -trimpath "${integration[@]}") || return 1
+  fi
+  if [[ ${#units[@]} -eq 0 ]]; then
+    return
+  fi
+  set -- "${units[@]}"
+  # Every step returns its failure itself: under --each this runs in a
+  # condition, where errexit does not apply, and a failure with the gates
+  # off must not pass for a success with them on.
   # shellcheck disable=SC2086 # flags are words
-  (cd "${TEST_MODULE}" && go test -trimpath -count=1 ${INTREE_TEST_FLAGS:-} "$@")
+  (cd "${TEST_MODULE}" && go test -trimpath -count=1 ${INTREE_TEST_FLAGS:-} "$@") || return 1
   local overlay kube=() gates
   for p in "$@"; do
     [[ ${p} == k8s.io/kubernetes/* ]] && kube+=("${p}")
