@@ -228,8 +228,10 @@ upstream-binaries:
 ## intree-test: upstream's tests of the touched packages in the patched tree, gates off and on
 ## (intree-test-fast, in `make test`: without the round-trip suites of every API group). intree-series:
 ## for every release, each series alone and the stack: applied, generated code verified at each of its
-## generated-code commits, tested, every commit built and tested on its own (--each); then each older
-## release's kube-controller-manager against the default release's kube-apiserver (the upgrade skew).
+## generated-code commits, tested, every commit built and tested on its own (--each); the differential
+## test of each series alone of the default release (gate off equal to stock; the fallback sequences where
+## the series has KEP-5679); then each older release's kube-controller-manager against the default
+## release's kube-apiserver (the upgrade skew).
 ## intree-smoke: the patched kube-apiserver with kubectl, gates on and off.
 INTREE_RELEASE ?= v1.37.2
 INTREE_RELEASES = $(notdir $(wildcard hack/intree/patches/v*))
@@ -255,6 +257,10 @@ intree-series: upstream-binaries
 			done; \
 		done; \
 		for m in --verify --test --each; do hack/build-intree.sh --release $$r $$m || exit 1; done; \
+	done
+	for s in $$(hack/build-intree.sh --release $(INTREE_RELEASE) --series alone); do \
+		DIFFERENTIAL_INTREE_SERIES=$$s DIFFERENTIAL_SEED=1 DIFFERENTIAL_INTREE_N=$(DIFFERENTIAL_INTREE_N) \
+			DIFFERENTIAL_FALLBACK_N=$(DIFFERENTIAL_FALLBACK_N) hack/differential-intree.sh || exit 1; \
 	done
 	for r in $(filter-out $(INTREE_RELEASE),$(INTREE_RELEASES)); do \
 		KUBE_HPA_INTEGRATION=1 KUBE_HPA_INTREE_SKEW_BIN_DIR=$(CURDIR)/_output/bin/intree-$$r \

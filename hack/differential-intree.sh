@@ -29,6 +29,10 @@
 #
 # DIFFERENTIAL_SEED, DIFFERENTIAL_INTREE_N (sequences of the gate-off
 # equality) and DIFFERENTIAL_FALLBACK_N (fallback sequences) size the run.
+# DIFFERENTIAL_INTREE_SERIES=S checks the tree of series S alone instead
+# of the stack (hack/build-intree.sh --series S builds it): the gate-off
+# equality always, the fallback sequences when S has KEP-5679. The build
+# tags say what such a tree lacks (test/differential/doc.go).
 set -euo pipefail
 
 REPO_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -40,17 +44,33 @@ FALLBACK_N=${DIFFERENTIAL_FALLBACK_N:-500}
 # The series whose tree the harness can link is the release the harness
 # itself compares with.
 RELEASE=$(cd "${DIFF_DIR}" && go list -m -f '{{.Version}}' k8s.io/kubernetes)
-SRC="${REPO_ROOT}/_output/intree/${RELEASE}/src"
+SERIES=${DIFFERENTIAL_INTREE_SERIES:-}
+SRC="${REPO_ROOT}/_output/intree/${RELEASE}${SERIES:+-${SERIES}}/src"
+build="make intree INTREE_RELEASE=${RELEASE}"
+if [[ -n ${SERIES} ]]; then
+  build="hack/build-intree.sh --release ${RELEASE} --series ${SERIES} --tree"
+fi
 if [[ ! -d ${SRC}/staging/src/k8s.io/api ]]; then
-  echo "no patched tree at ${SRC}: run 'make intree INTREE_RELEASE=${RELEASE}' first" >&2
+  echo "no patched tree at ${SRC}: run '${build}' first" >&2
   exit 1
 fi
 if ! git -C "${SRC}" diff --quiet HEAD; then
-  echo "${SRC} has changes outside the series: run 'make intree INTREE_RELEASE=${RELEASE}' to rebuild it" >&2
+  echo "${SRC} has changes outside the series: run '${build}' to rebuild it" >&2
   exit 1
 fi
 
-OUT="${REPO_ROOT}/_output/differential-intree"
+# What the tree lacks of the stack, read from the tree itself.
+tags=intree
+fallback=yes
+if [[ ! -f ${SRC}/pkg/controller/podautoscaler/external_metric_fallback.go ]]; then
+  tags+=,nofallback
+  fallback=
+fi
+if ! grep -q 'apiGroup string' "${SRC}/pkg/controller/podautoscaler/metrics/interfaces.go"; then
+  tags+=,nosource
+fi
+
+OUT="${REPO_ROOT}/_output/differential-intree${SERIES:+-${SERIES}}"
 mkdir -p "${OUT}"
 cp "${DIFF_DIR}/go.mod" "${OUT}/go.mod"
 cp "${DIFF_DIR}/go.sum" "${OUT}/go.sum"
@@ -59,16 +79,19 @@ for name in api client-go kubectl; do
   replaces+=(-replace "k8s.io/${name}=${SRC}/staging/src/k8s.io/${name}")
 done
 go mod edit "${replaces[@]}" "${OUT}/go.mod"
-intree=(-modfile="${OUT}/go.mod" -tags intree)
+intree=(-modfile="${OUT}/go.mod" -tags "${tags}")
 
 trace="${OUT}/upstream-${RELEASE}-seed${SEED}-n${N}.trace"
 cd "${DIFF_DIR}"
 echo "gate off: stock ${RELEASE}'s upstream world on ${N} sequences (seed ${SEED})" >&2
 DIFFERENTIAL_SEED=${SEED} DIFFERENTIAL_N=${N} DIFFERENTIAL_TRACE_OUT=${trace} \
   go test -count=1 -run '^TestUpstreamTrace$' .
-echo "gate off: the patched upstream world on the same sequences must equal it" >&2
+echo "gate off: the patched upstream world${SERIES:+ of ${SERIES} alone} (tags ${tags}) on the same sequences must equal it" >&2
 DIFFERENTIAL_SEED=${SEED} DIFFERENTIAL_N=${N} DIFFERENTIAL_TRACE_WANT=${trace} \
   GOFLAGS=-mod=mod go test -trimpath "${intree[@]}" -count=1 -v -run '^TestUpstreamTrace$' . | grep -v -e '^=== RUN' -e '^--- PASS'
+if [[ -z ${fallback} ]]; then
+  exit 0
+fi
 echo "gate on: the patched upstream and kube-hpa on ${FALLBACK_N} fallback sequences" >&2
 DIFFERENTIAL_SEED=${SEED} DIFFERENTIAL_N=${FALLBACK_N} \
   GOFLAGS=-mod=mod go test -trimpath "${intree[@]}" -count=1 -timeout 30m -run '^TestInTreeFallback$' .

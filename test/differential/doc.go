@@ -57,7 +57,11 @@ limitations under the License.
 // that the patched controller's upstream world gives what stock v1.37.2's
 // gives on every sequence (digests it wrote in a stock build), and
 // TestInTreeFallback, with the gate on, that the patched controller and
-// kube-hpa agree on fallback sequences (fallback.go).
+// kube-hpa agree on fallback sequences (fallback.go). A tree of one series
+// alone adds the tags of what it lacks: nosource without KEP-6382 (the
+// calculator and metrics client keep stock upstream's signatures), and
+// nofallback without KEP-5679 (no fallback field, no bounded client, no
+// TestInTreeFallback).
 //
 // Both are seeded: go test . -args -seed 7 -scenarios 20000 (or
 // DIFFERENTIAL_SEED and DIFFERENTIAL_N). A difference prints with

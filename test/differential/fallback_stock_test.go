@@ -1,4 +1,4 @@
-//go:build !intree
+//go:build !intree || nofallback
 
 /*
 Copyright The kube-hpa Authors.

@@ -1,4 +1,4 @@
-//go:build intree
+//go:build intree && !nosource
 
 /*
 Copyright The kube-hpa Authors.
@@ -19,15 +19,11 @@ limitations under the License.
 package differential
 
 import (
-	"context"
 	"time"
 
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/client-go/informers"
-	"k8s.io/client-go/kubernetes/fake"
-	scalefake "k8s.io/client-go/scale/fake"
 	upstream "k8s.io/kubernetes/pkg/controller/podautoscaler"
 	upstreammetrics "k8s.io/kubernetes/pkg/controller/podautoscaler/metrics"
 )
@@ -68,15 +64,4 @@ func (c upstreamClient) GetObjectMetric(name, _ string, _ *autoscalingv2.CrossVe
 
 func (c upstreamClient) GetExternalMetric(name, _ string, _ labels.Selector, _ string) ([]int64, time.Time, error) {
 	return c.f.externalMetric(name)
-}
-
-// newUpstreamController builds the patched tree's controller. Its
-// constructor also takes the bounded metrics client of the External metrics
-// that have a fallback (KEP-5679), which kube-controller-manager builds with
-// the gate on; the harness gives none, so every metric is fetched by the
-// one client, as in stock upstream.
-func newUpstreamController(ctx context.Context, client *fake.Clientset, scales *scalefake.FakeScaleClient, metrics upstreammetrics.MetricsClient, factory informers.SharedInformerFactory, window time.Duration) *upstream.HorizontalController {
-	return upstream.NewHorizontalController(ctx, client.CoreV1(), scales, client.AutoscalingV2(), restMapper(), metrics, nil,
-		factory.Autoscaling().V2().HorizontalPodAutoscalers(), factory.Core().V1().Pods(),
-		syncPeriod, window, tolerance, cpuInitializationPeriod, initialReadinessDelay)
 }

@@ -1,4 +1,4 @@
-//go:build !intree
+//go:build !intree || nosource
 
 /*
 Copyright The kube-hpa Authors.
@@ -19,14 +19,10 @@ limitations under the License.
 package differential
 
 import (
-	"context"
 	"time"
 
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/client-go/informers"
-	"k8s.io/client-go/kubernetes/fake"
-	scalefake "k8s.io/client-go/scale/fake"
 	upstream "k8s.io/kubernetes/pkg/controller/podautoscaler"
 	upstreammetrics "k8s.io/kubernetes/pkg/controller/podautoscaler/metrics"
 )
@@ -46,12 +42,4 @@ func (c upstreamClient) GetObjectMetric(name, _ string, _ *autoscalingv2.CrossVe
 
 func (c upstreamClient) GetExternalMetric(name, _ string, _ labels.Selector) ([]int64, time.Time, error) {
 	return c.f.externalMetric(name)
-}
-
-// newUpstreamController builds upstream's controller as stock upstream
-// declares its constructor.
-func newUpstreamController(ctx context.Context, client *fake.Clientset, scales *scalefake.FakeScaleClient, metrics upstreammetrics.MetricsClient, factory informers.SharedInformerFactory, window time.Duration) *upstream.HorizontalController {
-	return upstream.NewHorizontalController(ctx, client.CoreV1(), scales, client.AutoscalingV2(), restMapper(), metrics,
-		factory.Autoscaling().V2().HorizontalPodAutoscalers(), factory.Core().V1().Pods(),
-		syncPeriod, window, tolerance, cpuInitializationPeriod, initialReadinessDelay)
 }
