@@ -69,7 +69,8 @@
 #                what `make test` runs.
 #   --each       check out each commit in turn, as `git rebase --exec` would,
 #                and build and test the packages it touches (gates off, and
-#                on where the tree has them then).
+#                on where the tree has them then; integration packages are
+#                vetted, not run).
 #   --update-generated  regenerate the code of every generated-code commit
 #                (and the round-trip fixtures of autoscaling), each where it
 #                stands, and write the patches again.
