@@ -140,7 +140,7 @@ func TestARunMayWriteOnlyWhileItHoldsItsShards(t *testing.T) {
 	var atRelease []error
 	f.client.PrependReactor("update", "leases", func(action k8stesting.Action) (bool, runtime.Object, error) {
 		lease := action.(k8stesting.UpdateAction).GetObject().(*coordinationv1.Lease)
-		if i, ok := a.shardIndex(lease.Name); ok && lease.Labels[roleLabel] == roleShard && lease.Spec.HolderIdentity == nil {
+		if i, ok := a.o.shardIndex(lease.Name); ok && lease.Labels[roleLabel] == roleShard && lease.Spec.HolderIdentity == nil {
 			mu.Lock()
 			atRelease = append(atRelease, Check(old[i]))
 			mu.Unlock()

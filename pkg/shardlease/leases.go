@@ -116,7 +116,7 @@ func (m *Manager) stamp(lease *coordinationv1.Lease, role string, now metav1.Mic
 	}
 	lease.Annotations[countAnnotation] = strconv.Itoa(m.o.Shards)
 	delete(lease.Annotations, releasedAnnotation)
-	if i, ok := m.shardIndex(lease.Name); ok && role == roleShard {
+	if i, ok := m.o.shardIndex(lease.Name); ok && role == roleShard {
 		if n, ok := m.counts[i]; ok {
 			lease.Annotations[hpasAnnotation] = strconv.Itoa(n)
 		}

@@ -22,8 +22,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strconv"
-	"strings"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -181,7 +179,7 @@ func (m *Manager) standing(now time.Time) (s shard.Standing, foreign string) {
 	for _, name := range slices.Sorted(maps.Keys(m.view)) {
 		l := m.view[name]
 		sameCount := l.count() == m.o.Shards
-		i, isShard := m.shardIndex(name)
+		i, isShard := m.o.shardIndex(name)
 		isShard = isShard && l.lease.Labels[roleLabel] == roleShard && sameCount
 		if isShard {
 			n, ok := l.hpas()
@@ -230,19 +228,6 @@ func (m *Manager) recount() {
 			m.counts[i] = n
 		}
 	}
-}
-
-// shardIndex reads the shard of a Lease named by shardLease.
-func (m *Manager) shardIndex(name string) (int, bool) {
-	digits, ok := strings.CutPrefix(name, m.o.shardPrefix())
-	if !ok {
-		return 0, false
-	}
-	i, err := strconv.Atoi(digits)
-	if err != nil || i < 0 || i >= m.o.Shards || m.o.shardLease(i) != name {
-		return 0, false
-	}
-	return i, true
 }
 
 func (m *Manager) holds(i int) bool {

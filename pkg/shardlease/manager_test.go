@@ -421,7 +421,7 @@ func TestShardIndex(t *testing.T) {
 		{"other-shard-1", 0, false},
 	}
 	for _, tc := range cases {
-		if got, ok := m.shardIndex(tc.name); got != tc.want || ok != tc.ok {
+		if got, ok := m.o.shardIndex(tc.name); got != tc.want || ok != tc.ok {
 			t.Errorf("shardIndex(%q) = %d, %v; want %d, %v", tc.name, got, ok, tc.want, tc.ok)
 		}
 	}

@@ -21,6 +21,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/util/validation"
@@ -111,5 +112,18 @@ func (o *Options) complete() error {
 func (o *Options) shardLease(i int) string { return o.shardPrefix() + strconv.Itoa(i) }
 
 func (o *Options) shardPrefix() string { return o.Group + "-shard-" }
+
+// shardIndex reads the shard of a Lease named by shardLease.
+func (o *Options) shardIndex(name string) (int, bool) {
+	digits, ok := strings.CutPrefix(name, o.shardPrefix())
+	if !ok {
+		return 0, false
+	}
+	i, err := strconv.Atoi(digits)
+	if err != nil || i < 0 || i >= o.Shards || o.shardLease(i) != name {
+		return 0, false
+	}
+	return i, true
+}
 
 func (o *Options) memberLease() string { return o.Group + "-replica-" + o.MemberSuffix }

@@ -95,7 +95,7 @@ func TestDroppingAShardStopsOnlyItsRun(t *testing.T) {
 	all := f.runContexts(t, "a", []int{0, 1, 2, 3})
 	f.client.PrependReactor("update", "leases", func(action k8stesting.Action) (bool, runtime.Object, error) {
 		lease := action.(k8stesting.UpdateAction).GetObject().(*coordinationv1.Lease)
-		if i, ok := a.shardIndex(lease.Name); ok && lease.Spec.HolderIdentity == nil {
+		if i, ok := a.o.shardIndex(lease.Name); ok && lease.Spec.HolderIdentity == nil {
 			f.work.note(fmt.Sprintf("release %d", i))
 		}
 		return false, nil, nil

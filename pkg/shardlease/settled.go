@@ -18,7 +18,6 @@ package shardlease
 
 import (
 	"fmt"
-	"strconv"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -45,10 +44,6 @@ func GroupLeasesSelector(group string) string {
 // settle rather than for a quiet interval.
 func PendingMoves(leases []coordinationv1.Lease, group string, shards int) ([]int, error) {
 	o := Options{Group: group, Shards: shards}
-	index := make(map[string]int, shards)
-	for i := range shards {
-		index[o.shardLease(i)] = i
-	}
 	var live []string
 	current := make([]string, shards)
 	hpas := make([]int, shards)
@@ -56,14 +51,14 @@ func PendingMoves(leases []coordinationv1.Lease, group string, shards int) ([]in
 	for i := range leases {
 		l := &leases[i]
 		holder := ptr.Deref(l.Spec.HolderIdentity, "")
-		if l.Labels[groupLabel] != group || l.Annotations[countAnnotation] != strconv.Itoa(shards) || holder == "" {
+		if l.Labels[groupLabel] != group || (sighting{lease: l}).count() != shards || holder == "" {
 			continue
 		}
 		switch l.Labels[roleLabel] {
 		case roleReplica:
 			live = append(live, holder)
 		case roleShard:
-			s, ok := index[l.Name]
+			s, ok := o.shardIndex(l.Name)
 			if !ok {
 				continue
 			}
