@@ -298,10 +298,13 @@ e2e: upstream-binaries e2e-controller
 ## own HPA controller with the KEP's patch (and a ServiceAccount per controller, as kubeadm runs it), the
 ## test metrics adapter, no hpa-controller-manager; the KEP
 ## specs create native autoscaling/v2 HPAs with kubectl apply. Specs of hpa-controller-manager itself
-## (label CRDMode) are left out. Reports go to _output/e2e-intree; E2E_PROCS, E2E_TIMEOUT and E2E_FLAGS as
+## (label CRDMode) are left out. The series' own specs in upstream's test/e2e/autoscaling run too, by
+## upstream's e2e.test built from the patched tree (hack/build-intree.sh --e2e) against the same
+## environment (one spec of the suite). Reports go to _output/e2e-intree; E2E_PROCS, E2E_TIMEOUT and E2E_FLAGS as
 ## for e2e (a --label-filter there replaces '!CRDMode'; those specs then skip).
 .PHONY: e2e-intree
 e2e-intree: intree upstream-binaries
+	hack/build-intree.sh --release $(INTREE_RELEASE) --e2e
 	mkdir -p _output/e2e-intree
 	E2E_MODE=intree $(GO) tool ginkgo -procs=$(E2E_PROCS) --timeout=$(E2E_TIMEOUT) --fail-on-empty \
 		--label-filter='!CRDMode' --output-dir=_output/e2e-intree --junit-report=junit.xml --json-report=report.json \

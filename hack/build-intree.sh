@@ -44,7 +44,7 @@
 # program: when it is missing the script installs Debian's protobuf-compiler
 # with apt-get and says so.
 #
-# Usage: hack/build-intree.sh [--release R] [--series S] [--tree | --verify | --test | --test-fast | --each | --update-generated | --export]
+# Usage: hack/build-intree.sh [--release R] [--series S] [--tree | --verify | --test | --test-fast | --each | --e2e | --update-generated | --export]
 #   --release R  the release to use (default v1.37.2; INTREE_RELEASE too).
 #   --series S   one series alone on the release (its alone/ form when it
 #                has one) instead of the stack, in _output/intree/<release>-S;
@@ -71,6 +71,9 @@
 #                and build and test the packages it touches (gates off, and
 #                on where the tree has them then; integration packages are
 #                vetted, not run).
+#   --e2e        build upstream's e2e.test from the patched stack into the
+#                directory of its binaries, for the series' specs in
+#                test/e2e/autoscaling (make e2e-intree runs them).
 #   --update-generated  regenerate the code of every generated-code commit
 #                (and the round-trip fixtures of autoscaling), each where it
 #                stands, and write the patches again.
@@ -89,7 +92,7 @@ while [[ $# -gt 0 ]]; do
   case $1 in
     --release) RELEASE=$2; shift 2 ;;
     --series) SERIES=$2; shift 2 ;;
-    --tree | --verify | --verify-tip | --test | --test-fast | --each | --update-generated | --export | --generated-commit) MODE=${1#--}; shift ;;
+    --tree | --verify | --verify-tip | --test | --test-fast | --each | --e2e | --update-generated | --export | --generated-commit) MODE=${1#--}; shift ;;
     *) echo "unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -750,6 +753,26 @@ build_binary() {
   echo "built ${name} in $((SECONDS - start))s" >&2
 }
 
+# build_e2e_test DIGEST builds upstream's e2e.test (go test -c of
+# k8s.io/kubernetes/test/e2e) from the patched tree into INTREE_BIN: the
+# series' own specs in test/e2e/autoscaling run in it as upstream's CI runs
+# them (make e2e-intree).
+build_e2e_test() {
+  local digest=$1
+  local bin="${INTREE_BIN}/e2e.test" stamp="${INTREE_BIN}/.e2e.test.pins"
+  if [[ -x ${bin} && -f ${stamp} && "$(cat "${stamp}")" == "${digest}" ]]; then
+    return
+  fi
+  echo "building e2e.test from the patched ${KUBE_VERSION} tree" >&2
+  local start=${SECONDS}
+  mkdir -p "${INTREE_BIN}"
+  (cd "${INTREE_DIR}" && go test -c -trimpath -ldflags="$(kube_ldflags)" -o "${bin}.tmp" k8s.io/kubernetes/test/e2e)
+  assert_upstream_only "${bin}.tmp" e2e.test || return 1
+  mv -f "${bin}.tmp" "${bin}"
+  echo "${digest}" >"${stamp}"
+  echo "built e2e.test in $((SECONDS - start))s" >&2
+}
+
 # The packages the series touches, and upstream's round-trip tests that
 # cover them (JSON and protobuf fuzzing, compatibility fixtures).
 TEST_PACKAGES=(
@@ -927,6 +950,15 @@ main() {
   TEST_MODULE=$(test_module)
   if [[ ${MODE} == each ]]; then
     each
+    return
+  fi
+  if [[ ${MODE} == e2e ]]; then
+    if [[ -n ${SERIES} ]]; then
+      echo "--e2e builds the stack's e2e.test; a series alone has none" >&2
+      return 2
+    fi
+    build_e2e_test "${digest}"
+    echo "${INTREE_BIN}/e2e.test"
     return
   fi
   if [[ -z ${SERIES} ]]; then

@@ -45,6 +45,10 @@ func (c *Cluster) LogPath(component string) string { return c.layout.logPath(com
 // BinDir is where the cluster's binaries (kubectl among them) come from.
 func (c *Cluster) BinDir() string { return c.opts.BinDir }
 
+// InTreeBinDir is where the in-tree builds come from (Options.InTree),
+// e2e.test of the patched tree among them.
+func (c *Cluster) InTreeBinDir() string { return c.opts.InTreeBinDir }
+
 // NodeNames are the kwok nodes the cluster created.
 func (c *Cluster) NodeNames() []string { return slices.Clone(c.nodeNames) }
 

@@ -208,6 +208,10 @@ type Config struct {
 	ExporterURL   string `json:"exporterURL,omitempty"`
 	// LogDir holds the log of every process of the environment.
 	LogDir string `json:"logDir,omitempty"`
+	// UpstreamE2ETest is upstream's e2e.test built from the patched tree
+	// (hack/build-intree.sh --e2e), in in-tree mode only: it runs the
+	// series' own specs of test/e2e/autoscaling against the environment.
+	UpstreamE2ETest string `json:"upstreamE2ETest,omitempty"`
 }
 
 // Defaults that deploy/ and the test metrics adapter share with the suite.

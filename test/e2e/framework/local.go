@@ -233,6 +233,9 @@ func (l *Local) start(ctx context.Context, opts LocalOptions) error {
 		FeatureGates:        opts.FeatureGates,
 		LogDir:              cluster.LogDir(),
 	}
+	if inTree {
+		l.config.UpstreamE2ETest = filepath.Join(cluster.InTreeBinDir(), "e2e.test")
+	}
 
 	manifests := []string{"namespace.yaml", "rbac.yaml"}
 	if inTree || opts.NoController {
