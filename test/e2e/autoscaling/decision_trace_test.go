@@ -20,6 +20,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/gomega"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
@@ -76,7 +77,8 @@ var _ = sigDescribe([]string{featureHPA, featureDecisionTrace, crdMode}, "Horizo
 		gomega.Consistently(ctx, func(g gomega.Gomega) {
 			h, err := f.GetHPA(ctx, framework.Extended, name)
 			g.Expect(err).NotTo(gomega.HaveOccurred())
-			g.Expect(h.ResourceVersion).To(gomega.Equal(stored), "the HPA was written: %s", describe(h.Status.LastScaleDecision))
+			g.Expect(h.ResourceVersion).To(gomega.Equal(stored), "the HPA was written: %s; status (-before +after):\n%s",
+				describe(h.Status.LastScaleDecision), cmp.Diff(got.Status, h.Status))
 		}).WithTimeout(3 * suite.Config.SyncPeriod.Duration).WithPolling(time.Second).Should(gomega.Succeed())
 
 		ginkgo.By("showing the reason in kubectl get")
