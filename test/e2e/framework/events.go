@@ -55,10 +55,21 @@ func eventTime(e corev1.Event) time.Time {
 	return e.CreationTimestamp.Time
 }
 
+// EventDeliveryDelay is how long after the change it reports an event may
+// reach the API server, on top of the time the change itself takes. A
+// controller's event broadcaster (client-go's, in kube-controller-manager
+// as here) writes its events one at a time, after the pass that recorded
+// them; when both suites run at once on two cores, every write is slow and
+// that queue falls a minute or more behind the scales it reports (both
+// modes, seen in CI and locally), while the scales themselves are on time.
+const EventDeliveryDelay = 3 * time.Minute
+
 // WaitForEvent waits for an event about object with reason whose message
-// contains messagePart (may be empty), and returns it.
+// contains messagePart (may be empty), and returns it. It waits timeout
+// plus EventDeliveryDelay: timeout is for what the event reports.
 func (f *Framework) WaitForEvent(ctx context.Context, object, reason, messagePart string, timeout time.Duration) corev1.Event {
 	ginkgo.GinkgoHelper()
+	timeout += EventDeliveryDelay
 	var found corev1.Event
 	gomega.Eventually(ctx, func(ctx context.Context) error {
 		var seen []string

@@ -428,13 +428,11 @@ func (l *Local) startControllers(ctx context.Context, opts LocalOptions, dir, bi
 			"--horizontal-pod-autoscaler-sync-period=" + opts.SyncPeriod.String(),
 			"--horizontal-pod-autoscaler-external-metric-sharing-window=" + opts.MetricSharingWindow.String(),
 			"--v=" + strconv.Itoa(opts.Verbosity),
-			// The suite's parallel specs keep tens of HPAs at a 5 s
-			// period on one controller: at the default 20 QPS every
-			// request waits for the limiter, and the event sink, which
-			// writes one event at a time, falls a minute behind the
-			// scales its events report (seen as specs that time out
-			// waiting for SuccessfulRescale). kube-controller-manager
-			// runs with the same limits in test/localcluster.
+			// The client limits kube-controller-manager has in
+			// test/localcluster, so that both modes run their HPA
+			// controller under the same ones: the suite's parallel
+			// specs keep tens of HPAs at a 5 s period on one controller,
+			// far more than the default 20 QPS is sized for.
 			"--kube-api-qps=100",
 			"--kube-api-burst=200",
 		}
