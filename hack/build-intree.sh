@@ -734,23 +734,32 @@ assert_upstream_only() {
   fi
 }
 
-# build_binary NAME DIGEST builds k8s.io/kubernetes/cmd/NAME from the patched
-# tree.
-build_binary() {
-  local name=$1 digest=$2
+# build_artifact NAME DIGEST PACKAGE GO_COMMAND... builds PACKAGE from the
+# patched tree with `go GO_COMMAND...` into INTREE_BIN/NAME, unless the
+# binary there was built for DIGEST.
+build_artifact() {
+  local name=$1 digest=$2 pkg=$3
+  shift 3
   local bin="${INTREE_BIN}/${name}" stamp="${INTREE_BIN}/.${name}.pins"
   if [[ -x ${bin} && -f ${stamp} && "$(cat "${stamp}")" == "${digest}" ]]; then
     return
   fi
   echo "building ${name} from the patched ${KUBE_VERSION} tree" >&2
   local start=${SECONDS}
+  mkdir -p "${INTREE_BIN}"
   # -trimpath keeps the checkout's path out of the build cache's keys, so
   # that another clone (as CI makes) reuses what this one compiled.
-  (cd "${INTREE_DIR}" && go build -trimpath -ldflags="$(kube_ldflags)" -o "${bin}.tmp" "k8s.io/kubernetes/cmd/${name}")
+  (cd "${INTREE_DIR}" && go "$@" -trimpath -ldflags="$(kube_ldflags)" -o "${bin}.tmp" "${pkg}")
   assert_upstream_only "${bin}.tmp" "${name}" || return 1
   mv -f "${bin}.tmp" "${bin}"
   echo "${digest}" >"${stamp}"
   echo "built ${name} in $((SECONDS - start))s" >&2
+}
+
+# build_binary NAME DIGEST builds k8s.io/kubernetes/cmd/NAME from the patched
+# tree.
+build_binary() {
+  build_artifact "$1" "$2" "k8s.io/kubernetes/cmd/$1" build
 }
 
 # build_e2e_test DIGEST builds upstream's e2e.test (go test -c of
@@ -758,19 +767,7 @@ build_binary() {
 # series' own specs in test/e2e/autoscaling run in it as upstream's CI runs
 # them (make e2e-intree).
 build_e2e_test() {
-  local digest=$1
-  local bin="${INTREE_BIN}/e2e.test" stamp="${INTREE_BIN}/.e2e.test.pins"
-  if [[ -x ${bin} && -f ${stamp} && "$(cat "${stamp}")" == "${digest}" ]]; then
-    return
-  fi
-  echo "building e2e.test from the patched ${KUBE_VERSION} tree" >&2
-  local start=${SECONDS}
-  mkdir -p "${INTREE_BIN}"
-  (cd "${INTREE_DIR}" && go test -c -trimpath -ldflags="$(kube_ldflags)" -o "${bin}.tmp" k8s.io/kubernetes/test/e2e)
-  assert_upstream_only "${bin}.tmp" e2e.test || return 1
-  mv -f "${bin}.tmp" "${bin}"
-  echo "${digest}" >"${stamp}"
-  echo "built e2e.test in $((SECONDS - start))s" >&2
+  build_artifact e2e.test "$1" k8s.io/kubernetes/test/e2e test -c
 }
 
 # The packages the series touches, and upstream's round-trip tests that
