@@ -18,7 +18,7 @@ limitations under the License.
 
 // Package intree pins what hack/build-intree.sh runs and builds for the
 // v1.36.3 series: upstream's own code generators at the versions Kubernetes
-// v1.36.3 uses, and the components built from the patched tree.
+// v1.36.3 uses, the components built from the patched tree, and its e2e.test.
 package intree
 
 import (
@@ -36,4 +36,12 @@ import (
 	_ "k8s.io/kubernetes/cmd/kube-scheduler"
 	_ "k8s.io/kubernetes/cmd/kubectl"
 	_ "k8s.io/kubernetes/pkg/generated/openapi/cmd/models-schema"
+	// upstream's e2e.test (go test -c k8s.io/kubernetes/test/e2e) for the
+	// series' own specs in test/e2e/autoscaling: the packages it needs
+	// beyond the components'.
+	_ "k8s.io/kubernetes/test/e2e"
+	_ "k8s.io/kubernetes/test/e2e/autoscaling"
+	_ "k8s.io/kubernetes/test/e2e/feature"
+	_ "k8s.io/kubernetes/test/e2e/framework/debug/init"
+	_ "k8s.io/kubernetes/test/e2e/framework/node/init"
 )
