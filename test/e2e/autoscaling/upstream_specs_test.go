@@ -44,14 +44,12 @@ const upstreamSpecsTimeout = 15 * time.Minute
 // The series are sent with specs in upstream's own e2e framework; this runs
 // them as upstream's CI would, with the e2e.test built from the patched
 // tree, against this suite's in-tree environment.
-var _ = sigDescribe([]string{featureHPA, featureFallback, featureMetricSource, featureSyncPeriod, inTreeMode}, "upstream's e2e specs of the in-tree series", func() {
-	// e2e.test makes namespaces of its own, which the suite's disruptions
-	// do not know: this spec's namespace (not labelled as tolerating
-	// them) holds a restart of kube-controller-manager off while
-	// upstream's specs run, as it does for every other spec (a restart
-	// gave the HPA with syncPeriodSeconds: 600 a second pass).
-	_ = newFramework("upstream-specs")
-
+//
+// Serial: upstream's specs do not survive the suite's disruptions (a
+// restart of kube-controller-manager gave the HPA with syncPeriodSeconds:
+// 600 a second pass), and they run too long for the disruptive specs to
+// wait them out, so they run in the Serial phase, where nothing disrupts.
+var _ = sigDescribe([]string{featureHPA, featureFallback, featureMetricSource, featureSyncPeriod, inTreeMode, serial}, "upstream's e2e specs of the in-tree series", func() {
 	ginkgo.It("should pass when run by the e2e.test of the patched tree", func(ctx context.Context) {
 		requireLocal()
 		binary := suite.Config.UpstreamE2ETest
