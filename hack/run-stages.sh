@@ -20,6 +20,9 @@
 # that is printed when both have ended: for stages that mostly wait (the
 # e2e suites wait on sync periods and 180 s failure durations), not for
 # those that keep the CPUs busy.
+# After a failure it prints what failed in the ginkgo reports the run wrote
+# (hack/e2e-failures), just above the table: the end of a CI log is often
+# all that is kept of it.
 
 set -o nounset -o pipefail
 
@@ -27,6 +30,8 @@ MAKE=${MAKE:-make}
 names=() secs=() results=()
 rc=0
 total_start=$(date +%s)
+run_marker=$(mktemp)
+trap 'rm -f "${run_marker}"' EXIT
 
 # run_group runs the targets of a "+" stage at once and fails if any did.
 run_group() {
@@ -64,6 +69,15 @@ for stage in "$@"; do
 	names+=("${stage}") secs+=($(($(date +%s) - start))) results+=("${result}")
 	((rc == 0)) || break
 done
+
+if ((rc != 0)); then
+	mapfile -t reports < <(find _output -name report.json -newer "${run_marker}" 2>/dev/null | sort)
+	if ((${#reports[@]} > 0)); then
+		echo
+		echo "Failed specs of this run:"
+		"${GO:-go}" run ./hack/e2e-failures "${reports[@]}"
+	fi
+fi
 
 echo
 echo "Stages of this run:"
