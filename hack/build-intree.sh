@@ -308,7 +308,7 @@ generate() {
   cd "${MODULE_DIR}"
 
   "${bin}/deepcopy-gen" --go-header-file "${boilerplate}" --output-file zz_generated.deepcopy.go \
-    k8s.io/api/autoscaling/v2 k8s.io/kubernetes/pkg/apis/autoscaling
+    k8s.io/api/autoscaling/v1 k8s.io/api/autoscaling/v2 k8s.io/kubernetes/pkg/apis/autoscaling
   "${bin}/conversion-gen" --go-header-file "${boilerplate}" --output-file zz_generated.conversion.go \
     --extra-peer-dirs k8s.io/kubernetes/pkg/apis/core \
     --extra-peer-dirs k8s.io/kubernetes/pkg/apis/core/v1 \
@@ -335,8 +335,10 @@ generate() {
     --output-dir "${gopath}" --proto-import "${gopath}" \
     --proto-import "${SRC}/third_party/protobuf" \
     --apimachinery-packages "$(printf -- '-%s,' "${apimachinery[@]}" | sed 's/,$//')" \
-    --packages -k8s.io/api/core/v1,k8s.io/api/autoscaling/v2
+    --packages -k8s.io/api/core/v1,k8s.io/api/autoscaling/v1,k8s.io/api/autoscaling/v2
 
+  # autoscaling/v1's metric types are those its metrics annotations carry.
+  gen_swagger_doc "${api}/autoscaling/v1" "${bin}" "${boilerplate}"
   gen_swagger_doc "${api}/autoscaling/v2" "${bin}" "${boilerplate}"
 
   # OpenAPI of kube-apiserver: every package the upstream file has
@@ -354,12 +356,12 @@ generate() {
     echo "the series adds OpenAPI rule violations (above)" >&2
     return 1
   fi
-  # The model names of the patched k8s.io/api package; its OpenAPI output
+  # The model names of the patched k8s.io/api packages; their OpenAPI output
   # is thrown away (the run above wrote the real one).
   "${bin}/openapi-gen" --go-header-file "${boilerplate}" --output-file zz_generated.openapi.go \
     --output-dir "${scratch}/openapi" --output-pkg k8s.io/kubernetes/pkg/generated/openapi \
     --output-model-name-file zz_generated.model_name.go \
-    --report-filename "${scratch}/api_violations.model_name.report" k8s.io/api/autoscaling/v2
+    --report-filename "${scratch}/api_violations.model_name.report" k8s.io/api/autoscaling/v1 k8s.io/api/autoscaling/v2
 
   # client-go's apply configurations of every k8s.io/api group, from the
   # models of the OpenAPI just generated, as upstream's codegen::applyconfigs.

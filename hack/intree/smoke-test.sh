@@ -17,10 +17,12 @@
 # with kubectl, what the patch promises for native autoscaling/v2:
 #
 #   gate on:  a manifest with spec.metrics[].external.fallback is kept through
-#             create (client- and server-side apply), get and autoscaling/v1
-#             reads; failureDurationSeconds defaults to 180; bad values are
-#             refused with their field path; fallbackStatus and
-#             firstFailureTime are written through /status only.
+#             create (client- and server-side apply), get, and an
+#             autoscaling/v1 read and write (upstream's metrics annotation
+#             carries it on its metric); failureDurationSeconds defaults
+#             to 180; bad values are refused with their field path;
+#             fallbackStatus and firstFailureTime are written through
+#             /status only.
 #   gate off (same etcd, API server restarted): a new HPA loses the field on
 #             create; an HPA that already has it keeps it on update; new
 #             status fields are dropped.
@@ -170,9 +172,13 @@ hpa ssa 3 600 | k apply --server-side -f - >/dev/null
 check "server-side apply keeps the fallback" "$(fallback_of ssa)" '{"failureDurationSeconds":600,"replicas":3}'
 hpa ssa 4 600 | k apply --server-side -f - >/dev/null
 check "an update changes the fallback" "$(fallback_of ssa)" '{"failureDurationSeconds":600,"replicas":4}'
-check "an autoscaling/v1 read carries the fallback in its round-trip annotation" \
-  "$(k get --raw /apis/autoscaling/v1/namespaces/default/horizontalpodautoscalers/ssa | grep -o '"autoscaling.alpha.kubernetes.io/external-metric-fallbacks":"[^"]*\(\\"[^"]*\)*"')" \
-  '"autoscaling.alpha.kubernetes.io/external-metric-fallbacks":"[{\"failureDurationSeconds\":600,\"replicas\":4}]"'
+v1_ssa=/apis/autoscaling/v1/namespaces/default/horizontalpodautoscalers/ssa
+k get --raw "${v1_ssa}" >"${WORK}/ssa-v1.json"
+check "an autoscaling/v1 read carries the fallback on its metric in upstream's metrics annotation" \
+  "$(grep -o '\\"fallback\\":{[^}]*}' "${WORK}/ssa-v1.json")" \
+  '\"fallback\":{\"failureDurationSeconds\":600,\"replicas\":4}'
+k replace --raw "${v1_ssa}" -f "${WORK}/ssa-v1.json" >/dev/null
+check "an autoscaling/v1 write of what it read keeps the fallback" "$(fallback_of ssa)" '{"failureDurationSeconds":600,"replicas":4}'
 check "kubectl explain knows the field" \
   "$(k explain hpa.spec.metrics.external.fallback.replicas --api-version=autoscaling/v2 | grep -c 'FIELD: *replicas')" 1
 check "too short a failure duration and zero replicas are refused with their paths" \
@@ -191,6 +197,10 @@ check "/status refuses an unknown fallbackStatus" \
 
 sourced routed metrics.example.com 30 | k apply -f - >/dev/null
 check "metric.source and syncPeriodSeconds are kept" "$(source_and_period_of routed)" 'metrics.example.com 30'
+v1_routed=/apis/autoscaling/v1/namespaces/default/horizontalpodautoscalers/routed
+k get --raw "${v1_routed}" >"${WORK}/routed-v1.json"
+k replace --raw "${v1_routed}" -f "${WORK}/routed-v1.json" >/dev/null
+check "an autoscaling/v1 write of what it read keeps metric.source and syncPeriodSeconds" "$(source_and_period_of routed)" 'metrics.example.com 30'
 check "a default metrics group as the source and a period below 3 s are refused with their paths" \
   "$(sourced bad external.metrics.k8s.io 2 | k apply -f - 2>&1 | grep -o 'spec\.metrics\[0\]\.external\.metric\.source\.apiGroup\|spec\.syncPeriodSeconds' | sort -u | tr '\n' ' ')" \
   'spec.metrics[0].external.metric.source.apiGroup spec.syncPeriodSeconds '
