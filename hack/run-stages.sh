@@ -21,8 +21,8 @@
 # e2e suites wait on sync periods and 180 s failure durations), not for
 # those that keep the CPUs busy.
 # After a failure it prints what failed in the ginkgo reports the run wrote
-# (hack/e2e-failures), just above the table: the end of a CI log is often
-# all that is kept of it.
+# (_output/<suite>/report.json, through hack/e2e-failures), just above the
+# table: the end of a CI log is often all that is kept of it.
 
 set -o nounset -o pipefail
 
@@ -71,7 +71,7 @@ for stage in "$@"; do
 done
 
 if ((rc != 0)); then
-	mapfile -t reports < <(find _output -name report.json -newer "${run_marker}" 2>/dev/null | sort)
+	mapfile -t reports < <(find _output -maxdepth 2 -name report.json -newer "${run_marker}" 2>/dev/null | sort)
 	if ((${#reports[@]} > 0)); then
 		echo
 		echo "Failed specs of this run:"
