@@ -159,6 +159,13 @@ EOF
 
 source_and_period_of() { k get hpa "$1" -o jsonpath='{.spec.metrics[0].external.metric.source.apiGroup} {.spec.syncPeriodSeconds}'; }
 
+# v1_read NAME keeps the autoscaling/v1 form of HPA NAME in v1_file NAME;
+# v1_write NAME writes that form back through autoscaling/v1.
+v1_path() { echo "/apis/autoscaling/v1/namespaces/default/horizontalpodautoscalers/$1"; }
+v1_file() { echo "${WORK}/$1-v1.json"; }
+v1_read() { k get --raw "$(v1_path "$1")" >"$(v1_file "$1")"; }
+v1_write() { k replace --raw "$(v1_path "$1")" -f "$(v1_file "$1")" >/dev/null; }
+
 status_patch() {
   echo '{"status":{"desiredReplicas":1,"currentMetrics":[{"type":"External","external":{"metric":{"name":"queue_length"},"current":{"averageValue":"1"},"fallbackStatus":"'"$1"'","firstFailureTime":"2026-01-02T03:04:05Z"}}]}}'
 }
@@ -172,12 +179,11 @@ hpa ssa 3 600 | k apply --server-side -f - >/dev/null
 check "server-side apply keeps the fallback" "$(fallback_of ssa)" '{"failureDurationSeconds":600,"replicas":3}'
 hpa ssa 4 600 | k apply --server-side -f - >/dev/null
 check "an update changes the fallback" "$(fallback_of ssa)" '{"failureDurationSeconds":600,"replicas":4}'
-v1_ssa=/apis/autoscaling/v1/namespaces/default/horizontalpodautoscalers/ssa
-k get --raw "${v1_ssa}" >"${WORK}/ssa-v1.json"
+v1_read ssa
 check "an autoscaling/v1 read carries the fallback on its metric in upstream's metrics annotation" \
-  "$(grep -o '\\"fallback\\":{[^}]*}' "${WORK}/ssa-v1.json")" \
+  "$(grep -o '\\"fallback\\":{[^}]*}' "$(v1_file ssa)")" \
   '\"fallback\":{\"failureDurationSeconds\":600,\"replicas\":4}'
-k replace --raw "${v1_ssa}" -f "${WORK}/ssa-v1.json" >/dev/null
+v1_write ssa
 check "an autoscaling/v1 write of what it read keeps the fallback" "$(fallback_of ssa)" '{"failureDurationSeconds":600,"replicas":4}'
 check "kubectl explain knows the field" \
   "$(k explain hpa.spec.metrics.external.fallback.replicas --api-version=autoscaling/v2 | grep -c 'FIELD: *replicas')" 1
@@ -197,9 +203,8 @@ check "/status refuses an unknown fallbackStatus" \
 
 sourced routed metrics.example.com 30 | k apply -f - >/dev/null
 check "metric.source and syncPeriodSeconds are kept" "$(source_and_period_of routed)" 'metrics.example.com 30'
-v1_routed=/apis/autoscaling/v1/namespaces/default/horizontalpodautoscalers/routed
-k get --raw "${v1_routed}" >"${WORK}/routed-v1.json"
-k replace --raw "${v1_routed}" -f "${WORK}/routed-v1.json" >/dev/null
+v1_read routed
+v1_write routed
 check "an autoscaling/v1 write of what it read keeps metric.source and syncPeriodSeconds" "$(source_and_period_of routed)" 'metrics.example.com 30'
 check "a default metrics group as the source and a period below 3 s are refused with their paths" \
   "$(sourced bad external.metrics.k8s.io 2 | k apply -f - 2>&1 | grep -o 'spec\.metrics\[0\]\.external\.metric\.source\.apiGroup\|spec\.syncPeriodSeconds' | sort -u | tr '\n' ' ')" \
