@@ -23,6 +23,7 @@ import (
 	"time"
 
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 )
 
@@ -122,13 +123,15 @@ func classifySeq(s seqScenario, up, ours []observation) verdict {
 // carries tells whether a's cause may account for step k's difference:
 // while the runs have differed since, or within the HPA's memory of the
 // last step excused; a bounded entry within the memory of its last cause
-// only, and a confined one for its own differences only.
+// only, or for what the counts it left decide (remnant, windowsParted),
+// and a confined one for its own differences only.
 func (a *allowed) carries(s seqScenario, up, ours []observation, fields []string, previousDiffered bool, lastExcused, lastCause, k int) bool {
 	if !a.confines(fields) {
 		return false
 	}
 	if a.boundedCarry {
-		return s.elapsed(lastCause, k-1) <= s.memory() || previousDiffered && k > 0 && remnant(up[k-1], ours[k-1], up[k], ours[k], fields)
+		return s.elapsed(lastCause, k-1) <= s.memory() ||
+			previousDiffered && k > 0 && (remnant(up[k-1], ours[k-1], up[k], ours[k], fields) || s.windowsParted(k, up, ours))
 	}
 	return previousDiffered || s.elapsed(lastExcused, k-1) <= s.memory()
 }
@@ -211,6 +214,43 @@ func remnant(prevUp, prevOurs, up, ours observation, fields []string) bool {
 	keptUp, keptOurs := kept(&prevUp, &up), kept(&prevOurs, &ours)
 	meet := up.Scale == ours.Scale && up.Scale >= min(prevUp.Scale, prevOurs.Scale) && up.Scale <= max(prevUp.Scale, prevOurs.Scale)
 	return keptUp && (keptOurs || closing(&prevOurs, &ours, &up)) || keptOurs && closing(&prevUp, &up, &ours) || meet
+}
+
+// windowsParted tells whether step k's difference comes from stabilization
+// windows that the counts an earlier difference left filled differently:
+// one controller holds its count by its window (Scale...Stabilized) while
+// the other, which computed no count at any pass of step k-1 (ScalingActive
+// False since its first pass, so its window kept no recommendation of that
+// step), moves the way the holder's window held from beyond the holder's
+// count to it or past it. With step k-1 as long as the HPA's memory, each
+// window holds only what its controller decided from the count it had, and
+// the mover decides what upstream's algorithm decides from an empty window
+// (-seed 1796278193 -case 20122: the twin, which kube-hpa's saturated
+// proposal left at its maximum, refuses to scale down while a metric fails,
+// where upstream, lower, scales up with it and remembers that).
+func (s seqScenario) windowsParted(k int, up, ours []observation) bool {
+	if k < 1 || time.Duration(s.Steps[k-1].Advance)*syncPeriod < s.memory()-syncPeriod {
+		return false
+	}
+	firstPass := s.elapsed(-1, k-2) + syncPeriod
+	parted := func(holdPrev, hold, movePrev, move *observation) bool {
+		c := condition(hold, autoscalingv2.AbleToScale)
+		if c == nil || hold.Scale != holdPrev.Scale {
+			return false
+		}
+		a := condition(movePrev, autoscalingv2.ScalingActive)
+		if a == nil || a.Status != corev1.ConditionFalse || a.LastTransitionTime.Sub(time.Unix(0, 0)) > firstPass {
+			return false
+		}
+		switch c.Reason {
+		case "ScaleDownStabilized":
+			return movePrev.Scale > hold.Scale && move.Scale < movePrev.Scale && move.Scale <= hold.Scale
+		case "ScaleUpStabilized":
+			return movePrev.Scale < hold.Scale && move.Scale > movePrev.Scale && move.Scale >= hold.Scale
+		}
+		return false
+	}
+	return parted(&up[k-1], &up[k], &ours[k-1], &ours[k]) || parted(&ours[k-1], &ours[k], &up[k-1], &up[k])
 }
 
 // onlyAveragesDiffer tells whether two metric statuses differ in their

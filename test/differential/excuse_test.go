@@ -71,6 +71,13 @@ func TestExcusesAreNarrow(t *testing.T) {
 			{Type: autoscalingv2.ScalingActive, Status: corev1.ConditionFalse, Reason: "FailedGetResourceMetric"},
 		}}}
 	}
+	// inactiveSince: a pass that computed no count, ScalingActive False
+	// since sec seconds into the run.
+	inactiveSince := func(scale int32, sec int) observation {
+		o := inactive(scale)
+		o.Status.Conditions[0].LastTransitionTime = metav1.NewTime(time.Unix(int64(sec), 0).UTC())
+		return o
+	}
 	stabilized := func(scale int32) observation {
 		return observation{Scale: scale, Status: autoscalingv2.HorizontalPodAutoscalerStatus{Conditions: []autoscalingv2.HorizontalPodAutoscalerCondition{
 			{Type: autoscalingv2.AbleToScale, Status: corev1.ConditionTrue, Reason: "ScaleDownStabilized"},
@@ -225,6 +232,29 @@ func TestExcusesAreNarrow(t *testing.T) {
 		{
 			name: "beyond the HPA's memory of an overflow, a rescale past the other's count fails",
 			s:    overflowing(30, 30), up: []observation{holding(2), holding(2), holding(2)}, ours: []observation{holding(10), inactive(10), {Scale: 1}}, diffAt: 2,
+		},
+		{
+			// Step 2 is the HPA's memory long (300 s), its first pass at
+			// 480 s.
+			name: "beyond the HPA's memory of an overflow, a rescale past the other's count that the other's window holds, from a window a step without a count emptied, is its consequence",
+			s:    overflowing(30, 20, 1), up: []observation{holding(2), holding(2), holding(2), stabilized(2)},
+			ours: []observation{holding(10), holding(10), inactiveSince(10, 480), {Scale: 1}}, diffAt: -1,
+			wantUses: map[string]excuseUses{overflowClass: {caused: 1, carried: 3}},
+		},
+		{
+			name: "beyond the HPA's memory of an overflow, a rescale past the other's held count from a step that computed a count at its first pass fails",
+			s:    overflowing(30, 20, 1), up: []observation{holding(2), holding(2), holding(2), stabilized(2)},
+			ours: []observation{holding(10), holding(10), inactiveSince(10, 495), {Scale: 1}}, diffAt: 3,
+		},
+		{
+			name: "beyond the HPA's memory of an overflow, a rescale past the other's held count after a step shorter than the window fails",
+			s:    overflowing(30, 10, 1), up: []observation{holding(2), holding(2), holding(2), stabilized(2)},
+			ours: []observation{holding(10), holding(10), inactive(10), {Scale: 1}}, diffAt: 3,
+		},
+		{
+			name: "beyond the HPA's memory of an overflow, a rescale past the other's count that the other's window holds the other way fails",
+			s:    overflowing(30, 20, 1), up: []observation{holding(2), holding(2), holding(2), stabilized(2)},
+			ours: []observation{holding(1), holding(1), inactive(1), {Scale: 3}}, diffAt: 3,
 		},
 		{
 			name: "beyond the HPA's memory of an overflow, a rescale away from the other's count fails",

@@ -53,7 +53,11 @@ func TestMain(m *testing.M) {
 // accept.
 func TestReconcile(t *testing.T) {
 	rep := newReport("reconcile", *seedFlag)
-	rep.stepBudget = excusedStepBudget
+	if *caseFlag < 0 {
+		// A share of a whole run: one case reproduced with -case is all
+		// excused steps or none.
+		rep.stepBudget = excusedStepBudget
+	}
 	inWorkers(t, func(t *testing.T, i int) {
 		checkSeq(t, generatedSeq(*seedFlag, i), rep, fmt.Sprintf("-seed %d -case %d", *seedFlag, i))
 	})
