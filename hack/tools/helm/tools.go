@@ -17,9 +17,12 @@ limitations under the License.
 */
 
 // Package tools pins Helm, which `make verify` runs on charts/kube-hpa (lint
-// and template) and the e2e suite installs the chart with. A module of its
-// own, like hack/tools/kwok: Helm's Kubernetes libraries (v0.37.0) are not
-// the v1.37.2 staging modules that the replace block of hack/tools forces.
+// and template) and the e2e suite installs the chart with: v3.21.4, the
+// newest approved v3 release (v3.22.0 is served but not approved). Its
+// Kubernetes libraries are raised to the cluster's release (v0.37.2), which
+// Helm also takes as the default Kubernetes version of template and lint. A
+// module of its own, like hack/tools/kwok: Helm's other dependencies are newer
+// than those the replace block of hack/tools pins for the upstream binaries.
 package tools
 
 import (

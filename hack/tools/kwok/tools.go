@@ -17,15 +17,12 @@ limitations under the License.
 */
 
 // Package tools pins kwok, which simulates the nodes of the local control
-// plane and their kubelets' /metrics/resource, and metrics-server, which
-// scrapes them and serves metrics.k8s.io. They live in a module of their
-// own because their dependency versions do not mix with the Kubernetes
-// staging replace block of hack/tools; together, because metrics-server
-// builds on kwok's Kubernetes libraries (v0.36) and so adds only its own
-// packages to the build.
+// plane and their kubelets' /metrics/resource (metrics-server, which scrapes
+// them, is pinned in hack/tools/metrics-server). It lives in a module of its
+// own because its dependency versions do not mix with the Kubernetes staging
+// replace block of hack/tools.
 package tools
 
 import (
 	_ "sigs.k8s.io/kwok/cmd/kwok"
-	_ "sigs.k8s.io/metrics-server/cmd/metrics-server"
 )
