@@ -124,9 +124,12 @@ verify-vet:
 verify-codegen:
 	hack/verify-codegen.sh
 
+## verify-tidy: every module's go.mod is tidy, and the modules that can build on the Kubernetes libraries
+## of the upstream binaries pin them as hack/tools does (hack/verify-shared-pins.sh: compiled once).
 .PHONY: verify-tidy
 verify-tidy:
 	hack/verify-tidy.sh
+	hack/verify-shared-pins.sh
 
 ## verify-chart: the Helm chart renders deploy/crd's CRD (kept on uninstall), helm lint and helm
 ## template pass on every switch of its values (Helm built from the module proxy, minutes the first time).
@@ -214,8 +217,9 @@ run: upstream-binaries $(if $(filter 1,$(INTREE)),intree,e2e-controller)
 	_output/bin/local-up $(if $(filter 1,$(INTREE)),-intree) $(if $(METRICS),-metrics=$(METRICS))
 
 ## upstream-binaries: build etcd 3.7.0, kube-apiserver, kube-controller-manager, kube-scheduler and kubectl
-## v1.37.2 (hack/tools), and kwok and metrics-server, from source into _output/bin (minutes the first time, a second when up
-## to date).
+## v1.37.2 (hack/tools, the four Kubernetes commands with one go build), kwok (hack/tools/kwok), metrics-server v0.8.0
+## (hack/tools/metrics-server), the test metrics adapter, Helm and Prometheus, from source into _output/bin (minutes
+## the first time, a second when up to date).
 .PHONY: upstream-binaries
 upstream-binaries:
 	hack/build-upstream.sh

@@ -437,10 +437,10 @@ openapi_spec() {
   fi
   rm -rf "${dir}"
   mkdir -p "${dir}"
-  # Built here rather than by build_binary: the documents must come from
+  # Built here rather than by build_binaries: the documents must come from
   # the tree as regenerated just now (its OpenAPI Go code included), not
-  # from the committed series that build_binary's cached binary is. It is
-  # built as build_binary builds, so that verify can keep it as the mode's
+  # from the committed series that the cached binary of build_binaries is. It is
+  # built as build_binaries builds, so that verify can keep it as the mode's
   # kube-apiserver when regenerating changed nothing (keep_verified_binary).
   (cd "$(test_module)" && go build -trimpath -ldflags="$(kube_ldflags)" -o "${dir}/kube-apiserver" k8s.io/kubernetes/cmd/kube-apiserver)
   local client peer port
@@ -620,7 +620,7 @@ alone_forms_match() {
 
 # keep_verified_binary DIGEST installs the kube-apiserver that openapi_spec
 # built as the in-tree kube-apiserver for DIGEST: regenerating changed
-# nothing, so it was built from the committed series, with build_binary's
+# nothing, so it was built from the committed series, with build_binaries'
 # flags, and linking it again (a minute on two cores) would give the same.
 keep_verified_binary() {
   local built="${OUT_DIR}/openapi/kube-apiserver" bin="${INTREE_BIN}/kube-apiserver"
@@ -758,10 +758,36 @@ build_artifact() {
   echo "built ${name} in $((SECONDS - start))s" >&2
 }
 
-# build_binary NAME DIGEST builds k8s.io/kubernetes/cmd/NAME from the patched
-# tree.
-build_binary() {
-  build_artifact "$1" "$2" "k8s.io/kubernetes/cmd/$1" build
+# build_binaries DIGEST NAME... builds k8s.io/kubernetes/cmd/NAME from the
+# patched tree for each NAME whose binary was not built for DIGEST, with one
+# go build (see module_bins in hack/lib.sh: links overlap compiles).
+build_binaries() {
+  local digest=$1 name stale=() pkgs=()
+  shift
+  for name in "$@"; do
+    local stamp="${INTREE_BIN}/.${name}.pins"
+    if [[ ! -x ${INTREE_BIN}/${name} || ! -f ${stamp} || "$(cat "${stamp}")" != "${digest}" ]]; then
+      stale+=("${name}") pkgs+=("k8s.io/kubernetes/cmd/${name}")
+    fi
+  done
+  ((${#stale[@]} > 0)) || return 0
+  echo "building ${stale[*]} from the patched ${KUBE_VERSION} tree" >&2
+  local start=${SECONDS} out
+  mkdir -p "${INTREE_BIN}"
+  out=$(mktemp -d "${INTREE_BIN}/.build.XXXXXX")
+  if ! (cd "${INTREE_DIR}" && go build -trimpath -ldflags="$(kube_ldflags)" -o "${out}/" "${pkgs[@]}"); then
+    rm -rf "${out}"
+    return 1
+  fi
+  for name in "${stale[@]}"; do
+    assert_upstream_only "${out}/${name}" "${name}" || { rm -rf "${out}"; return 1; }
+  done
+  for name in "${stale[@]}"; do
+    mv -f "${out}/${name}" "${INTREE_BIN}/${name}"
+    echo "${digest}" >"${INTREE_BIN}/.${name}.pins"
+  done
+  rm -rf "${out}"
+  echo "built ${stale[*]} in $((SECONDS - start))s" >&2
 }
 
 # build_e2e_test DIGEST builds upstream's e2e.test (go test -c of
@@ -961,10 +987,7 @@ main() {
     return
   fi
   if [[ -z ${SERIES} ]]; then
-    local name
-    for name in kube-apiserver kube-controller-manager kube-scheduler kubectl; do
-      build_binary "${name}" "${digest}"
-    done
+    build_binaries "${digest}" kube-apiserver kube-controller-manager kube-scheduler kubectl
     echo "${INTREE_BIN}/kube-apiserver ${INTREE_BIN}/kube-controller-manager ${INTREE_BIN}/kube-scheduler ${INTREE_BIN}/kubectl"
   elif [[ ${MODE} == build ]]; then
     echo "a series alone builds no binaries (the stack is the in-tree mode): use --verify, --test or --each" >&2

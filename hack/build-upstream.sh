@@ -25,6 +25,9 @@
 # of the previous Kubernetes minor pinned in hack/tools/skew into
 # _output/bin/<version> (v1.36.3), for make e2e-skew.
 #
+# NAME kubernetes builds kube-apiserver, kube-controller-manager,
+# kube-scheduler and kubectl with one go build (build_kubernetes).
+#
 # Usage: hack/build-upstream.sh [NAME...]   (default: all of them but
 # promtool, which only make test-rules needs, and skew, which only make
 # e2e-skew needs)
@@ -34,6 +37,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 TOOLS_DIR="${REPO_ROOT}/hack/tools"
 SKEW_DIR="${REPO_ROOT}/hack/tools/skew"
 KWOK_DIR="${REPO_ROOT}/hack/tools/kwok"
+METRICS_SERVER_DIR="${REPO_ROOT}/hack/tools/metrics-server"
 PROMETHEUS_DIR="${REPO_ROOT}/hack/tools/prometheus"
 HELM_DIR="${REPO_ROOT}/hack/tools/helm"
 
@@ -98,24 +102,34 @@ helm_ldflags() {
 
 metrics_server_ldflags() {
   local version
-  version=$(cd "${KWOK_DIR}" && go list -m -f '{{.Version}}' sigs.k8s.io/metrics-server)
+  version=$(cd "${METRICS_SERVER_DIR}" && go list -m -f '{{.Version}}' sigs.k8s.io/metrics-server)
   printf -- '-s -w -X k8s.io/client-go/pkg/version.gitVersion=%s' "${version}"
+}
+
+# build_kubernetes NAME... builds those of the Kubernetes commands named
+# (kube-apiserver, kubectl, ...) that are out of date, with one go build.
+build_kubernetes() {
+  local specs=() name
+  for name in "$@"; do
+    specs+=("${name}=k8s.io/kubernetes/cmd/${name}")
+  done
+  module_bins "${TOOLS_DIR}" -ldflags="$(k8s_ldflags)" -- "${specs[@]}"
 }
 
 build_one() {
   case $1 in
-    kube-apiserver | kube-controller-manager | kube-scheduler | kubectl)
-      module_bin "${TOOLS_DIR}" "$1" "k8s.io/kubernetes/cmd/$1" -ldflags="$(k8s_ldflags)" ;;
+    kube-apiserver | kube-controller-manager | kube-scheduler | kubectl) build_kubernetes "$1" ;;
     etcd) module_bin "${TOOLS_DIR}" etcd ./cmd/etcd ;;
     skew)
-      local version cmd
+      local version cmd specs=()
       version=$(k8s_version "${SKEW_DIR}")
       for cmd in kube-apiserver kube-controller-manager kube-scheduler; do
-        module_bin "${SKEW_DIR}" "${version}/${cmd}" "k8s.io/kubernetes/cmd/${cmd}" -ldflags="$(k8s_ldflags "${SKEW_DIR}")"
+        specs+=("${version}/${cmd}=k8s.io/kubernetes/cmd/${cmd}")
       done
+      module_bins "${SKEW_DIR}" -ldflags="$(k8s_ldflags "${SKEW_DIR}")" -- "${specs[@]}"
       ;;
     kwok) module_bin "${KWOK_DIR}" kwok sigs.k8s.io/kwok/cmd/kwok ;;
-    metrics-server) module_bin "${KWOK_DIR}" metrics-server sigs.k8s.io/metrics-server/cmd/metrics-server -ldflags="$(metrics_server_ldflags)" ;;
+    metrics-server) module_bin "${METRICS_SERVER_DIR}" metrics-server sigs.k8s.io/metrics-server/cmd/metrics-server -ldflags="$(metrics_server_ldflags)" ;;
     # remove_all_sd leaves out every service discovery but file and HTTP
     # (Prometheus's plugins/ registers each one behind a build tag): the
     # local Prometheus scrapes static targets, and the cloud SDKs are a
@@ -137,9 +151,14 @@ build_one() {
 
 names=("$@")
 if [[ ${#names[@]} -eq 0 ]]; then
-  # Smallest first, so a broken toolchain shows up in seconds.
-  names=(etcd kubectl kube-scheduler kube-controller-manager kwok metrics-server kube-apiserver metrics-adapter helm prometheus)
+  # Smallest first, so a broken toolchain shows up in seconds; the
+  # Kubernetes commands together (build_kubernetes).
+  names=(etcd kubernetes kwok metrics-server metrics-adapter helm prometheus)
 fi
 for name in "${names[@]}"; do
-  build_one "${name}" >/dev/null
+  if [[ ${name} == kubernetes ]]; then
+    build_kubernetes kubectl kube-scheduler kube-controller-manager kube-apiserver
+  else
+    build_one "${name}" >/dev/null
+  fi
 done
