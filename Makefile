@@ -51,11 +51,13 @@ test-release:
 ## against a local control plane built from source (the first build of the upstream binaries takes
 ## several minutes; later runs reuse the Go build cache).
 ## Each stage is a make target of its own, run in this order; the time of each is printed at the end.
-## The two e2e suites run at once (hack/run-stages.sh's a+b): they mostly wait, on sync periods and on
-## 180 s failure durations, so together they take about as long as the longer one.
-## The upstream binaries and the in-tree verify (which builds a patched kube-apiserver) come before the
-## rest of verify as stages of their own, so that a cold run shows what each build costs.
-TEST_STAGES := upstream-binaries intree-verify verify unit test-release test-rules fuzz-short differential-ci integration intree-test-fast differential-intree intree-smoke intree-e2e-test e2e+e2e-intree
+## The two e2e suites run in the background (hack/run-stages.sh's "bg:a") as soon as what they run is
+## built: they mostly wait, on sync periods and on 180 s failure durations, keeping a CPU a quarter
+## busy for a quarter of an hour, so the stages after them (verify, the unit tests, fuzzing, the
+## integration tests, ...) run beside them under nice, on the CPUs they leave idle.
+## The upstream binaries and the in-tree verify (which builds a patched kube-apiserver) are stages of
+## their own, so that a cold run shows what each build costs.
+TEST_STAGES := upstream-binaries e2e-controller bg:e2e intree-verify intree intree-e2e-test bg:e2e-intree verify unit test-release test-rules fuzz-short differential-ci integration intree-test-fast differential-intree intree-smoke
 .PHONY: test
 test:
 	MAKE="$(MAKE)" hack/run-stages.sh $(TEST_STAGES)
@@ -308,8 +310,8 @@ e2e: upstream-binaries e2e-controller
 ## upstream's e2e.test built from the patched tree (hack/build-intree.sh --e2e) against the same
 ## environment (one spec of the suite). Reports go to _output/e2e-intree; E2E_PROCS, E2E_TIMEOUT and E2E_FLAGS as
 ## for e2e (a --label-filter there replaces '!CRDMode'; those specs then skip).
-# intree-e2e-test: upstream's e2e.test of the patched tree; a stage of its own in `make test`, so that its
-# minutes of compiling do not share the CPUs with the two e2e suites' timing.
+# intree-e2e-test: upstream's e2e.test of the patched tree; a stage of its own in `make test`, built before
+# e2e-intree starts in the background (no stage may rebuild what a background suite runs).
 .PHONY: intree-e2e-test
 intree-e2e-test:
 	hack/build-intree.sh --release $(INTREE_RELEASE) --e2e

@@ -20,6 +20,16 @@
 # that is printed when both have ended: for stages that mostly wait (the
 # e2e suites wait on sync periods and 180 s failure durations), not for
 # those that keep the CPUs busy.
+# A stage "bg:a" (or "bg:a+b") starts in the background and the run goes on
+# with the next stage at once; its log is printed, and its time and result
+# are in the table, when it has ended, after the last stage (or after a
+# failure). It is for the e2e suites, which keep a CPU a quarter busy for a
+# quarter of an hour: the stages that run beside them run under
+# `nice -n 19`, so that the CPUs they leave idle go to compiling and the
+# suites' control planes and controllers still get a CPU the moment they
+# ask (a suite sees the machine it would see alone, minus a few
+# milliseconds of scheduling). The stages after a background stage must not
+# rebuild what it runs: its prerequisites are stages before it.
 # After a failure it prints what failed in the ginkgo reports the run wrote
 # (_output/<suite>/report.json, through hack/e2e-failures), just above the
 # table: the end of a CI log is often all that is kept of it.
@@ -27,6 +37,8 @@
 set -o nounset -o pipefail
 
 MAKE=${MAKE:-make}
+# The command the stages run under: nice while a background stage runs.
+nice=()
 names=() secs=() results=()
 rc=0
 total_start=$(date +%s)
@@ -39,7 +51,7 @@ run_group() {
 	IFS=+ read -ra targets <<<"$1"
 	for i in "${!targets[@]}"; do
 		logs[i]=$(mktemp)
-		"${MAKE}" --no-print-directory "${targets[i]}" >"${logs[i]}" 2>&1 &
+		"${nice[@]}" "${MAKE}" --no-print-directory "${targets[i]}" >"${logs[i]}" 2>&1 &
 		pids[i]=$!
 	done
 	for i in "${!targets[@]}"; do
@@ -53,14 +65,73 @@ run_group() {
 	return "${failed}"
 }
 
-for stage in "$@"; do
-	start=$(date +%s)
-	if [[ ${stage} == *+* ]]; then
-		run=(run_group "${stage}")
+# run_stage runs one stage in the foreground: a target, or a "+" group.
+run_stage() {
+	if [[ $1 == *+* ]]; then
+		run_group "$1"
 	else
-		run=("${MAKE}" --no-print-directory "${stage}")
+		"${nice[@]}" "${MAKE}" --no-print-directory "$1"
 	fi
-	if "${run[@]}"; then
+}
+
+# The background stages: name, pid, log and the file their exit code and end
+# time go to.
+bg_names=() bg_pids=() bg_logs=() bg_ends=() bg_starts=()
+
+# start_background starts a stage "bg:a" and returns at once.
+start_background() {
+	local stage=${1#bg:} log end
+	log=$(mktemp)
+	end=$(mktemp)
+	(
+		code=0
+		nice=()
+		run_stage "${stage}" >"${log}" 2>&1 || code=$?
+		echo "${code} $(date +%s)" >"${end}"
+	) &
+	bg_names+=("${stage}") bg_pids+=($!) bg_logs+=("${log}") bg_ends+=("${end}") bg_starts+=("$(date +%s)")
+	echo "started ${stage} in the background (log printed when it ends)"
+}
+
+# background_running says whether a background stage has not ended yet.
+background_running() {
+	local pid
+	for pid in "${bg_pids[@]}"; do
+		kill -0 "${pid}" 2>/dev/null && return 0
+	done
+	return 1
+}
+
+# wait_background waits for every background stage, prints its log and
+# adds it to the table.
+wait_background() {
+	local i code end
+	for i in "${!bg_pids[@]}"; do
+		wait "${bg_pids[i]}"
+		read -r code end <"${bg_ends[i]}"
+		echo "=== ${bg_names[i]} (in the background, exit ${code}) ==="
+		cat "${bg_logs[i]}"
+		rm -f "${bg_logs[i]}" "${bg_ends[i]}"
+		local result=ok
+		if ((code != 0)); then
+			result="FAILED (exit ${code})"
+			((rc != 0)) || rc=${code}
+		fi
+		names+=("${bg_names[i]} (background)") secs+=($((end - bg_starts[i]))) results+=("${result}")
+	done
+}
+
+for stage in "$@"; do
+	if [[ ${stage} == bg:* ]]; then
+		start_background "${stage}"
+		continue
+	fi
+	start=$(date +%s)
+	nice=()
+	if background_running; then
+		nice=(nice -n 19)
+	fi
+	if run_stage "${stage}"; then
 		result=ok
 	else
 		rc=$?
@@ -69,6 +140,7 @@ for stage in "$@"; do
 	names+=("${stage}") secs+=($(($(date +%s) - start))) results+=("${result}")
 	((rc == 0)) || break
 done
+wait_background
 
 if ((rc != 0)); then
 	mapfile -t reports < <(find _output -maxdepth 2 -name report.json -newer "${run_marker}" 2>/dev/null | sort)
