@@ -74,9 +74,9 @@ run_stage() {
 	fi
 }
 
-# The background stages: name, pid, log and the file their exit code and end
-# time go to.
-bg_names=() bg_pids=() bg_logs=() bg_ends=() bg_starts=()
+# The background stages: name, pid, log and the file their exit code, start
+# and end time go to.
+bg_names=() bg_pids=() bg_logs=() bg_ends=()
 
 # start_background starts a stage "bg:a" and returns at once.
 start_background() {
@@ -84,12 +84,12 @@ start_background() {
 	log=$(mktemp)
 	end=$(mktemp)
 	(
-		code=0
+		code=0 start=$(date +%s)
 		nice=()
 		run_stage "${stage}" >"${log}" 2>&1 || code=$?
-		echo "${code} $(date +%s)" >"${end}"
+		echo "${code} ${start} $(date +%s)" >"${end}"
 	) &
-	bg_names+=("${stage}") bg_pids+=($!) bg_logs+=("${log}") bg_ends+=("${end}") bg_starts+=("$(date +%s)")
+	bg_names+=("${stage}") bg_pids+=($!) bg_logs+=("${log}") bg_ends+=("${end}")
 	echo "started ${stage} in the background (log printed when it ends)"
 }
 
@@ -105,10 +105,10 @@ background_running() {
 # wait_background waits for every background stage, prints its log and
 # adds it to the table.
 wait_background() {
-	local i code end
+	local i code start end
 	for i in "${!bg_pids[@]}"; do
 		wait "${bg_pids[i]}"
-		read -r code end <"${bg_ends[i]}"
+		read -r code start end <"${bg_ends[i]}"
 		echo "=== ${bg_names[i]} (in the background, exit ${code}) ==="
 		cat "${bg_logs[i]}"
 		rm -f "${bg_logs[i]}" "${bg_ends[i]}"
@@ -117,7 +117,7 @@ wait_background() {
 			result="FAILED (exit ${code})"
 			((rc != 0)) || rc=${code}
 		fi
-		names+=("${bg_names[i]} (background)") secs+=($((end - bg_starts[i]))) results+=("${result}")
+		names+=("${bg_names[i]} (background)") secs+=($((end - start))) results+=("${result}")
 	done
 }
 
