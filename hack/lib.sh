@@ -57,6 +57,11 @@ module_bin() {
   echo "${BIN_DIR}/${name}"
 }
 
+# pins_stamp BIN prints where the pins BIN was built from are kept.
+pins_stamp() {
+  echo "$(dirname "$1")/.$(basename "$1").pins"
+}
+
 # module_bins DIR [GO BUILD FLAGS...] -- NAME=PACKAGE... builds, as module_bin
 # does, those of the binaries that are out of date, with one go build: the
 # compiles of one binary then fill the time that linking another takes on
@@ -72,20 +77,24 @@ module_bins() {
     shift
   done
   shift
-  local spec name pkg pins stale=() stale_pkgs=() stale_pins=()
+  local spec name pkg pins stale=() stale_pkgs=() stale_pins=() module
+  # What every binary of the build shares: the module's pins, the
+  # toolchain and the flags, read once.
+  module=$(
+    cat "${dir}/go.mod" "${dir}/go.sum"
+    go env GOVERSION
+    echo "${flags[*]}"
+  )
   for spec in "$@"; do
     name=${spec%%=*} pkg=${spec#*=}
     pins=$(
       {
-        cat "${dir}/go.mod" "${dir}/go.sum"
-        go env GOVERSION
-        echo "${flags[*]}"
+        echo "${module}"
         if [[ ${pkg} == ./* ]]; then cat "${dir}/${pkg}"/*.go; fi
       } | sha256sum | cut -d' ' -f1
     )
-    local bin="${BIN_DIR}/${name}"
-    local stamp
-    stamp="$(dirname "${bin}")/.$(basename "${bin}").pins"
+    local bin="${BIN_DIR}/${name}" stamp
+    stamp=$(pins_stamp "${BIN_DIR}/${name}")
     if [[ ! -x "${bin}" || ! -f "${stamp}" || "$(cat "${stamp}")" != "${pins}" ]]; then
       stale+=("${name}") stale_pkgs+=("${pkg}") stale_pins+=("${pins}")
     fi
@@ -108,8 +117,7 @@ module_bins() {
   done
   rm -rf "${out}"
   for i in "${!stale[@]}"; do
-    local bin="${BIN_DIR}/${stale[i]}"
-    echo "${stale_pins[i]}" >"$(dirname "${bin}")/.$(basename "${bin}").pins"
+    echo "${stale_pins[i]}" >"$(pins_stamp "${BIN_DIR}/${stale[i]}")"
   done
   echo "built ${stale[*]} in $((SECONDS - start))s" >&2
 }
